@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import type { Server as SocketServer } from 'socket.io';
+import { healthModule } from './modules/health';
+import type { Config } from './platform/config';
+import type { Db } from './platform/db/db';
+import { contractRoutes, docsAssets } from './platform/http/contract';
+import { errorHandler, notFoundHandler } from './platform/http/errors';
+import { type AnyRoute, allowedMethods, mountRoutes } from './platform/http/routes';
+import type { Logger } from './platform/logging';
+import type { AppModule, AppState, ModuleContext, ModuleFactory } from './platform/module';
+import { createRealtime } from './platform/realtime/socket';
+import { VERSION } from './platform/version';
+
+/** The product's modules, in the order their routes mount. Reading this list tells what Orbita is. */
+export const productModules: ModuleFactory[] = [healthModule];
+
+export interface AppOptions {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  /** Modules mounted after the product's (tests add probes here). */
+  extraModules?: ModuleFactory[];
+}
+
+export interface App {
+  readonly httpServer: HttpServer;
+  readonly io: SocketServer;
+  readonly modules: AppModule[];
+  readonly routes: readonly AnyRoute[];
+  readonly state: AppState;
+  /** Starts listening on the configured host and port (0 picks a free port). */
+  listen(): Promise<{ port: number; url: string }>;
+  /** Stops taking connections, lets in-flight requests finish (up to the shutdown timeout), closes sockets. */
+  close(): Promise<void>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the HTTP application, Socket.IO and every module's routes on one HTTP server. */
+export function createApp(options: AppOptions): App {
+  const { config, db, logger } = options;
+  const state: AppState = { version: VERSION, startedAt: Date.now(), stopping: false };
+  const web = express();
+  web.disable('x-powered-by');
+  web.set('trust proxy', 'loopback');
+  const httpServer = createServer(web);
+  const io = createRealtime(httpServer, logger);
+  const context: ModuleContext = { config, db, logger, io, state };
+
+  const modules = [...productModules, ...(options.extraModules ?? [])].map((factory) => factory(context));
+  const routes: AnyRoute[] = [];
+  routes.push(...contractRoutes(() => routes, VERSION));
+  for (const module of modules) routes.push(...module.routes);
+
+  web.use(
+    pinoHttp({
+      logger,
+      // A caller's request id is kept so one id follows a request across services.
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, error) =>
+        error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+      autoLogging: { ignore: (req) => req.url === '/api/health' },
+    }),
+  );
+  web.use(
+    helmet({
+      // Served over plain HTTP on a LAN too; TLS and HSTS belong to the reverse proxy that terminates it.
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+      strictTransportSecurity: false,
+    }),
+  );
+  web.use((_req, res, next) => {
+    if (state.stopping) res.setHeader('Connection', 'close');
+    next();
+  });
+  web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'] }));
+  web.use(docsAssets());
+  const router = express.Router();
+  mountRoutes(router, routes, { validateResponses: config.validateResponses });
+  web.use(router);
+  web.use(notFoundHandler(allowedMethods(routes)));
+  web.use(errorHandler);
+
+  let closing: Promise<void> | undefined;
+  return {
+    httpServer,
+    io,
+    modules,
+    routes,
+    state,
+    listen() {
+      return new Promise((resolve, reject) => {
+        httpServer.once('error', reject);
+        httpServer.listen(config.port, config.host, () => {
+          httpServer.off('error', reject);
+          const { port } = httpServer.address() as AddressInfo;
+          const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+          resolve({ port, url: `http://${host}:${port}` });
+        });
+      });
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        state.stopping = true;
+        // io.close() disconnects sockets, then closes the HTTP server: no new connections, and
+        // the callback runs once every in-flight request has finished.
+        // Keep-alive connections become idle as their last response ends; close them as they do.
+        const sweep = setInterval(() => httpServer.closeIdleConnections(), 25);
+        const force = setTimeout(() => {
+          logger.warn('shutdown timeout reached: closing the remaining connections');
+          httpServer.closeAllConnections();
+        }, config.shutdownTimeoutMs);
+        io.close(() => {
+          clearInterval(sweep);
+          clearTimeout(force);
+          resolve();
+        });
+        httpServer.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,171 @@
+import type { Request, Response, Router } from 'express';
+import { match } from 'path-to-regexp';
+import type { z } from 'zod';
+import type { Logger } from '../logging';
+import { fieldErrors, Problem } from './problem';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** One documented response of an operation. JSON unless `contentType` says otherwise. */
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a handler returns: the platform validates it against `responses` and sends it. */
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface HandlerInput<P, Q, B> {
+  params: Infer<P>;
+  query: Infer<Q>;
+  body: Infer<B>;
+  req: Request;
+  res: Response;
+  requestId: string;
+  log: Logger;
+}
+
+/**
+ * An `/api` operation: its contract (zod schemas of each request part and of each response) and
+ * its handler. The same definition mounts the Express route and writes the OpenAPI document, so
+ * every route is documented and every input validated at the edge.
+ */
+export interface RouteDefinition<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+> {
+  method: HttpMethod;
+  /** Express-style path, e.g. `/api/tasks/:taskId`. */
+  path: `/api/${string}` | '/api';
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  request?: { params?: P; query?: Q; body?: B };
+  responses: Record<number, ResponseSpec>;
+  handler: (input: HandlerInput<P, Q, B>) => RouteResult | Promise<RouteResult>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a list of routes holds routes of any schema types.
+export type AnyRoute = RouteDefinition<any, any, any>;
+
+/** Declares a route with its schemas' types flowing into the handler. */
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(route: RouteDefinition<P, Q, B>): RouteDefinition<P, Q, B> {
+  return route;
+}
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+function parsePart<S extends z.ZodType | undefined>(
+  location: 'params' | 'query' | 'body',
+  schema: S,
+  value: unknown,
+): Infer<S> {
+  if (!schema) return undefined as Infer<S>;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data as Infer<S>;
+  const errors = fieldErrors(location, parsed.error);
+  const first = errors[0];
+  const where = first ? `${location} ${first.pointer}: ${first.detail}` : location;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  throw Problem.of('validation_failed', `Invalid ${where}${more}. Correct the listed fields and send again.`, {
+    errors,
+  });
+}
+
+/** Checks that every `:param` of the path is described by the params schema. */
+function assertParamsDeclared(route: AnyRoute): void {
+  const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string);
+  const shape = (route.request?.params as z.ZodObject | undefined)?.shape ?? {};
+  const missing = names.filter((name) => !(name in shape));
+  if (missing.length > 0) {
+    throw new Error(`Route ${route.method.toUpperCase()} ${route.path} has no params schema for ${missing.join(', ')}`);
+  }
+}
+
+function checkResponse(route: AnyRoute, result: RouteResult): void {
+  const spec = route.responses[result.status];
+  if (!spec) {
+    throw new Error(`${route.operationId} answered ${result.status}, which its contract does not declare`);
+  }
+  if (!spec.schema) return;
+  const parsed = spec.schema.safeParse(result.body);
+  if (!parsed.success) {
+    throw new Error(
+      `${route.operationId} answered ${result.status} with a body outside its contract: ${parsed.error.message}`,
+    );
+  }
+}
+
+export interface MountOptions {
+  /** Check every response against its declared schema; a mismatch is a server error. */
+  validateResponses: boolean;
+}
+
+/** Mounts routes on an Express router, each validating its request parts before its handler runs. */
+export function mountRoutes(router: Router, routes: readonly AnyRoute[], options: MountOptions): void {
+  for (const route of routes) {
+    assertParamsDeclared(route);
+    router[route.method](route.path, async (req: Request, res: Response) => {
+      const request = route.request ?? {};
+      const params = parsePart('params', request.params, req.params);
+      const query = parsePart('query', request.query, req.query);
+      let body: unknown;
+      if (request.body) {
+        if (hasBody(req) && !req.is(JSON_TYPES)) {
+          throw Problem.of(
+            'unsupported_media_type',
+            `Send the body as JSON with Content-Type: application/json (got ${req.headers['content-type'] ?? 'no Content-Type'}).`,
+          );
+        }
+        body = parsePart('body', request.body, req.body);
+      }
+      const result = await route.handler({
+        params,
+        query,
+        body,
+        req,
+        res,
+        requestId: String(req.id),
+        log: req.log,
+      } as HandlerInput<unknown, unknown, unknown>);
+      if (options.validateResponses) checkResponse(route, result);
+      res.status(result.status);
+      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+      const contentType = route.responses[result.status]?.contentType;
+      if (result.body === undefined) res.end();
+      else if (contentType && !contentType.includes('json')) res.type(contentType).send(result.body);
+      else res.json(result.body);
+    });
+  }
+}
+
+/** Methods that routes accept at a path, for 405 answers; empty when no route has the path. */
+export function allowedMethods(routes: readonly AnyRoute[]): (path: string) => string[] {
+  const matchers = routes.map((route) => ({ method: route.method.toUpperCase(), matches: match(route.path) }));
+  return (path) => {
+    const methods = new Set<string>();
+    for (const { method, matches } of matchers) {
+      if (matches(path)) methods.add(method);
+    }
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods];
+  };
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+
+/** The database the server stands on: a PostgreSQL server, or the embedded PGlite engine. */
+export const DatabaseEngine = z.enum(['postgres', 'pglite']);
+export type DatabaseEngine = z.infer<typeof DatabaseEngine>;
+
+/** Server and database state, as reported by `GET /api/health`. */
+export const Health = z
+  .object({
+    status: z.enum(['ok', 'degraded', 'stopping']).meta({
+      description: '`ok`: serving; `degraded`: the database does not answer; `stopping`: shutting down',
+    }),
+    version: z.string(),
+    uptimeSeconds: z.number().int().nonnegative(),
+    database: z.object({
+      status: z.enum(['up', 'down']),
+      engine: DatabaseEngine,
+      latencyMs: z.number().nonnegative().optional(),
+      schemaVersion: z.string().nullable().optional().meta({
+        description: 'The newest applied migration, e.g. `0001_organizations`',
+      }),
+    }),
+  })
+  .meta({ id: 'Health' });
+export type Health = z.infer<typeof Health>;

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/**
+ * Stable machine codes of problem responses, with the HTTP status and title each one carries.
+ * Clients branch on `code`; `title` is the short English summary of the kind of problem.
+ */
+export const problemCatalogue = {
+  validation_failed: { status: 400, title: 'The request is not valid' },
+  malformed_json: { status: 400, title: 'The request body is not valid JSON' },
+  bad_request: { status: 400, title: 'The request cannot be processed' },
+  not_found: { status: 404, title: 'Nothing exists at this address' },
+  method_not_allowed: { status: 405, title: 'This method is not allowed here' },
+  payload_too_large: { status: 413, title: 'The request body is too large' },
+  unsupported_media_type: { status: 415, title: 'The request body has an unsupported type' },
+  internal_error: { status: 500, title: 'Something went wrong on the server' },
+  service_unavailable: { status: 503, title: 'The service is unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemCode = keyof typeof problemCatalogue;
+
+/** Where a validation error was found in the request. */
+export const ProblemErrorLocation = z.enum(['body', 'query', 'params', 'headers']);
+
+/** One invalid input: RFC 9457 style, with a JSON pointer into the part of the request it names. */
+export const ProblemFieldError = z
+  .object({
+    location: ProblemErrorLocation,
+    pointer: z.string().meta({ description: 'JSON pointer to the invalid value, e.g. `#/fields/0/name`' }),
+    detail: z.string().meta({ description: 'What is wrong, in words a user can act on' }),
+    code: z.string().meta({ description: 'Machine code of the check that failed' }),
+  })
+  .meta({ id: 'ProblemFieldError' });
+
+/** RFC 9457 problem details, the body of every error response (`application/problem+json`). */
+export const Problem = z
+  .object({
+    type: z.string().meta({ description: 'URI reference identifying the kind of problem' }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().meta({ description: 'What happened in this occurrence and what to do about it' }),
+    code: z.string().meta({ description: 'Stable machine code, e.g. `validation_failed`' }),
+    errors: z.array(ProblemFieldError).optional(),
+    instance: z.string().optional(),
+    requestId: z.string().optional(),
+  })
+  .meta({ id: 'Problem' });
+
+export type Problem = z.infer<typeof Problem>;
+export type ProblemFieldError = z.infer<typeof ProblemFieldError>;
+
+/** The `type` URI of a problem code; it resolves to the catalogue entry at `/api/problems/{code}`. */
+export function problemTypeUri(code: string): string {
+  return `/api/problems/${code}`;
+}
+
+/** A catalogue entry as served by `GET /api/problems/{code}`. */
+export const ProblemCatalogueEntry = z
+  .object({ code: z.string(), status: z.number().int(), title: z.string() })
+  .meta({ id: 'ProblemCatalogueEntry' });
