@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Db } from '../server/src/platform/db/db';
+import { runMigrations } from '../server/src/platform/db/migrations';
+import { createPgliteDb } from '../server/src/platform/db/pglite';
+import { createPostgresDb } from '../server/src/platform/db/postgres';
+
+const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface BenchDatabase {
+  db: Db;
+  /** Connection URL of the bench database (PostgreSQL only), for raw-driver baselines. */
+  url?: string;
+  drop(): Promise<void>;
+}
+
+/** A migrated database for one benchmark: a temporary one on PostgreSQL, else in-memory PGlite. */
+export async function benchDatabase(): Promise<BenchDatabase> {
+  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3_000 });
+  try {
+    await admin.connect();
+  } catch {
+    console.warn('bench: no PostgreSQL answers; measuring on embedded PGlite');
+    const db = await createPgliteDb(undefined);
+    await runMigrations(db);
+    return { db, drop: () => db.close() };
+  }
+  const name = `orbita_bench_${randomBytes(4).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const db = createPostgresDb(url.toString());
+  await runMigrations(db);
+  return {
+    db,
+    url: url.toString(),
+    async drop() {
+      await db.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** Runs `operation` `count` times with `concurrency` in flight; returns operations per second. */
+export async function throughput(count: number, concurrency: number, operation: () => Promise<unknown>) {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next += 1;
+        await operation();
+      }
+    }),
+  );
+  return count / ((performance.now() - started) / 1000);
+}
+
+/** One result line: ours against the baseline measured in the same run. */
+export function report(name: string, ours: number, baseline: number, unit = 'ops/s') {
+  const ratio = baseline / ours;
+  console.log(
+    `${name}: ${ours.toFixed(0)} ${unit} vs baseline ${baseline.toFixed(0)} ${unit} — ratio ${ratio.toFixed(2)}x the baseline's cost`,
+  );
+}
