@@ -6,18 +6,21 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Server as SocketServer } from 'socket.io';
 import { healthModule } from './modules/health';
+import { identityModule } from './modules/identity';
+import type { Authenticate } from './platform/auth/auth-context';
 import type { Config } from './platform/config';
 import type { Db } from './platform/db/db';
 import { contractRoutes, docsAssets } from './platform/http/contract';
 import { errorHandler, notFoundHandler } from './platform/http/errors';
 import { type AnyRoute, allowedMethods, mountRoutes } from './platform/http/routes';
 import type { Logger } from './platform/logging';
+import { createMailer, type Mailer } from './platform/mail/mailer';
 import type { AppModule, AppState, ModuleContext, ModuleFactory } from './platform/module';
 import { createRealtime } from './platform/realtime/socket';
 import { VERSION } from './platform/version';
 
 /** The product's modules, in the order their routes mount. Reading this list tells what Orbita is. */
-export const productModules: ModuleFactory[] = [healthModule];
+export const productModules: ModuleFactory[] = [healthModule, identityModule];
 
 export interface AppOptions {
   config: Config;
@@ -25,6 +28,8 @@ export interface AppOptions {
   logger: Logger;
   /** Modules mounted after the product's (tests add probes here). */
   extraModules?: ModuleFactory[];
+  /** E-mail transport; by default SMTP_URL's, or the outbox under DATA_DIR. */
+  mailer?: Mailer;
 }
 
 export interface App {
@@ -50,7 +55,8 @@ export function createApp(options: AppOptions): App {
   web.set('trust proxy', 'loopback');
   const httpServer = createServer(web);
   const io = createRealtime(httpServer, logger);
-  const context: ModuleContext = { config, db, logger, io, state };
+  const mailer = options.mailer ?? createMailer(config, logger);
+  const context: ModuleContext = { config, db, logger, io, mailer, state };
 
   const modules = [...productModules, ...(options.extraModules ?? [])].map((factory) => factory(context));
   const routes: AnyRoute[] = [];
@@ -84,9 +90,16 @@ export function createApp(options: AppOptions): App {
     next();
   });
   web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'] }));
+  for (const module of modules) for (const middleware of module.middleware ?? []) web.use(middleware);
   web.use(docsAssets());
   const router = express.Router();
-  mountRoutes(router, routes, { validateResponses: config.validateResponses });
+  const authenticators = modules.flatMap((module) => (module.authenticate ? [module.authenticate] : []));
+  if (authenticators.length !== 1)
+    throw new Error(`Exactly one module must authenticate; found ${authenticators.length}`);
+  mountRoutes(router, routes, {
+    validateResponses: config.validateResponses,
+    authenticate: authenticators[0] as Authenticate,
+  });
   web.use(router);
   web.use(notFoundHandler(allowedMethods(routes)));
   web.use(errorHandler);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { Db } from '../../server/src/platform/db/db';
-import { runMigrations } from '../../server/src/platform/db/migrations';
+import { readMigrations, runMigrations } from '../../server/src/platform/db/migrations';
 import { createPgliteDb } from '../../server/src/platform/db/pglite';
 import { createPostgresDb } from '../../server/src/platform/db/postgres';
 import { databaseUrl, type TestDatabaseInfo } from './engine';
@@ -65,4 +65,15 @@ export async function dropDatabaseNow(database: TestDatabase): Promise<void> {
   const info = inject('testDatabase');
   const name = new URL(database.url as string).pathname.slice(1);
   await admin(info, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+}
+
+/** Name of the newest migration file, e.g. `0002_identity`: the schema version after migrating. */
+export async function latestMigration(): Promise<string> {
+  const files = await readMigrations();
+  return files.at(-1)?.name as string;
+}
+
+/** How many migration files there are. */
+export async function migrationCount(): Promise<number> {
+  return (await readMigrations()).length;
 }

@@ -19,6 +19,7 @@ export const probeModule: ModuleFactory = () => ({
     defineRoute({
       method: 'post',
       path: '/api/probe/echo',
+      access: 'public',
       operationId: 'probeEcho',
       summary: 'Echoes a validated body',
       tags: ['probe'],
@@ -29,6 +30,7 @@ export const probeModule: ModuleFactory = () => ({
     defineRoute({
       method: 'get',
       path: '/api/probe/items/:itemId',
+      access: 'public',
       operationId: 'probeItem',
       summary: 'Validates path and query',
       tags: ['probe'],
@@ -42,6 +44,7 @@ export const probeModule: ModuleFactory = () => ({
     defineRoute({
       method: 'get',
       path: '/api/probe/boom',
+      access: 'public',
       operationId: 'probeBoom',
       summary: 'Fails unexpectedly',
       tags: ['probe'],
@@ -53,6 +56,7 @@ export const probeModule: ModuleFactory = () => ({
     defineRoute({
       method: 'get',
       path: '/api/probe/breach',
+      access: 'public',
       operationId: 'probeBreach',
       summary: 'Answers outside its contract',
       tags: ['probe'],
@@ -62,6 +66,7 @@ export const probeModule: ModuleFactory = () => ({
     defineRoute({
       method: 'get',
       path: '/api/probe/slow',
+      access: 'public',
       operationId: 'probeSlow',
       summary: 'Answers after a delay',
       tags: ['probe'],

@@ -1,4 +1,15 @@
+import { parseDurationSeconds } from '@shared/duration';
 import { z } from 'zod';
+
+const Duration = (name: string) =>
+  z.string().transform((value, context) => {
+    const seconds = parseDurationSeconds(value);
+    if (seconds === undefined) {
+      context.addIssue({ code: 'custom', message: `${name} must be seconds (900) or a duration like 15m, 12h, 30d` });
+      return z.NEVER;
+    }
+    return seconds;
+  });
 
 const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -24,6 +35,16 @@ const EnvSchema = z.object({
     .default('1mb'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  JWT_ACCESS_EXPIRES: Duration('JWT_ACCESS_EXPIRES').default(900),
+  REFRESH_EXPIRES: Duration('REFRESH_EXPIRES').default(30 * 86_400),
+  REFRESH_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'SMTP_URL must be an smtp:// or smtps:// URL')
+    .optional(),
+  MAIL_FROM: z.string().min(3).default('Orbita <no-reply@orbita.localhost>'),
+  PUBLIC_URL: z.url('PUBLIC_URL must be a URL like https://orbita.example.org').optional(),
 });
 
 export interface Config {
@@ -39,6 +60,17 @@ export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   /** Check every response against its declared schema (on outside production). */
   validateResponses: boolean;
+  /** HS256 key of access tokens; when absent one is generated once and kept in the database. */
+  jwtSecret: string | undefined;
+  accessTokenSeconds: number;
+  refreshTokenSeconds: number;
+  /** How long the previous refresh token of a family still rotates the active session (two tabs). */
+  refreshGraceSeconds: number;
+  /** SMTP server for e-mail; when absent mail is written to the outbox under DATA_DIR/outbox. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** Where users open the product; links in e-mails start with it. */
+  publicUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -66,5 +98,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     nodeEnv: e.NODE_ENV,
     validateResponses: e.NODE_ENV !== 'production',
+    jwtSecret: e.JWT_SECRET,
+    accessTokenSeconds: e.JWT_ACCESS_EXPIRES,
+    refreshTokenSeconds: e.REFRESH_EXPIRES,
+    refreshGraceSeconds: e.REFRESH_GRACE_SECONDS,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT || 3000}`).replace(/\/+$/, ''),
   };
 }

@@ -1,8 +1,11 @@
+import type { RequestHandler } from 'express';
 import type { Server as SocketServer } from 'socket.io';
+import type { Authenticate } from './auth/auth-context';
 import type { Config } from './config';
 import type { Db } from './db/db';
 import type { AnyRoute } from './http/routes';
 import type { Logger } from './logging';
+import type { Mailer } from './mail/mailer';
 
 /** Process-wide facts the platform keeps and modules may read. */
 export interface AppState {
@@ -18,6 +21,7 @@ export interface ModuleContext {
   db: Db;
   logger: Logger;
   io: SocketServer;
+  mailer: Mailer;
   state: AppState;
 }
 
@@ -25,6 +29,14 @@ export interface ModuleContext {
 export interface AppModule {
   name: string;
   routes: AnyRoute[];
+  /** The identity module resolves callers of protected routes; exactly one module provides it. */
+  authenticate?: Authenticate;
+  /**
+   * Middleware run for every request before any route (e.g. observers of the finished response).
+   * After the response, `res.locals.auth` holds the caller of a protected route and
+   * `res.locals.problem` the problem that was sent, if any.
+   */
+  middleware?: RequestHandler[];
 }
 
 export type ModuleFactory = (context: ModuleContext) => AppModule;

@@ -8,6 +8,7 @@ export function healthRoutes(context: ModuleContext) {
     defineRoute({
       method: 'get',
       path: '/api/health',
+      access: 'public',
       operationId: 'getHealth',
       summary: 'Server and database state',
       description: 'Answers 200 while the database answers, 503 when it does not or the server is stopping.',

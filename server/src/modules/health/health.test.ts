@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
-import { dropDatabaseNow, testEngine } from '../../../../test/helpers/database';
+import { dropDatabaseNow, latestMigration, testEngine } from '../../../../test/helpers/database';
 import { readJson } from '../../../../test/helpers/http';
 
 let t: TestApp | undefined;
@@ -18,7 +18,7 @@ describe('GET /api/health', () => {
     expect(await readJson(response)).toMatchObject({
       status: 'ok',
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
-      database: { status: 'up', engine: testEngine(), schemaVersion: '0001_organizations' },
+      database: { status: 'up', engine: testEngine(), schemaVersion: await latestMigration() },
     });
   });
 

@@ -147,7 +147,13 @@ describe('the project migrations', () => {
                              AND c.column_name = 'organization_id')
         ORDER BY 1`,
     );
-    // organizations is the tenant itself; migration_journal belongs to the installation.
-    expect(rows.map((row) => row.table_name)).toEqual(['migration_journal', 'organizations']);
+    // organizations is the tenant itself; the others belong to the installation, not to a tenant:
+    // the migration journal, installation secrets, and sign-in throttling keyed by e-mail and address.
+    expect(rows.map((row) => row.table_name)).toEqual([
+      'installation_secrets',
+      'login_throttle',
+      'migration_journal',
+      'organizations',
+    ]);
   });
 });

@@ -38,6 +38,7 @@ export function contractRoutes(allRoutes: () => readonly AnyRoute[], version: st
     defineRoute({
       method: 'get',
       path: '/api/openapi.json',
+      access: 'public',
       operationId: 'getOpenApiDocument',
       summary: 'The OpenAPI 3.1 document of this API',
       tags: ['platform'],
@@ -50,6 +51,7 @@ export function contractRoutes(allRoutes: () => readonly AnyRoute[], version: st
     defineRoute({
       method: 'get',
       path: '/api/docs',
+      access: 'public',
       operationId: 'getApiDocs',
       summary: 'Browsable documentation of this API',
       tags: ['platform'],
@@ -59,6 +61,7 @@ export function contractRoutes(allRoutes: () => readonly AnyRoute[], version: st
     defineRoute({
       method: 'get',
       path: '/api/problems',
+      access: 'public',
       operationId: 'listProblemTypes',
       summary: 'The catalogue of problem codes',
       tags: ['platform'],
@@ -71,6 +74,7 @@ export function contractRoutes(allRoutes: () => readonly AnyRoute[], version: st
     defineRoute({
       method: 'get',
       path: '/api/problems/:code',
+      access: 'public',
       operationId: 'getProblemType',
       summary: 'What a problem code means',
       tags: ['platform'],

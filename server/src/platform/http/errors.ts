@@ -51,6 +51,8 @@ export function toProblem(error: unknown): Problem {
 }
 
 export function sendProblem(req: Request, res: Parameters<RequestHandler>[1], problem: Problem): void {
+  // Kept for whoever observes the response after it is sent (the error log).
+  res.locals.problem = problem;
   res.status(problem.status);
   for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
   res

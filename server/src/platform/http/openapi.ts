@@ -6,7 +6,7 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
-import type { AnyRoute } from './routes';
+import { type AnyRoute, routeAccess } from './routes';
 
 function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -28,8 +28,12 @@ function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
     content: { 'application/problem+json': { schema: Problem } },
   };
   const request = route.request ?? {};
+  const access = routeAccess(route);
   return {
     operationId: route.operationId,
+    ...(access === 'public' ? {} : { security: [{ bearerAuth: [] }] }),
+    ...(access === 'admin' ? { 'x-orbita-access': 'admin' } : {}),
+    ...(typeof access === 'object' ? { 'x-orbita-access': `module:${access.module}` } : {}),
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: route.tags,
@@ -63,5 +67,15 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], info: { versio
       description: 'Forms, tasks, directories and operations of an organization. Errors are RFC 9457 problem details.',
     },
     paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'Access token from /api/auth/login',
+        },
+      },
+    },
   });
 }

@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { match } from 'path-to-regexp';
 import type { z } from 'zod';
+import type { Access, AuthContext, Authenticate } from '../auth/auth-context';
 import type { Logger } from '../logging';
 import { fieldErrors, Problem } from './problem';
 
@@ -22,7 +23,9 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-export interface HandlerInput<P, Q, B> {
+export interface HandlerInput<P, Q, B, A extends Access = Access> {
+  /** The caller; absent only on public routes. */
+  auth: A extends 'public' ? undefined : AuthContext;
   params: Infer<P>;
   query: Infer<Q>;
   body: Infer<B>;
@@ -41,8 +44,11 @@ export interface RouteDefinition<
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
+  A extends Access = Access,
 > {
   method: HttpMethod;
+  /** Who may call it; signed-in members (`user`) unless said otherwise. */
+  access?: A;
   /** Express-style path, e.g. `/api/tasks/:taskId`. */
   path: `/api/${string}` | '/api';
   operationId: string;
@@ -51,19 +57,38 @@ export interface RouteDefinition<
   tags: string[];
   request?: { params?: P; query?: Q; body?: B };
   responses: Record<number, ResponseSpec>;
-  handler: (input: HandlerInput<P, Q, B>) => RouteResult | Promise<RouteResult>;
+  handler: (input: HandlerInput<P, Q, B, A>) => RouteResult | Promise<RouteResult>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a list of routes holds routes of any schema types.
-export type AnyRoute = RouteDefinition<any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any>;
 
 /** Declares a route with its schemas' types flowing into the handler. */
 export function defineRoute<
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
->(route: RouteDefinition<P, Q, B>): RouteDefinition<P, Q, B> {
+  const A extends Access = 'user',
+>(route: RouteDefinition<P, Q, B, A>): RouteDefinition<P, Q, B, A> {
   return route;
+}
+
+/** The access of a route, with the default applied. */
+export function routeAccess(route: AnyRoute): Access {
+  return route.access ?? 'user';
+}
+
+/** Refuses callers the route's access does not admit (403); authentication happened before. */
+function authorize(access: Access, auth: AuthContext): void {
+  if (access === 'admin' && !auth.isAdmin) {
+    throw Problem.of('forbidden', 'Only an administrator of the organization may do this.');
+  }
+  if (typeof access === 'object' && !auth.modules.includes(access.module)) {
+    throw Problem.of(
+      'module_access_denied',
+      `The ${access.module.toUpperCase()} module is not granted to you. Ask an administrator to grant it on the users page.`,
+    );
+  }
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -117,13 +142,23 @@ function checkResponse(route: AnyRoute, result: RouteResult): void {
 export interface MountOptions {
   /** Check every response against its declared schema; a mismatch is a server error. */
   validateResponses: boolean;
+  /** Resolves the caller of a protected route from the Authorization header. */
+  authenticate: Authenticate;
 }
 
 /** Mounts routes on an Express router, each validating its request parts before its handler runs. */
 export function mountRoutes(router: Router, routes: readonly AnyRoute[], options: MountOptions): void {
   for (const route of routes) {
     assertParamsDeclared(route);
+    const access = routeAccess(route);
     router[route.method](route.path, async (req: Request, res: Response) => {
+      // Authentication comes first: an anonymous caller learns nothing, not even what is invalid.
+      let auth: AuthContext | undefined;
+      if (access !== 'public') {
+        auth = await options.authenticate(req.headers.authorization);
+        res.locals.auth = auth;
+        authorize(access, auth);
+      }
       const request = route.request ?? {};
       const params = parsePart('params', request.params, req.params);
       const query = parsePart('query', request.query, req.query);
@@ -138,6 +173,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
         body = parsePart('body', request.body, req.body);
       }
       const result = await route.handler({
+        auth,
         params,
         query,
         body,

@@ -1,0 +1,146 @@
+import type { Me, TokenResponse } from '@shared/api/identity';
+import type { AuthContext } from '../../platform/auth/auth-context';
+import { randomToken, sha256Hex } from '../../platform/auth/secrets';
+import { Problem } from '../../platform/http/problem';
+import { newId } from '../../platform/ids';
+import type { Logger } from '../../platform/logging';
+import type { Mailer } from '../../platform/mail/mailer';
+import { resetPasswordMail } from './identity.mail';
+import { presentModules, presentOrganization, presentRole, presentUser } from './identity.presenter';
+import * as repo from './identity.repo';
+import { hashPassword, verifyPassword } from './passwords';
+import { type ClientInfo, issueSession, type SessionDeps } from './sessions.service';
+
+export interface AuthDeps extends SessionDeps {
+  mailer: Mailer;
+  logger: Logger;
+  publicUrl: string;
+}
+
+export const RESET_TOKEN_SECONDS = 3_600;
+
+/** Failed sign-ins: per account 5 in 15 minutes, per address 50 in 15 minutes; either locks 15 minutes. */
+const ACCOUNT_RULE = { limit: 5, windowSeconds: 900, lockSeconds: 900 };
+const ADDRESS_RULE = { limit: 50, windowSeconds: 900, lockSeconds: 900 };
+
+/** Creates an organization with its first user as administrator, and signs them in. */
+export async function register(
+  deps: AuthDeps,
+  input: { organizationName: string; name: string; email: string; password: string },
+  client: ClientInfo,
+): Promise<TokenResponse> {
+  const passwordHash = await hashPassword(input.password);
+  return deps.db.transaction(async (tx) => {
+    const organizationId = newId();
+    const userId = newId();
+    await repo.insertOrganization(tx, organizationId, input.organizationName);
+    const inserted = await repo.insertUser(tx, {
+      id: userId,
+      organizationId,
+      email: input.email,
+      name: input.name,
+      passwordHash,
+      isAdmin: true,
+      status: 'active',
+      locale: 'ru',
+    });
+    if (!inserted) {
+      throw Problem.of('email_taken', `${input.email} already has an account. Sign in, or reset the password.`);
+    }
+    return (await issueSession(deps, tx, { id: userId, organizationId }, client)).tokens;
+  });
+}
+
+function retryAfter(until: Date): Problem {
+  const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
+  return Problem.of(
+    'too_many_attempts',
+    `Too many failed sign-ins. Try again in ${Math.ceil(seconds / 60)} min, or reset your password.`,
+    { headers: { 'Retry-After': String(seconds) } },
+  );
+}
+
+/** Signs in with e-mail and password, throttled per account and per client address. */
+export async function login(
+  deps: AuthDeps,
+  input: { email: string; password: string },
+  client: ClientInfo,
+): Promise<TokenResponse> {
+  const accountKey = `account:${input.email}`;
+  const addressKey = `address:${client.ipAddress ?? 'unknown'}`;
+  const locked = await repo.lockedUntil(deps.db, [accountKey, addressKey]);
+  if (locked) throw retryAfter(locked);
+
+  const user = await repo.findUserByEmail(deps.db, input.email);
+  const valid = await verifyPassword(user?.password_hash ?? null, input.password);
+  if (!user || !valid) {
+    await repo.recordLoginFailure(deps.db, accountKey, ACCOUNT_RULE);
+    await repo.recordLoginFailure(deps.db, addressKey, ADDRESS_RULE);
+    throw new Problem(
+      401,
+      'invalid_credentials',
+      'The e-mail or password is wrong. Check them, or reset the password.',
+    );
+  }
+  if (user.status === 'deactivated') {
+    throw Problem.of('account_deactivated', 'This account is deactivated. Ask an administrator of your organization.');
+  }
+  await repo.clearLoginFailures(deps.db, accountKey);
+  return deps.db.transaction(
+    async (tx) => (await issueSession(deps, tx, { id: user.id, organizationId: user.organization_id }, client)).tokens,
+  );
+}
+
+/** A link to the page where a reset or invitation token sets the password. */
+export function setPasswordLink(publicUrl: string, token: string): string {
+  return `${publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
+}
+
+/**
+ * Starts a password reset. Answers the same whether or not the account exists; the token is
+ * stored only as its SHA-256 hex and travels only inside the e-mail.
+ */
+export async function forgotPassword(deps: AuthDeps, email: string): Promise<void> {
+  const user = await repo.findUserByEmail(deps.db, email);
+  if (!user || user.status === 'deactivated') return;
+  const token = randomToken();
+  await repo.setResetToken(deps.db, user.id, sha256Hex(token), RESET_TOKEN_SECONDS);
+  try {
+    await deps.mailer.send(resetPasswordMail(user.locale, user.email, setPasswordLink(deps.publicUrl, token)));
+  } catch (error) {
+    deps.logger.error({ err: error, userId: user.id }, 'the password-reset e-mail could not be sent');
+  }
+}
+
+/** Sets a new password with a reset (or invitation) token: single use, and every session ends. */
+export async function resetPassword(deps: AuthDeps, token: string, password: string): Promise<void> {
+  const passwordHash = await hashPassword(password);
+  await deps.db.transaction(async (tx) => {
+    const user = await repo.lockUserByResetToken(tx, sha256Hex(token));
+    if (!user) {
+      throw Problem.of(
+        'invalid_reset_token',
+        'The link is not valid: it was used already or has expired. Ask for a new one.',
+      );
+    }
+    await repo.setPassword(tx, user.id, passwordHash);
+    await repo.revokeUserSessions(tx, user.id, 'password_reset');
+  });
+}
+
+/** The signed-in user, their roles and modules, and their organization. */
+export async function currentUser(deps: Pick<AuthDeps, 'db'>, auth: AuthContext): Promise<Me> {
+  const user = await repo.findUser(deps.db, auth.organizationId, auth.userId);
+  const organization = await repo.findOrganization(deps.db, auth.organizationId);
+  if (!user || !organization) throw Problem.of('not_found', 'The account no longer exists.');
+  const roles = (await repo.listRoles(deps.db, auth.organizationId)).filter((role) => user.role_ids.includes(role.id));
+  return {
+    user: presentUser(user),
+    roles: roles.map((role) => {
+      const { id, name } = presentRole(role);
+      return { id, name };
+    }),
+    modules: presentModules(auth.modules),
+    organization: presentOrganization(organization),
+  };
+}

@@ -1,0 +1,100 @@
+import type { TokenResponse } from '@shared/api/identity';
+import type { AccessTokens } from '../../platform/auth/access-tokens';
+import { unauthenticated } from '../../platform/auth/access-tokens';
+import { randomToken, sha256Hex } from '../../platform/auth/secrets';
+import type { Db, Queryable } from '../../platform/db/db';
+import { newId } from '../../platform/ids';
+import * as repo from './identity.repo';
+
+export interface SessionDeps {
+  db: Db;
+  tokens: AccessTokens;
+  refreshTokenSeconds: number;
+  refreshGraceSeconds: number;
+}
+
+/** Where a sign-in came from, kept on the session for the user's own review. */
+export interface ClientInfo {
+  userAgent: string | null;
+  ipAddress: string | null;
+}
+
+/**
+ * Starts a session (a new family, or the next session of `familyId`) and returns its tokens.
+ * Only the SHA-256 hex of the refresh token is stored; the plain token leaves in the response.
+ */
+export async function issueSession(
+  deps: SessionDeps,
+  tx: Queryable,
+  user: { id: string; organizationId: string },
+  client: ClientInfo,
+  familyId: string = newId(),
+): Promise<{ sessionId: string; tokens: TokenResponse }> {
+  const sessionId = newId();
+  const refreshToken = randomToken();
+  await repo.insertSession(tx, {
+    id: sessionId,
+    organizationId: user.organizationId,
+    userId: user.id,
+    familyId,
+    refreshTokenHash: sha256Hex(refreshToken),
+    lifetimeSeconds: deps.refreshTokenSeconds,
+    ...client,
+  });
+  const accessToken = await deps.tokens.sign({ userId: user.id, organizationId: user.organizationId, sessionId });
+  return { sessionId, tokens: { accessToken, refreshToken, expiresIn: deps.tokens.lifetimeSeconds } };
+}
+
+type RefreshOutcome = { ok: true; tokens: TokenResponse } | { ok: false; reused: boolean };
+
+const invalidRefresh = () =>
+  unauthenticated('The refresh token is not valid or has expired. Sign in again.', 'invalid_refresh_token');
+
+/**
+ * Refresh-token rotation (SPEC §3, §5.2). The active session of the family is replaced by a new
+ * one. The immediately previous token still rotates the active session within the grace period
+ * (two tabs refreshing at once); any other rotated token is reuse and revokes the whole family.
+ */
+export async function refreshSession(
+  deps: SessionDeps,
+  refreshToken: string,
+  client: ClientInfo,
+): Promise<TokenResponse> {
+  const tokenHash = sha256Hex(refreshToken);
+  const outcome = await deps.db.transaction(async (tx): Promise<RefreshOutcome> => {
+    const familyId = await repo.findSessionFamilyByTokenHash(tx, tokenHash);
+    if (!familyId) return { ok: false, reused: false };
+    const family = await repo.lockSessionFamily(tx, familyId, tokenHash, deps.refreshGraceSeconds);
+    const presented = family.find((session) => session.presented);
+    if (!presented || presented.revoked_at) return { ok: false, reused: false };
+    const active = family.find((session) => !session.replaced_by_session_id && !session.revoked_at);
+    const user = active && (await repo.findUser(tx, active.organization_id, active.user_id));
+    if (!active || !user || user.status !== 'active') return { ok: false, reused: false };
+
+    const isActive = presented.id === active.id;
+    const isGracefulPrevious = presented.replaced_by_session_id === active.id && presented.within_grace;
+    if (!isActive && !isGracefulPrevious) {
+      // The committed revocation must survive the 401 this request answers.
+      await repo.revokeSessionFamily(tx, familyId, 'refresh_token_reuse');
+      return { ok: false, reused: true };
+    }
+    if (active.expired) return { ok: false, reused: false };
+    const next = await issueSession(deps, tx, { id: user.id, organizationId: user.organization_id }, client, familyId);
+    await repo.markSessionReplaced(tx, active.id, next.sessionId);
+    return { ok: true, tokens: next.tokens };
+  });
+  if (outcome.ok) return outcome.tokens;
+  if (outcome.reused) {
+    throw unauthenticated(
+      'This refresh token was already used, so the session may be stolen: all its tokens are revoked. Sign in again.',
+      'refresh_token_reused',
+    );
+  }
+  throw invalidRefresh();
+}
+
+/** Ends the session family of a refresh token (sign-out). Unknown tokens are ignored. */
+export async function endSessionFamily(db: Db, refreshToken: string): Promise<void> {
+  const familyId = await repo.findSessionFamilyByTokenHash(db, sha256Hex(refreshToken));
+  if (familyId) await repo.revokeSessionFamily(db, familyId, 'logout');
+}

@@ -1,0 +1,274 @@
+import type { GatedModule } from '@shared/api/access';
+import { GATED_MODULES } from '@shared/api/access';
+import type { User } from '@shared/api/identity';
+import type { AuthContext } from '../../platform/auth/auth-context';
+import { randomToken, sha256Hex } from '../../platform/auth/secrets';
+import type { Queryable } from '../../platform/db/db';
+import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import { Problem } from '../../platform/http/problem';
+import { newId } from '../../platform/ids';
+import { type AuthDeps, setPasswordLink } from './auth.service';
+import { invitationMail } from './identity.mail';
+import { presentRole, presentUser } from './identity.presenter';
+import * as repo from './identity.repo';
+
+export const INVITATION_TOKEN_SECONDS = 7 * 86_400;
+
+const userNotFound = (userId: string) => Problem.of('not_found', `There is no user ${userId} in your organization.`);
+
+/** Refuses ids that are not of the organization, naming them (another organization's look unknown). */
+async function assertRolesExist(tx: Queryable, organizationId: string, roleIds: readonly string[], field = 'roleIds') {
+  const found = new Set(await repo.existingRoleIds(tx, organizationId, roleIds));
+  const missing = roleIds.filter((id) => !found.has(id));
+  if (missing.length > 0) {
+    throw Problem.of('validation_failed', `Unknown roles: ${missing.join(', ')}.`, {
+      errors: missing.map((id) => ({
+        location: 'body' as const,
+        pointer: `#/${field}/${roleIds.indexOf(id)}`,
+        detail: `There is no role ${id} in your organization`,
+        code: 'unknown_role',
+      })),
+    });
+  }
+}
+
+export async function listUsers(
+  deps: Pick<AuthDeps, 'db'>,
+  auth: AuthContext,
+  page: { limit: number; cursor?: string },
+) {
+  const after = decodeCursor(page.cursor) as [string, string] | undefined;
+  const rows = await repo.listUsers(deps.db, auth.organizationId, { limit: page.limit + 1, after });
+  const items = rows.slice(0, page.limit).map(presentUser);
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > page.limit && last ? encodeCursor([last.name, last.id]) : null };
+}
+
+export async function getUser(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, userId: string): Promise<User> {
+  const row = await repo.findUser(deps.db, auth.organizationId, userId);
+  if (!row) throw userNotFound(userId);
+  return presentUser(row);
+}
+
+async function sendInvitation(deps: AuthDeps, auth: AuthContext, userId: string): Promise<void> {
+  const token = randomToken();
+  const user = await repo.findUser(deps.db, auth.organizationId, userId);
+  const inviter = await repo.findUser(deps.db, auth.organizationId, auth.userId);
+  const organization = await repo.findOrganization(deps.db, auth.organizationId);
+  if (!user || !organization) throw userNotFound(userId);
+  await repo.setResetToken(deps.db, user.id, sha256Hex(token), INVITATION_TOKEN_SECONDS);
+  try {
+    await deps.mailer.send(
+      invitationMail(
+        user.locale,
+        user.email,
+        organization.name,
+        inviter?.name ?? organization.name,
+        setPasswordLink(deps.publicUrl, token),
+      ),
+    );
+  } catch (error) {
+    deps.logger.error({ err: error, userId }, 'the invitation e-mail could not be sent');
+  }
+}
+
+/** Invites a colleague: an `invited` user with no password, and an e-mail with a set-password link. */
+export async function inviteUser(
+  deps: AuthDeps,
+  auth: AuthContext,
+  input: { email: string; name: string; isAdmin: boolean; locale?: 'ru' | 'en'; roleIds: string[] },
+): Promise<User> {
+  const userId = newId();
+  await deps.db.transaction(async (tx) => {
+    await assertRolesExist(tx, auth.organizationId, input.roleIds);
+    const inviter = await repo.findUser(tx, auth.organizationId, auth.userId);
+    const inserted = await repo.insertUser(tx, {
+      id: userId,
+      organizationId: auth.organizationId,
+      email: input.email,
+      name: input.name,
+      passwordHash: null,
+      isAdmin: input.isAdmin,
+      status: 'invited',
+      locale: input.locale ?? inviter?.locale ?? 'ru',
+    });
+    if (!inserted) throw Problem.of('email_taken', `${input.email} already has an account.`);
+    await repo.setUserRoles(tx, auth.organizationId, userId, input.roleIds);
+  });
+  await sendInvitation(deps, auth, userId);
+  return getUser(deps, auth, userId);
+}
+
+/** Sends a new invitation link to a user who has not joined yet. */
+export async function resendInvitation(deps: AuthDeps, auth: AuthContext, userId: string): Promise<void> {
+  const user = await repo.findUser(deps.db, auth.organizationId, userId);
+  if (!user) throw userNotFound(userId);
+  if (user.status !== 'invited') {
+    throw Problem.of('conflict', `${user.email} has already joined; they can reset their password instead.`);
+  }
+  await sendInvitation(deps, auth, userId);
+}
+
+/**
+ * Edits a user. Members may change their own name and language; administrators anything. The
+ * organization always keeps an active administrator; a deactivated user's sessions end at once.
+ */
+export async function updateUser(
+  deps: AuthDeps,
+  auth: AuthContext,
+  userId: string,
+  patch: {
+    name?: string;
+    locale?: 'ru' | 'en';
+    isAdmin?: boolean;
+    status?: 'active' | 'deactivated';
+    roleIds?: string[];
+  },
+): Promise<User> {
+  const adminOnly = patch.isAdmin !== undefined || patch.status !== undefined || patch.roleIds !== undefined;
+  if (!auth.isAdmin && (userId !== auth.userId || adminOnly)) {
+    throw Problem.of('forbidden', 'Only an administrator may change other users, roles, rights or status.');
+  }
+  await deps.db.transaction(async (tx) => {
+    const admins = await repo.lockActiveAdminIds(tx, auth.organizationId);
+    const user = await repo.findUser(tx, auth.organizationId, userId);
+    if (!user) throw userNotFound(userId);
+    const staysAdmin = (patch.isAdmin ?? user.is_admin) && (patch.status ?? user.status) === 'active';
+    if (admins.includes(userId) && !staysAdmin && admins.length === 1) {
+      throw Problem.of(
+        'last_admin',
+        'This is the last active administrator. Make someone else an administrator first.',
+      );
+    }
+    if (user.status === 'invited' && patch.status === 'active') {
+      throw Problem.of('conflict', 'An invited user becomes active by setting a password from the invitation.');
+    }
+    if (patch.roleIds) {
+      await assertRolesExist(tx, auth.organizationId, patch.roleIds);
+      await repo.setUserRoles(tx, auth.organizationId, userId, patch.roleIds);
+    }
+    await repo.updateUser(tx, auth.organizationId, userId, {
+      ...patch,
+      status: patch.status === 'active' && user.status === 'invited' ? undefined : patch.status,
+    });
+    if (patch.status === 'deactivated') await repo.revokeUserSessions(tx, userId, 'deactivated');
+  });
+  return getUser(deps, auth, userId);
+}
+
+// ---- roles ----
+
+const roleNotFound = (roleId: string) => Problem.of('not_found', `There is no role ${roleId} in your organization.`);
+const nameTaken = (name: string) => Problem.of('name_taken', `The organization already has a role named "${name}".`);
+
+async function assertUsersExist(tx: Queryable, organizationId: string, userIds: readonly string[], field: string) {
+  const found = new Set(await repo.existingUserIds(tx, organizationId, userIds));
+  const missing = userIds.filter((id) => !found.has(id));
+  if (missing.length > 0) {
+    throw Problem.of('validation_failed', `Unknown users: ${missing.join(', ')}.`, {
+      errors: missing.map((id) => ({
+        location: 'body' as const,
+        pointer: `#/${field}/${userIds.indexOf(id)}`,
+        detail: `There is no user ${id} in your organization`,
+        code: 'unknown_user',
+      })),
+    });
+  }
+}
+
+export async function listRoles(deps: Pick<AuthDeps, 'db'>, auth: AuthContext) {
+  return { items: (await repo.listRoles(deps.db, auth.organizationId)).map(presentRole) };
+}
+
+export async function getRole(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, roleId: string) {
+  const row = await repo.findRole(deps.db, auth.organizationId, roleId);
+  if (!row) throw roleNotFound(roleId);
+  return presentRole(row);
+}
+
+export async function createRole(
+  deps: Pick<AuthDeps, 'db'>,
+  auth: AuthContext,
+  input: { name: string; memberIds: string[] },
+) {
+  const roleId = newId();
+  await deps.db.transaction(async (tx) => {
+    await assertUsersExist(tx, auth.organizationId, input.memberIds, 'memberIds');
+    if (!(await repo.insertRole(tx, auth.organizationId, roleId, input.name))) throw nameTaken(input.name);
+    await repo.setRoleMembers(tx, auth.organizationId, roleId, input.memberIds);
+  });
+  return getRole(deps, auth, roleId);
+}
+
+export async function renameRole(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, roleId: string, name: string) {
+  await deps.db.transaction(async (tx) => {
+    if (!(await repo.findRole(tx, auth.organizationId, roleId))) throw roleNotFound(roleId);
+    if (!(await repo.renameRole(tx, auth.organizationId, roleId, name))) throw nameTaken(name);
+  });
+  return getRole(deps, auth, roleId);
+}
+
+export async function deleteRole(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, roleId: string): Promise<void> {
+  if (!(await repo.deleteRole(deps.db, auth.organizationId, roleId))) throw roleNotFound(roleId);
+}
+
+export async function setRoleMembers(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, roleId: string, userIds: string[]) {
+  await deps.db.transaction(async (tx) => {
+    if (!(await repo.findRole(tx, auth.organizationId, roleId))) throw roleNotFound(roleId);
+    await assertUsersExist(tx, auth.organizationId, userIds, 'userIds');
+    await repo.setRoleMembers(tx, auth.organizationId, roleId, [...new Set(userIds)]);
+  });
+  return getRole(deps, auth, roleId);
+}
+
+// ---- module access matrix ----
+
+export async function moduleAccessMatrix(deps: Pick<AuthDeps, 'db'>, auth: AuthContext) {
+  const grants = await repo.listModuleGrants(deps.db, auth.organizationId);
+  const users: { userId: string; name: string; isAdmin: boolean; modules: GatedModule[] }[] = [];
+  for (let after: [string, string] | undefined; ; ) {
+    const page = await repo.listUsers(deps.db, auth.organizationId, { limit: 500, after });
+    for (const user of page) {
+      if (user.status === 'deactivated') continue;
+      const modules = grants.filter((g) => g.user_id === user.id).map((g) => g.module);
+      users.push({ userId: user.id, name: user.name, isAdmin: user.is_admin, modules });
+    }
+    const last = page.at(-1);
+    if (page.length < 500 || !last) break;
+    after = [last.name, last.id];
+  }
+  const roles = (await repo.listRoles(deps.db, auth.organizationId)).map((role) => ({
+    roleId: role.id,
+    name: role.name,
+    modules: grants.filter((g) => g.role_id === role.id).map((g) => g.module),
+  }));
+  return { modules: [...GATED_MODULES], users, roles };
+}
+
+export async function updateModuleAccess(
+  deps: Pick<AuthDeps, 'db'>,
+  auth: AuthContext,
+  input: { users: { userId: string; modules: GatedModule[] }[]; roles: { roleId: string; modules: GatedModule[] }[] },
+) {
+  await deps.db.transaction(async (tx) => {
+    await assertUsersExist(
+      tx,
+      auth.organizationId,
+      input.users.map((u) => u.userId),
+      'users',
+    );
+    await assertRolesExist(
+      tx,
+      auth.organizationId,
+      input.roles.map((r) => r.roleId),
+      'roles',
+    );
+    for (const user of input.users) {
+      await repo.setSubjectModules(tx, auth.organizationId, { userId: user.userId }, [...new Set(user.modules)]);
+    }
+    for (const role of input.roles) {
+      await repo.setSubjectModules(tx, auth.organizationId, { roleId: role.roleId }, [...new Set(role.modules)]);
+    }
+  });
+  return moduleAccessMatrix(deps, auth);
+}
