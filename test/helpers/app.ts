@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { type App, createApp } from '../../server/src/app';
 import { type Config, loadConfig } from '../../server/src/platform/config';
 import { createLogger } from '../../server/src/platform/logging';
@@ -16,6 +19,8 @@ export interface TestApp {
   app: App;
   database: TestDatabase;
   url: string;
+  /** The app's DATA_DIR: a fresh temporary directory unless the test gave one (mail outbox is here). */
+  dataDir: string;
   /** fetch() relative to the app's URL. */
   request(path: string, init?: RequestInit): Promise<Response>;
   /** Stops the app and drops its database. */
@@ -26,7 +31,9 @@ export interface TestApp {
 export async function startTestApp(
   options: { extraModules?: ModuleFactory[]; config?: Partial<Config>; database?: TestDatabase } = {},
 ): Promise<TestApp> {
-  const config = testConfig(options.config);
+  const ownDataDir = options.config?.dataDir === undefined;
+  const dataDir = options.config?.dataDir ?? mkdtempSync(path.join(tmpdir(), 'orbita-app-'));
+  const config = testConfig({ ...options.config, dataDir });
   const database = options.database ?? (await createTestDatabase());
   const app = createApp({ config, db: database.db, logger: createLogger(config), extraModules: options.extraModules });
   const { url } = await app.listen();
@@ -34,10 +41,12 @@ export async function startTestApp(
     app,
     database,
     url,
-    request: (path, init) => fetch(`${url}${path}`, init),
+    dataDir,
+    request: (route, init) => fetch(`${url}${route}`, init),
     async close() {
       await app.close();
       await database.drop();
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -238,12 +238,15 @@ export async function lockSessionFamily(
   tokenHash: string,
   graceSeconds: number,
 ): Promise<(SessionRow & { presented: boolean })[]> {
+  // Lock first, read after: a statement that waited for a concurrent rotation to commit does not
+  // see the session that rotation inserted, the next statement does.
+  await db.query('SELECT id FROM user_sessions WHERE family_id = $1 ORDER BY id FOR UPDATE', [familyId]);
   const { rows } = await db.query<SessionRow & { presented: boolean }>(
     `SELECT id, organization_id, user_id, family_id, replaced_by_session_id, revoked_at,
             expires_at <= now() AS expired,
             replaced_at IS NOT NULL AND replaced_at > now() - make_interval(secs => $3) AS within_grace,
             refresh_token_hash = $2 AS presented
-       FROM user_sessions WHERE family_id = $1 ORDER BY created_at, id FOR UPDATE`,
+       FROM user_sessions WHERE family_id = $1 ORDER BY created_at, id`,
     [familyId, tokenHash, graceSeconds],
   );
   return rows;
