@@ -5,6 +5,7 @@ import express from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Server as SocketServer } from 'socket.io';
+import { errorLogModule } from './modules/error-log';
 import { healthModule } from './modules/health';
 import { identityModule } from './modules/identity';
 import type { Authenticate } from './platform/auth/auth-context';
@@ -20,7 +21,7 @@ import { createRealtime } from './platform/realtime/socket';
 import { VERSION } from './platform/version';
 
 /** The product's modules, in the order their routes mount. Reading this list tells what Orbita is. */
-export const productModules: ModuleFactory[] = [healthModule, identityModule];
+export const productModules: ModuleFactory[] = [healthModule, identityModule, errorLogModule];
 
 export interface AppOptions {
   config: Config;
@@ -89,8 +90,9 @@ export function createApp(options: AppOptions): App {
     if (state.stopping) res.setHeader('Connection', 'close');
     next();
   });
-  web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'] }));
+  // Before body parsing, so observers also see requests whose body is refused (400, 413, 415).
   for (const module of modules) for (const middleware of module.middleware ?? []) web.use(middleware);
+  web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'] }));
   web.use(docsAssets());
   const router = express.Router();
   const authenticators = modules.flatMap((module) => (module.authenticate ? [module.authenticate] : []));

@@ -9,7 +9,7 @@ import { resetPasswordMail } from './identity.mail';
 import { presentModules, presentOrganization, presentRole, presentUser } from './identity.presenter';
 import * as repo from './identity.repo';
 import { hashPassword, verifyPassword } from './passwords';
-import { type ClientInfo, issueSession, type SessionDeps } from './sessions.service';
+import { type ClientInfo, issueSession, type SessionDeps, sessionTokens } from './sessions.service';
 
 export interface AuthDeps extends SessionDeps {
   mailer: Mailer;
@@ -30,7 +30,7 @@ export async function register(
   client: ClientInfo,
 ): Promise<TokenResponse> {
   const passwordHash = await hashPassword(input.password);
-  return deps.db.transaction(async (tx) => {
+  const issued = await deps.db.transaction(async (tx) => {
     const organizationId = newId();
     const userId = newId();
     await repo.insertOrganization(tx, organizationId, input.organizationName);
@@ -47,8 +47,9 @@ export async function register(
     if (!inserted) {
       throw Problem.of('email_taken', `${input.email} already has an account. Sign in, or reset the password.`);
     }
-    return (await issueSession(deps, tx, { id: userId, organizationId }, client)).tokens;
+    return issueSession(deps, tx, { id: userId, organizationId }, client);
   });
+  return sessionTokens(deps, issued);
 }
 
 function retryAfter(until: Date): Problem {
@@ -86,9 +87,10 @@ export async function login(
     throw Problem.of('account_deactivated', 'This account is deactivated. Ask an administrator of your organization.');
   }
   await repo.clearLoginFailures(deps.db, accountKey);
-  return deps.db.transaction(
-    async (tx) => (await issueSession(deps, tx, { id: user.id, organizationId: user.organization_id }, client)).tokens,
+  const issued = await deps.db.transaction((tx) =>
+    issueSession(deps, tx, { id: user.id, organizationId: user.organization_id }, client),
   );
+  return sessionTokens(deps, issued);
 }
 
 /** A link to the page where a reset or invitation token sets the password. */

@@ -19,9 +19,17 @@ export interface ClientInfo {
   ipAddress: string | null;
 }
 
+/** A session just stored, whose access token is still to be signed (after commit). */
+export interface IssuedSession {
+  sessionId: string;
+  refreshToken: string;
+  userId: string;
+  organizationId: string;
+}
+
 /**
- * Starts a session (a new family, or the next session of `familyId`) and returns its tokens.
- * Only the SHA-256 hex of the refresh token is stored; the plain token leaves in the response.
+ * Starts a session (a new family, or the next session of `familyId`). Only the SHA-256 hex of
+ * the refresh token is stored; the plain token leaves in the response.
  */
 export async function issueSession(
   deps: SessionDeps,
@@ -29,7 +37,7 @@ export async function issueSession(
   user: { id: string; organizationId: string },
   client: ClientInfo,
   familyId: string = newId(),
-): Promise<{ sessionId: string; tokens: TokenResponse }> {
+): Promise<IssuedSession> {
   const sessionId = newId();
   const refreshToken = randomToken();
   await repo.insertSession(tx, {
@@ -41,11 +49,23 @@ export async function issueSession(
     lifetimeSeconds: deps.refreshTokenSeconds,
     ...client,
   });
-  const accessToken = await deps.tokens.sign({ userId: user.id, organizationId: user.organizationId, sessionId });
-  return { sessionId, tokens: { accessToken, refreshToken, expiresIn: deps.tokens.lifetimeSeconds } };
+  return { sessionId, refreshToken, userId: user.id, organizationId: user.organizationId };
 }
 
-type RefreshOutcome = { ok: true; tokens: TokenResponse } | { ok: false; reused: boolean };
+/**
+ * The tokens of an issued session. Signed outside the transaction: the signing key may have to be
+ * read from the database, and on PGlite a transaction holds its only connection.
+ */
+export async function sessionTokens(deps: SessionDeps, issued: IssuedSession): Promise<TokenResponse> {
+  const accessToken = await deps.tokens.sign({
+    userId: issued.userId,
+    organizationId: issued.organizationId,
+    sessionId: issued.sessionId,
+  });
+  return { accessToken, refreshToken: issued.refreshToken, expiresIn: deps.tokens.lifetimeSeconds };
+}
+
+type RefreshOutcome = { ok: true; issued: IssuedSession } | { ok: false; reused: boolean };
 
 const invalidRefresh = () =>
   unauthenticated('The refresh token is not valid or has expired. Sign in again.', 'invalid_refresh_token');
@@ -81,9 +101,9 @@ export async function refreshSession(
     if (active.expired) return { ok: false, reused: false };
     const next = await issueSession(deps, tx, { id: user.id, organizationId: user.organization_id }, client, familyId);
     await repo.markSessionReplaced(tx, active.id, next.sessionId);
-    return { ok: true, tokens: next.tokens };
+    return { ok: true, issued: next };
   });
-  if (outcome.ok) return outcome.tokens;
+  if (outcome.ok) return sessionTokens(deps, outcome.issued);
   if (outcome.reused) {
     throw unauthenticated(
       'This refresh token was already used, so the session may be stolen: all its tokens are revoked. Sign in again.',

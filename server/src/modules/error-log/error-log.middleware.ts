@@ -1,0 +1,37 @@
+import { STATUS_CODES } from 'node:http';
+import type { RequestHandler } from 'express';
+import type { AuthContext } from '../../platform/auth/auth-context';
+import type { Db } from '../../platform/db/db';
+import type { Problem } from '../../platform/http/problem';
+import { isRecorded, recordError } from './error-log.service';
+
+/**
+ * Observes every response and, once it is sent, records those that belong in the error log. The
+ * problem that was sent gives the code and message, the caller of a protected route the
+ * organization and user. Recording never delays or fails the response: a failure is only logged.
+ */
+export function recordErrors(db: Db): RequestHandler {
+  return (req, res, next) => {
+    // Taken before routing; the path never carries the query string, which may hold secrets.
+    const { method, path } = req;
+    res.on('finish', () => {
+      const status = res.statusCode;
+      if (!isRecorded(path, status)) return;
+      const problem = res.locals.problem as Problem | undefined;
+      const auth = res.locals.auth as AuthContext | undefined;
+      recordError(db, {
+        organizationId: auth?.organizationId ?? null,
+        userId: auth?.userId ?? null,
+        method,
+        path,
+        status,
+        code: problem?.code ?? null,
+        message: problem?.message ?? STATUS_CODES[status] ?? `HTTP ${status}`,
+        requestId: String(req.id),
+      }).catch((error: unknown) => {
+        req.log.error({ err: error, status, path }, 'the error could not be recorded in the error log');
+      });
+    });
+    next();
+  };
+}
