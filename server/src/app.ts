@@ -6,11 +6,14 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Server as SocketServer } from 'socket.io';
 import { errorLogModule } from './modules/error-log';
+import { formsModule } from './modules/forms';
 import { healthModule } from './modules/health';
 import { identityModule } from './modules/identity';
+import { tasksModule } from './modules/tasks';
 import type { Authenticate } from './platform/auth/auth-context';
 import type { Config } from './platform/config';
 import type { Db } from './platform/db/db';
+import { createEventBus, type EventBus } from './platform/events';
 import { contractRoutes, docsAssets } from './platform/http/contract';
 import { errorHandler, notFoundHandler } from './platform/http/errors';
 import { type AnyRoute, allowedMethods, mountRoutes } from './platform/http/routes';
@@ -21,7 +24,7 @@ import { createRealtime } from './platform/realtime/socket';
 import { VERSION } from './platform/version';
 
 /** The product's modules, in the order their routes mount. Reading this list tells what Orbita is. */
-export const productModules: ModuleFactory[] = [healthModule, identityModule, errorLogModule];
+export const productModules: ModuleFactory[] = [healthModule, identityModule, errorLogModule, formsModule, tasksModule];
 
 export interface AppOptions {
   config: Config;
@@ -39,6 +42,7 @@ export interface App {
   readonly modules: AppModule[];
   readonly routes: readonly AnyRoute[];
   readonly state: AppState;
+  readonly events: EventBus;
   /** Starts listening on the configured host and port (0 picks a free port). */
   listen(): Promise<{ port: number; url: string }>;
   /** Stops taking connections, lets in-flight requests finish (up to the shutdown timeout), closes sockets. */
@@ -57,7 +61,8 @@ export function createApp(options: AppOptions): App {
   const httpServer = createServer(web);
   const io = createRealtime(httpServer, logger);
   const mailer = options.mailer ?? createMailer(config, logger);
-  const context: ModuleContext = { config, db, logger, io, mailer, state };
+  const events = createEventBus(logger);
+  const context: ModuleContext = { config, db, logger, io, mailer, events, state };
 
   const modules = [...productModules, ...(options.extraModules ?? [])].map((factory) => factory(context));
   const routes: AnyRoute[] = [];
@@ -113,6 +118,7 @@ export function createApp(options: AppOptions): App {
     modules,
     routes,
     state,
+    events,
     listen() {
       return new Promise((resolve, reject) => {
         httpServer.once('error', reject);

@@ -3,6 +3,7 @@ import type { Server as SocketServer } from 'socket.io';
 import type { Authenticate } from './auth/auth-context';
 import type { Config } from './config';
 import type { Db } from './db/db';
+import type { EventBus } from './events';
 import type { AnyRoute } from './http/routes';
 import type { Logger } from './logging';
 import type { Mailer } from './mail/mailer';
@@ -22,6 +23,7 @@ export interface ModuleContext {
   logger: Logger;
   io: SocketServer;
   mailer: Mailer;
+  events: EventBus;
   state: AppState;
 }
 

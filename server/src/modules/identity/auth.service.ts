@@ -1,6 +1,7 @@
 import type { Me, TokenResponse } from '@shared/api/identity';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { randomToken, sha256Hex } from '../../platform/auth/secrets';
+import type { EventBus } from '../../platform/events';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import type { Logger } from '../../platform/logging';
@@ -12,6 +13,7 @@ import { hashPassword, verifyPassword } from './passwords';
 import { type ClientInfo, issueSession, type SessionDeps, sessionTokens } from './sessions.service';
 
 export interface AuthDeps extends SessionDeps {
+  events: EventBus;
   mailer: Mailer;
   logger: Logger;
   publicUrl: string;

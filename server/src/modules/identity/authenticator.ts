@@ -32,6 +32,8 @@ export function createAuthenticator(db: Db, tokens: AccessTokens): Authenticate 
       organizationId: claims.organizationId,
       sessionId: claims.sessionId,
       isAdmin: caller.is_admin,
+      roleIds: caller.role_ids,
+      locale: caller.locale,
       // Administrators manage the matrix and have every module themselves.
       modules: caller.is_admin ? [...GATED_MODULES] : caller.modules,
     };

@@ -274,6 +274,8 @@ export async function revokeUserSessions(db: Queryable, userId: string, reason: 
 }
 
 export interface CallerRow {
+  locale: 'ru' | 'en';
+  role_ids: string[];
   is_admin: boolean;
   status: UserRow['status'];
   session_revoked: boolean;
@@ -288,7 +290,8 @@ export async function findCaller(
   sessionId: string,
 ): Promise<CallerRow | undefined> {
   const { rows } = await db.query<CallerRow>(
-    `SELECT u.is_admin, u.status, s.revoked_at IS NOT NULL AS session_revoked,
+    `SELECT u.is_admin, u.status, u.locale, s.revoked_at IS NOT NULL AS session_revoked,
+            ARRAY(SELECT rm.role_id FROM role_members rm WHERE rm.user_id = u.id ORDER BY rm.role_id)::text[] AS role_ids,
             ARRAY(SELECT DISTINCT ma.module FROM module_access ma
                    WHERE ma.organization_id = u.organization_id
                      AND (ma.user_id = u.id

@@ -15,6 +15,7 @@ export const identityModule: ModuleFactory = (context) => {
     db,
     tokens,
     mailer: context.mailer,
+    events: context.events,
     logger: context.logger,
     publicUrl: config.publicUrl,
     refreshTokenSeconds: config.refreshTokenSeconds,

@@ -14,6 +14,11 @@ import * as repo from './identity.repo';
 
 export const INVITATION_TOKEN_SECONDS = 7 * 86_400;
 
+/** Tells other modules that who belongs to these roles changed (tasks re-expand `role:` values). */
+function membershipChanged(deps: Pick<AuthDeps, 'events'>, organizationId: string, roleIds: readonly string[]) {
+  for (const roleId of new Set(roleIds)) deps.events.publish('role.members_changed', { organizationId, roleId });
+}
+
 const userNotFound = (userId: string) => Problem.of('not_found', `There is no user ${userId} in your organization.`);
 
 /** Refuses ids that are not of the organization, naming them (another organization's look unknown). */
@@ -129,7 +134,7 @@ export async function updateUser(
   if (!auth.isAdmin && (userId !== auth.userId || adminOnly)) {
     throw Problem.of('forbidden', 'Only an administrator may change other users, roles, rights or status.');
   }
-  await deps.db.transaction(async (tx) => {
+  const affectedRoles = await deps.db.transaction(async (tx) => {
     const admins = await repo.lockActiveAdminIds(tx, auth.organizationId);
     const user = await repo.findUser(tx, auth.organizationId, userId);
     if (!user) throw userNotFound(userId);
@@ -152,7 +157,10 @@ export async function updateUser(
       status: patch.status === 'active' && user.status === 'invited' ? undefined : patch.status,
     });
     if (patch.status === 'deactivated') await repo.revokeUserSessions(tx, userId, 'deactivated');
+    // Roles whose active membership this change affects.
+    return patch.roleIds || patch.status ? [...user.role_ids, ...(patch.roleIds ?? [])] : [];
   });
+  membershipChanged(deps, auth.organizationId, affectedRoles);
   return getUser(deps, auth, userId);
 }
 
@@ -187,7 +195,7 @@ export async function getRole(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, rol
 }
 
 export async function createRole(
-  deps: Pick<AuthDeps, 'db'>,
+  deps: Pick<AuthDeps, 'db' | 'events'>,
   auth: AuthContext,
   input: { name: string; memberIds: string[] },
 ) {
@@ -197,6 +205,7 @@ export async function createRole(
     if (!(await repo.insertRole(tx, auth.organizationId, roleId, input.name))) throw nameTaken(input.name);
     await repo.setRoleMembers(tx, auth.organizationId, roleId, input.memberIds);
   });
+  membershipChanged(deps, auth.organizationId, [roleId]);
   return getRole(deps, auth, roleId);
 }
 
@@ -208,16 +217,27 @@ export async function renameRole(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, 
   return getRole(deps, auth, roleId);
 }
 
-export async function deleteRole(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, roleId: string): Promise<void> {
+export async function deleteRole(
+  deps: Pick<AuthDeps, 'db' | 'events'>,
+  auth: AuthContext,
+  roleId: string,
+): Promise<void> {
   if (!(await repo.deleteRole(deps.db, auth.organizationId, roleId))) throw roleNotFound(roleId);
+  membershipChanged(deps, auth.organizationId, [roleId]);
 }
 
-export async function setRoleMembers(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, roleId: string, userIds: string[]) {
+export async function setRoleMembers(
+  deps: Pick<AuthDeps, 'db' | 'events'>,
+  auth: AuthContext,
+  roleId: string,
+  userIds: string[],
+) {
   await deps.db.transaction(async (tx) => {
     if (!(await repo.findRole(tx, auth.organizationId, roleId))) throw roleNotFound(roleId);
     await assertUsersExist(tx, auth.organizationId, userIds, 'userIds');
     await repo.setRoleMembers(tx, auth.organizationId, roleId, [...new Set(userIds)]);
   });
+  membershipChanged(deps, auth.organizationId, [roleId]);
   return getRole(deps, auth, roleId);
 }
 

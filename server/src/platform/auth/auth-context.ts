@@ -7,6 +7,10 @@ export interface AuthContext {
   organizationId: string;
   sessionId: string;
   isAdmin: boolean;
+  /** The user's language (`ru` or `en`), for texts the server writes on their behalf. */
+  locale: 'ru' | 'en';
+  /** Roles the user is a member of. */
+  roleIds: readonly string[];
   /** Gated modules the user has, directly, through a role, or as an administrator. */
   modules: readonly GatedModule[];
 }

@@ -1,0 +1,8 @@
+import type { ModuleFactory } from '../../platform/module';
+import { formsRoutes } from './forms.routes';
+
+/** Forms: fields of every type, statuses and the moves allowed between them. */
+export const formsModule: ModuleFactory = (context) => ({
+  name: 'forms',
+  routes: formsRoutes({ db: context.db }),
+});

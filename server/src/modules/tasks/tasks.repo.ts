@@ -1,0 +1,454 @@
+import type { Queryable } from '../../platform/db/db';
+
+export interface TaskRow {
+  id: string;
+  form_id: string;
+  status_id: string;
+  title: string;
+  description: string;
+  fields: Record<string, unknown>;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+  /** updated_at in microseconds since the epoch (exact, for cursors). */
+  updated_us: string;
+}
+
+export interface AssigneeRow {
+  task_id: string;
+  user_id: string;
+  source: string;
+  delegated_from_user_id: string | null;
+  pending_review: boolean;
+  added_at: Date;
+}
+
+export interface Visibility {
+  organizationId: string;
+  userId: string;
+  isAdmin: boolean;
+  roleIds: readonly string[];
+}
+
+const TASK_COLUMNS = `t.id, t.form_id, t.status_id, t.title, t.description, t.fields, t.created_by, t.created_at, t.updated_at,
+  t.deleted_at, (extract(epoch FROM t.updated_at) * 1000000)::bigint::text AS updated_us`;
+
+/**
+ * The caller sees a task when its form is open to everyone, to one of their roles, when they are
+ * an administrator, or when they are among its assignees. Parameters $1..$4 of the query.
+ */
+const VISIBLE = `t.organization_id = $1 AND t.deleted_at IS NULL AND (
+  $3::boolean OR EXISTS (SELECT 1 FROM forms f WHERE f.id = t.form_id
+                           AND (f.visible_role_ids = '{}' OR f.visible_role_ids && $4::uuid[]))
+  OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $2))`;
+
+function visibilityParams(v: Visibility): unknown[] {
+  return [v.organizationId, v.userId, v.isAdmin, v.roleIds];
+}
+
+export async function findVisibleTask(db: Queryable, v: Visibility, taskId: string): Promise<TaskRow | undefined> {
+  const { rows } = await db.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${VISIBLE} AND t.id = $5`, [
+    ...visibilityParams(v),
+    taskId,
+  ]);
+  return rows[0];
+}
+
+export async function lockTask(db: Queryable, organizationId: string, taskId: string): Promise<TaskRow | undefined> {
+  const { rows } = await db.query<TaskRow>(
+    `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.organization_id = $1 AND t.id = $2 AND t.deleted_at IS NULL FOR UPDATE`,
+    [organizationId, taskId],
+  );
+  return rows[0];
+}
+
+export interface TaskFilter {
+  formId?: string;
+  statusId?: string;
+  assigneeId?: string;
+  updatedSince?: string;
+  /** [updated_us, id] of the last task of the previous page. */
+  after?: [string, string];
+  limit: number;
+}
+
+export async function listVisibleTasks(db: Queryable, v: Visibility, filter: TaskFilter): Promise<TaskRow[]> {
+  const { rows } = await db.query<TaskRow>(
+    `SELECT ${TASK_COLUMNS} FROM tasks t
+      WHERE ${VISIBLE}
+        AND ($5::uuid IS NULL OR t.form_id = $5)
+        AND ($6::uuid IS NULL OR t.status_id = $6)
+        AND ($7::uuid IS NULL OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $7))
+        AND ($8::timestamptz IS NULL OR t.updated_at >= $8)
+        AND ($9::bigint IS NULL OR (t.updated_at, t.id) < ('epoch'::timestamptz + $9::bigint * interval '1 microsecond', $10::uuid))
+      ORDER BY t.updated_at DESC, t.id DESC LIMIT $11`,
+    [
+      ...visibilityParams(v),
+      filter.formId ?? null,
+      filter.statusId ?? null,
+      filter.assigneeId ?? null,
+      filter.updatedSince ?? null,
+      filter.after?.[0] ?? null,
+      filter.after?.[1] ?? null,
+      filter.limit,
+    ],
+  );
+  return rows;
+}
+
+/** Visible tasks whose title or description contains `pattern` (an ILIKE pattern), best matches first. */
+export async function searchVisibleTasks(
+  db: Queryable,
+  v: Visibility,
+  text: string,
+  limit: number,
+): Promise<TaskRow[]> {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const { rows } = await db.query<TaskRow>(
+    `SELECT ${TASK_COLUMNS} FROM tasks t
+      WHERE ${VISIBLE} AND (t.title ILIKE $5 OR t.description ILIKE $5)
+      ORDER BY greatest(similarity(t.title, $6), similarity(t.description, $6)) DESC, t.updated_at DESC, t.id
+      LIMIT $7`,
+    [...visibilityParams(v), pattern, text, limit],
+  );
+  return rows;
+}
+
+export async function visibleTasksByIds(db: Queryable, v: Visibility, ids: readonly string[]): Promise<TaskRow[]> {
+  const { rows } = await db.query<TaskRow>(
+    `SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${VISIBLE} AND t.id = ANY($5::uuid[])`,
+    [...visibilityParams(v), ids],
+  );
+  return rows;
+}
+
+export async function insertTask(
+  db: Queryable,
+  task: {
+    id: string;
+    organizationId: string;
+    formId: string;
+    statusId: string;
+    title: string;
+    description: string;
+    fields: Record<string, unknown>;
+    createdBy: string | null;
+  },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO tasks (id, organization_id, form_id, status_id, title, description, fields, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
+    [
+      task.id,
+      task.organizationId,
+      task.formId,
+      task.statusId,
+      task.title,
+      task.description,
+      JSON.stringify(task.fields),
+      task.createdBy,
+    ],
+  );
+  return rowCount === 1;
+}
+
+export async function updateTask(
+  db: Queryable,
+  organizationId: string,
+  taskId: string,
+  patch: { title: string; description: string; fields: Record<string, unknown>; statusId: string },
+): Promise<void> {
+  await db.query(
+    `UPDATE tasks SET title = $3, description = $4, fields = $5, status_id = $6, updated_at = now()
+      WHERE organization_id = $1 AND id = $2`,
+    [organizationId, taskId, patch.title, patch.description, JSON.stringify(patch.fields), patch.statusId],
+  );
+}
+
+export async function softDeleteTask(db: Queryable, organizationId: string, taskId: string): Promise<void> {
+  await db.query('UPDATE tasks SET deleted_at = now(), updated_at = now() WHERE organization_id = $1 AND id = $2', [
+    organizationId,
+    taskId,
+  ]);
+}
+
+export async function listAssignees(
+  db: Queryable,
+  organizationId: string,
+  taskIds: readonly string[],
+): Promise<AssigneeRow[]> {
+  const { rows } = await db.query<AssigneeRow>(
+    `SELECT task_id, user_id, source, delegated_from_user_id, pending_review, added_at FROM task_assignees
+      WHERE organization_id = $1 AND task_id = ANY($2::uuid[]) ORDER BY added_at, user_id`,
+    [organizationId, taskIds],
+  );
+  return rows;
+}
+
+/** Inserts assignees that are not there yet; returns the user ids actually added. */
+export async function insertAssignees(
+  db: Queryable,
+  organizationId: string,
+  taskId: string,
+  userIds: readonly string[],
+  source: string,
+): Promise<string[]> {
+  const { rows } = await db.query<{ user_id: string }>(
+    `INSERT INTO task_assignees (organization_id, task_id, user_id, source)
+     SELECT $1, $2, unnest($3::uuid[]), $4 ON CONFLICT DO NOTHING RETURNING user_id`,
+    [organizationId, taskId, userIds, source],
+  );
+  return rows.map((row) => row.user_id);
+}
+
+export async function deleteAssignees(
+  db: Queryable,
+  organizationId: string,
+  taskId: string,
+  userIds: readonly string[],
+  onlySource?: string,
+): Promise<string[]> {
+  const { rows } = await db.query<{ user_id: string }>(
+    `DELETE FROM task_assignees WHERE organization_id = $1 AND task_id = $2 AND user_id = ANY($3::uuid[])
+       AND ($4::text IS NULL OR source = $4) RETURNING user_id`,
+    [organizationId, taskId, userIds, onlySource ?? null],
+  );
+  return rows.map((row) => row.user_id);
+}
+
+export async function insertFieldHistory(
+  db: Queryable,
+  rows: {
+    id: string;
+    organizationId: string;
+    taskId: string;
+    fieldId: string;
+    oldValue: unknown;
+    newValue: unknown;
+    actorUserId: string | null;
+    botId: string | null;
+  }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `INSERT INTO field_history (id, organization_id, task_id, field_id, old_value, new_value, actor_user_id, bot_id)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::jsonb[], $7::uuid[], $8::uuid[])`,
+    [
+      rows.map((r) => r.id),
+      rows.map((r) => r.organizationId),
+      rows.map((r) => r.taskId),
+      rows.map((r) => r.fieldId),
+      rows.map((r) => JSON.stringify(r.oldValue ?? null)),
+      rows.map((r) => JSON.stringify(r.newValue ?? null)),
+      rows.map((r) => r.actorUserId),
+      rows.map((r) => r.botId),
+    ],
+  );
+}
+
+export async function insertAudit(
+  db: Queryable,
+  entry: {
+    id: string;
+    organizationId: string;
+    taskId: string;
+    action: string;
+    actorUserId: string | null;
+    botId: string | null;
+    details: object;
+  },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO task_audit_log (id, organization_id, task_id, action, actor_user_id, bot_id, details)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [
+      entry.id,
+      entry.organizationId,
+      entry.taskId,
+      entry.action,
+      entry.actorUserId,
+      entry.botId,
+      JSON.stringify(entry.details),
+    ],
+  );
+}
+
+export async function listFieldHistory(db: Queryable, organizationId: string, taskId: string) {
+  const { rows } = await db.query<{
+    id: string;
+    field_id: string;
+    old_value: unknown;
+    new_value: unknown;
+    actor_user_id: string | null;
+    bot_id: string | null;
+    changed_at: Date;
+  }>(
+    `SELECT id, field_id, old_value, new_value, actor_user_id, bot_id, changed_at FROM field_history
+      WHERE organization_id = $1 AND task_id = $2 ORDER BY changed_at DESC, id DESC`,
+    [organizationId, taskId],
+  );
+  return rows;
+}
+
+export async function listAudit(db: Queryable, organizationId: string, taskId: string) {
+  const { rows } = await db.query<{
+    id: string;
+    action: string;
+    actor_user_id: string | null;
+    bot_id: string | null;
+    details: Record<string, unknown>;
+    created_at: Date;
+  }>(
+    `SELECT id, action, actor_user_id, bot_id, details, created_at FROM task_audit_log
+      WHERE organization_id = $1 AND task_id = $2 ORDER BY created_at DESC, id DESC`,
+    [organizationId, taskId],
+  );
+  return rows;
+}
+
+export interface MessageRow {
+  id: string;
+  task_id: string;
+  author_user_id: string | null;
+  bot_id: string | null;
+  body: string;
+  mentioned_user_ids: string[];
+  created_at: Date;
+}
+
+export async function insertMessage(
+  db: Queryable,
+  message: {
+    id: string;
+    organizationId: string;
+    taskId: string;
+    authorUserId: string | null;
+    body: string;
+    mentions: string[];
+  },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO task_messages (id, organization_id, task_id, author_user_id, body, mentioned_user_ids)
+     VALUES ($1, $2, $3, $4, $5, $6::uuid[])`,
+    [message.id, message.organizationId, message.taskId, message.authorUserId, message.body, message.mentions],
+  );
+}
+
+export async function listMessages(db: Queryable, organizationId: string, taskId: string): Promise<MessageRow[]> {
+  const { rows } = await db.query<MessageRow>(
+    `SELECT id, task_id, author_user_id, bot_id, body, mentioned_user_ids::text[] AS mentioned_user_ids, created_at
+       FROM task_messages WHERE organization_id = $1 AND task_id = $2 ORDER BY created_at, id`,
+    [organizationId, taskId],
+  );
+  return rows;
+}
+
+export async function recordView(db: Queryable, organizationId: string, taskId: string, userId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO task_views (organization_id, task_id, user_id) VALUES ($1, $2, $3)
+     ON CONFLICT (task_id, user_id) DO UPDATE SET viewed_at = now()`,
+    [organizationId, taskId, userId],
+  );
+}
+
+export async function recentViews(db: Queryable, v: Visibility, limit: number) {
+  const { rows } = await db.query<TaskRow & { viewed_at: Date }>(
+    `SELECT ${TASK_COLUMNS}, tv.viewed_at FROM task_views tv JOIN tasks t ON t.id = tv.task_id
+      WHERE tv.organization_id = $1 AND tv.user_id = $2 AND ${VISIBLE}
+      ORDER BY tv.viewed_at DESC, t.id LIMIT $5`,
+    [...visibilityParams(v), limit],
+  );
+  return rows;
+}
+
+/** Tasks needing the caller: assigned (not in a final status) and mentions since their last view. */
+export async function inbox(db: Queryable, v: Visibility, limit: number) {
+  const { rows } = await db.query<TaskRow & { reason: string; at: Date }>(
+    `SELECT * FROM (
+       SELECT ${TASK_COLUMNS},
+              CASE WHEN a.pending_review THEN 'delegation_review'
+                   WHEN a.delegated_from_user_id IS NOT NULL THEN 'delegation' ELSE 'assigned' END AS reason,
+              a.added_at AS at
+         FROM task_assignees a JOIN tasks t ON t.id = a.task_id
+         JOIN form_statuses s ON s.id = t.status_id
+        WHERE a.organization_id = $1 AND a.user_id = $2 AND NOT s.is_final AND ${VISIBLE}
+       UNION ALL
+       SELECT ${TASK_COLUMNS}, 'mentioned' AS reason, m.at
+         FROM (SELECT task_id, max(created_at) AS at FROM task_messages
+                WHERE organization_id = $1 AND $2 = ANY(mentioned_user_ids) GROUP BY task_id) m
+         JOIN tasks t ON t.id = m.task_id
+         LEFT JOIN task_views tv ON tv.task_id = t.id AND tv.user_id = $2
+        WHERE (tv.viewed_at IS NULL OR tv.viewed_at < m.at) AND ${VISIBLE}
+     ) items ORDER BY at DESC, id LIMIT $5`,
+    [...visibilityParams(v), limit],
+  );
+  return rows;
+}
+
+export async function tasksWithUserReference(db: Queryable, organizationId: string, entry: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM tasks WHERE organization_id = $1 AND deleted_at IS NULL AND strpos(fields::text, $2) > 0`,
+    [organizationId, `"${entry}"`],
+  );
+  return rows.map((row) => row.id);
+}
+
+export async function hasTasks(db: Queryable, organizationId: string): Promise<boolean> {
+  const { rows } = await db.query<{ found: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM tasks WHERE organization_id = $1 AND deleted_at IS NULL) AS found',
+    [organizationId],
+  );
+  return rows[0]?.found ?? false;
+}
+
+// ---- idempotency ----
+
+/**
+ * Claims an idempotency key for this request. If another request holds it (even one still
+ * running), waits for it and returns what it stored; a rolled-back holder leaves the key free.
+ */
+export async function claimIdempotencyKey(
+  db: Queryable,
+  organizationId: string,
+  key: string,
+  requestHash: string,
+): Promise<{ claimed: true } | { claimed: false; requestHash: string; status: number | null; response: unknown }> {
+  const inserted = await db.query(
+    `INSERT INTO idempotency_keys (organization_id, key, request_hash) VALUES ($1, $2, $3)
+     ON CONFLICT (organization_id, key) DO NOTHING RETURNING key`,
+    [organizationId, key, requestHash],
+  );
+  if (inserted.rowCount === 1) return { claimed: true };
+  const { rows } = await db.query<{ request_hash: string; status: number | null; response: unknown }>(
+    'SELECT request_hash, status, response FROM idempotency_keys WHERE organization_id = $1 AND key = $2',
+    [organizationId, key],
+  );
+  const row = rows[0];
+  return {
+    claimed: false,
+    requestHash: row?.request_hash ?? '',
+    status: row?.status ?? null,
+    response: row?.response ?? null,
+  };
+}
+
+export async function storeIdempotentResponse(
+  db: Queryable,
+  organizationId: string,
+  key: string,
+  status: number,
+  response: unknown,
+) {
+  await db.query('UPDATE idempotency_keys SET status = $3, response = $4 WHERE organization_id = $1 AND key = $2', [
+    organizationId,
+    key,
+    status,
+    JSON.stringify(response),
+  ]);
+}
+
+/** Keys live 24 hours; older ones are removed as new batches come. */
+export async function forgetOldIdempotencyKeys(db: Queryable): Promise<void> {
+  await db.query("DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'");
+}

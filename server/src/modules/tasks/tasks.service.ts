@@ -1,0 +1,583 @@
+import { createHash } from 'node:crypto';
+import type { ProblemFieldError } from '@shared/api/problem';
+import type { BatchTaskInput, CreateTaskRequest, Task, UpdateTaskRequest } from '@shared/api/tasks';
+import type { z } from 'zod';
+import type { AuthContext } from '../../platform/auth/auth-context';
+import type { Db, Queryable } from '../../platform/db/db';
+import type { DomainEvents, EventBus, EventName } from '../../platform/events';
+import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
+import { Problem } from '../../platform/http/problem';
+import { newId } from '../../platform/ids';
+import { canUseForm, type FormDefinition, formNotFound, getFormDefinition } from '../forms/forms.service';
+import * as members from '../identity/members.service';
+import { checkFieldValues, sameValue, userEntries } from './task-values';
+import { presentTasks } from './tasks.presenter';
+import * as repo from './tasks.repo';
+
+export interface TasksDeps {
+  db: Db;
+  events: EventBus;
+}
+
+/** A transaction whose domain events are published once it has committed. */
+export interface Unit {
+  tx: Queryable;
+  publish<K extends EventName>(name: K, payload: DomainEvents[K]): void;
+}
+
+export async function inUnit<T>(deps: TasksDeps, work: (unit: Unit) => Promise<T>): Promise<T> {
+  const pending: (() => void)[] = [];
+  const result = await deps.db.transaction((tx) =>
+    work({ tx, publish: (name, payload) => pending.push(() => deps.events.publish(name, payload)) }),
+  );
+  for (const publish of pending) publish();
+  return result;
+}
+
+export const MAX_BATCH = 100;
+
+export const taskNotFound = (taskId: string) => Problem.of('not_found', `There is no task ${taskId} you can see.`);
+
+function audit(unit: Unit, auth: AuthContext, taskId: string, action: string, details: object = {}) {
+  return repo.insertAudit(unit.tx, {
+    id: newId(),
+    organizationId: auth.organizationId,
+    taskId,
+    action,
+    actorUserId: auth.userId,
+    botId: null,
+    details,
+  });
+}
+
+/**
+ * Adds assignees to a task. Every addition goes through here (manual, transition, user field,
+ * tool protocol), so the delegation hook attaches in one place. Only active members of the
+ * organization are added; returns who was actually added.
+ */
+export async function addAssignees(
+  unit: Unit,
+  auth: AuthContext,
+  taskId: string,
+  userIds: readonly string[],
+  source: 'manual' | 'field' | 'transition' | 'tool',
+): Promise<string[]> {
+  const assignable = await members.activeUserIds(unit.tx, auth.organizationId, [...new Set(userIds)]);
+  const added = await repo.insertAssignees(unit.tx, auth.organizationId, taskId, assignable, source);
+  for (const userId of added) {
+    await audit(unit, auth, taskId, 'assignee_added', { userId, source });
+    unit.publish('task.assignee_added', { organizationId: auth.organizationId, taskId, userId, source });
+  }
+  return added;
+}
+
+/** People the task's user-type fields name, with roles expanded into their current members. */
+async function fieldAssignees(
+  tx: Queryable,
+  organizationId: string,
+  definition: FormDefinition,
+  values: Record<string, unknown>,
+) {
+  const entries = definition.fields.filter((f) => f.type === 'user').flatMap((f) => userEntries(values[f.id]));
+  const roleMembers = await members.activeRoleMembers(
+    tx,
+    organizationId,
+    entries.filter((e) => e.kind === 'role').map((e) => e.id),
+  );
+  const users = new Set<string>();
+  for (const entry of entries) {
+    if (entry.kind === 'user') users.add(entry.id);
+    else for (const id of roleMembers.get(entry.id) ?? []) users.add(id);
+  }
+  return [...users];
+}
+
+/** Makes the field-sourced assignees match the user-type fields; manual assignees stay. */
+async function syncFieldAssignees(
+  unit: Unit,
+  auth: AuthContext,
+  taskId: string,
+  definition: FormDefinition,
+  values: Record<string, unknown>,
+) {
+  const wanted = await fieldAssignees(unit.tx, auth.organizationId, definition, values);
+  const current = await repo.listAssignees(unit.tx, auth.organizationId, [taskId]);
+  const stale = current.filter((a) => a.source === 'field' && !wanted.includes(a.user_id)).map((a) => a.user_id);
+  const removed = await repo.deleteAssignees(unit.tx, auth.organizationId, taskId, stale, 'field');
+  for (const userId of removed) await audit(unit, auth, taskId, 'assignee_removed', { userId, source: 'field' });
+  await addAssignees(unit, auth, taskId, wanted, 'field');
+}
+
+function validationProblem(errors: ProblemFieldError[]): Problem {
+  const first = errors[0];
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  return Problem.of('validation_failed', `${first?.detail ?? 'Invalid values'}${more}. Correct the listed fields.`, {
+    errors,
+  });
+}
+
+async function usableForm(tx: Queryable, auth: AuthContext, formId: string): Promise<FormDefinition> {
+  const definition = await getFormDefinition(tx, auth.organizationId, formId);
+  if (!definition || !canUseForm(auth, definition.form)) throw formNotFound(formId);
+  if (definition.form.deleted_at) throw Problem.of('form_deleted', 'The form is deleted and takes no new tasks.');
+  return definition;
+}
+
+async function insertOne(
+  unit: Unit,
+  auth: AuthContext,
+  definition: FormDefinition,
+  input: z.infer<typeof BatchTaskInput>,
+  pointer: string,
+): Promise<{ id: string } | { errors: ProblemFieldError[] }> {
+  const checked = await checkFieldValues(
+    unit.tx,
+    auth.organizationId,
+    definition.fields,
+    input.fields,
+    undefined,
+    `${pointer}/fields`,
+  );
+  if (checked.errors.length > 0) return { errors: checked.errors };
+  const initial = definition.statuses.find((s) => s.is_initial);
+  if (!initial) throw Problem.of('conflict', 'The form has no initial status. An administrator must fix its workflow.');
+  const id = input.id ?? newId();
+  const inserted = await repo.insertTask(unit.tx, {
+    id,
+    organizationId: auth.organizationId,
+    formId: definition.form.id,
+    statusId: initial.id,
+    title: input.title,
+    description: input.description,
+    fields: checked.values,
+    createdBy: auth.userId,
+  });
+  if (!inserted) {
+    return {
+      errors: [
+        { location: 'body', pointer: `${pointer}/id`, detail: `A task with id ${id} already exists`, code: 'id_taken' },
+      ],
+    };
+  }
+  await audit(unit, auth, id, 'created', { formId: definition.form.id, statusId: initial.id });
+  await syncFieldAssignees(unit, auth, id, definition, checked.values);
+  return { id };
+}
+
+function visibility(auth: AuthContext): repo.Visibility {
+  return { organizationId: auth.organizationId, userId: auth.userId, isAdmin: auth.isAdmin, roleIds: auth.roleIds };
+}
+
+export async function getTask(
+  deps: Pick<TasksDeps, 'db'>,
+  auth: AuthContext,
+  taskId: string,
+  db: Queryable = deps.db,
+): Promise<Task> {
+  const row = await repo.findVisibleTask(db, visibility(auth), taskId);
+  if (!row) throw taskNotFound(taskId);
+  return (await presentTasks(db, auth.organizationId, [row]))[0] as Task;
+}
+
+export async function createTask(
+  deps: TasksDeps,
+  auth: AuthContext,
+  input: z.infer<typeof CreateTaskRequest>,
+): Promise<Task> {
+  const id = await inUnit(deps, async (unit) => {
+    const definition = await usableForm(unit.tx, auth, input.formId);
+    const result = await insertOne(unit, auth, definition, input, '#');
+    if ('errors' in result) {
+      const taken = result.errors.find((e) => e.code === 'id_taken');
+      if (taken) throw Problem.of('conflict', taken.detail);
+      throw validationProblem(result.errors);
+    }
+    return result.id;
+  });
+  return getTask(deps, auth, id);
+}
+
+export async function listTasks(
+  deps: Pick<TasksDeps, 'db'>,
+  auth: AuthContext,
+  query: {
+    formId?: string;
+    statusId?: string;
+    assigneeId?: string;
+    updatedSince?: string;
+    limit: number;
+    cursor?: string;
+  },
+) {
+  const after = decodeCursor(query.cursor) as [string, string] | undefined;
+  const rows = await repo.listVisibleTasks(deps.db, visibility(auth), { ...query, after, limit: query.limit + 1 });
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    items: await presentTasks(deps.db, auth.organizationId, page),
+    nextCursor: rows.length > query.limit && last ? encodeCursor([last.updated_us, last.id]) : null,
+  };
+}
+
+/** Edits title, description and field values; each changed value is written to the field history. */
+export async function updateTask(
+  deps: TasksDeps,
+  auth: AuthContext,
+  taskId: string,
+  patch: z.infer<typeof UpdateTaskRequest>,
+) {
+  await inUnit(deps, async (unit) => {
+    if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    const task = await repo.lockTask(unit.tx, auth.organizationId, taskId);
+    if (!task) throw taskNotFound(taskId);
+    const definition = (await getFormDefinition(unit.tx, auth.organizationId, task.form_id)) as FormDefinition;
+    const checked = await checkFieldValues(
+      unit.tx,
+      auth.organizationId,
+      definition.fields,
+      patch.fields ?? {},
+      task.fields,
+    );
+    if (checked.errors.length > 0) throw validationProblem(checked.errors);
+    const changedFields = Object.keys(patch.fields ?? {}).filter(
+      (id) => !sameValue(task.fields[id], checked.values[id]),
+    );
+    const title = patch.title ?? task.title;
+    const description = patch.description ?? task.description;
+    if (changedFields.length === 0 && title === task.title && description === task.description) return;
+    await repo.updateTask(unit.tx, auth.organizationId, taskId, {
+      title,
+      description,
+      fields: checked.values,
+      statusId: task.status_id,
+    });
+    await repo.insertFieldHistory(
+      unit.tx,
+      changedFields.map((fieldId) => ({
+        id: newId(),
+        organizationId: auth.organizationId,
+        taskId,
+        fieldId,
+        oldValue: task.fields[fieldId] ?? null,
+        newValue: checked.values[fieldId] ?? null,
+        actorUserId: auth.userId,
+        botId: null,
+      })),
+    );
+    await audit(unit, auth, taskId, 'updated', {
+      fields: changedFields,
+      ...(title !== task.title ? { title: { from: task.title, to: title } } : {}),
+      ...(description !== task.description ? { description: true } : {}),
+    });
+    if (changedFields.some((id) => definition.fields.find((f) => f.id === id)?.type === 'user')) {
+      await syncFieldAssignees(unit, auth, taskId, definition, checked.values);
+    }
+  });
+  return getTask(deps, auth, taskId);
+}
+
+export async function deleteTask(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<void> {
+  await inUnit(deps, async (unit) => {
+    const task = await repo.findVisibleTask(unit.tx, visibility(auth), taskId);
+    if (!task) throw taskNotFound(taskId);
+    const definition = await getFormDefinition(unit.tx, auth.organizationId, task.form_id);
+    if (!auth.isAdmin && task.created_by !== auth.userId && !(definition && canUseForm(auth, definition.form))) {
+      throw Problem.of(
+        'forbidden',
+        'Only the author, an administrator or someone the form is open to may delete this task.',
+      );
+    }
+    await repo.softDeleteTask(unit.tx, auth.organizationId, taskId);
+    await audit(unit, auth, taskId, 'deleted');
+  });
+}
+
+/**
+ * Moves a task to another status if the form's workflow allows it, records the change, and after
+ * commit publishes `task.status_changed` (automations listen to it).
+ */
+export async function executeTaskTransition(
+  deps: TasksDeps,
+  auth: AuthContext,
+  taskId: string,
+  input: { statusId: string; comment?: string },
+): Promise<Task> {
+  await inUnit(deps, async (unit) => {
+    if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    const task = await repo.lockTask(unit.tx, auth.organizationId, taskId);
+    if (!task) throw taskNotFound(taskId);
+    const definition = (await getFormDefinition(unit.tx, auth.organizationId, task.form_id)) as FormDefinition;
+    const from = definition.statuses.find((s) => s.id === task.status_id);
+    const to = definition.statuses.find((s) => s.id === input.statusId);
+    if (!to) {
+      throw Problem.of('validation_failed', `The form has no status ${input.statusId}.`, {
+        errors: [
+          {
+            location: 'body',
+            pointer: '#/statusId',
+            detail: 'Not a status of this task’s form',
+            code: 'unknown_status',
+          },
+        ],
+      });
+    }
+    const allowed = definition.transitions.some((t) => t.from_status_id === task.status_id && t.to_status_id === to.id);
+    if (!allowed) {
+      throw Problem.of(
+        'transition_not_allowed',
+        `The workflow does not allow moving from "${from?.name ?? 'the current status'}" to "${to.name}".`,
+      );
+    }
+    await repo.updateTask(unit.tx, auth.organizationId, taskId, {
+      title: task.title,
+      description: task.description,
+      fields: task.fields,
+      statusId: to.id,
+    });
+    await audit(unit, auth, taskId, 'status_changed', {
+      fromStatusId: task.status_id,
+      toStatusId: to.id,
+      ...(input.comment ? { comment: input.comment } : {}),
+    });
+    unit.publish('task.status_changed', {
+      organizationId: auth.organizationId,
+      taskId,
+      formId: task.form_id,
+      fromStatusId: task.status_id,
+      toStatusId: to.id,
+      actor: { userId: auth.userId },
+    });
+  });
+  return getTask(deps, auth, taskId);
+}
+
+export async function assignManually(
+  deps: TasksDeps,
+  auth: AuthContext,
+  taskId: string,
+  userId: string,
+): Promise<Task> {
+  await inUnit(deps, async (unit) => {
+    if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    const known = await members.activeUserIds(unit.tx, auth.organizationId, [userId]);
+    if (known.length === 0) {
+      throw Problem.of('validation_failed', `There is no active user ${userId} in your organization.`, {
+        errors: [{ location: 'body', pointer: '#/userId', detail: 'Unknown or inactive user', code: 'unknown_user' }],
+      });
+    }
+    await addAssignees(unit, auth, taskId, [userId], 'manual');
+  });
+  return getTask(deps, auth, taskId);
+}
+
+export async function unassign(deps: TasksDeps, auth: AuthContext, taskId: string, userId: string): Promise<Task> {
+  await inUnit(deps, async (unit) => {
+    if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    const removed = await repo.deleteAssignees(unit.tx, auth.organizationId, taskId, [userId]);
+    if (removed.length === 0) throw Problem.of('not_found', `User ${userId} is not an assignee of this task.`);
+    await audit(unit, auth, taskId, 'assignee_removed', { userId, source: 'manual' });
+  });
+  return getTask(deps, auth, taskId);
+}
+
+/** Re-expands `role:<id>` values after the role's membership changed. */
+export async function resyncRoleAssignees(deps: TasksDeps, organizationId: string, roleId: string): Promise<void> {
+  const taskIds = await repo.tasksWithUserReference(deps.db, organizationId, `role:${roleId}`);
+  for (const taskId of taskIds) {
+    await inUnit(deps, async (unit) => {
+      const task = await repo.lockTask(unit.tx, organizationId, taskId);
+      if (!task) return;
+      const definition = (await getFormDefinition(unit.tx, organizationId, task.form_id)) as FormDefinition;
+      // The system acts here; the audit names no user.
+      const system = { organizationId, userId: null } as unknown as AuthContext;
+      await syncFieldAssignees(unit, system, taskId, definition, task.fields);
+    });
+  }
+}
+
+// ---- history, audit, chat, views ----
+
+export async function fieldHistory(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
+  if (!(await repo.findVisibleTask(deps.db, visibility(auth), taskId))) throw taskNotFound(taskId);
+  const rows = await repo.listFieldHistory(deps.db, auth.organizationId, taskId);
+  return {
+    items: rows.map((r) => ({
+      id: r.id,
+      fieldId: r.field_id,
+      oldValue: r.old_value,
+      newValue: r.new_value,
+      actorUserId: r.actor_user_id,
+      botId: r.bot_id,
+      changedAt: r.changed_at.toISOString(),
+    })),
+  };
+}
+
+export async function auditLog(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
+  if (!(await repo.findVisibleTask(deps.db, visibility(auth), taskId))) throw taskNotFound(taskId);
+  const rows = await repo.listAudit(deps.db, auth.organizationId, taskId);
+  return {
+    items: rows.map((r) => ({
+      id: r.id,
+      action: r.action,
+      actorUserId: r.actor_user_id,
+      botId: r.bot_id,
+      details: r.details,
+      createdAt: r.created_at.toISOString(),
+    })),
+  };
+}
+
+function presentMessage(row: repo.MessageRow) {
+  return {
+    id: row.id,
+    taskId: row.task_id,
+    authorUserId: row.author_user_id,
+    botId: row.bot_id,
+    body: row.body,
+    mentions: row.mentioned_user_ids,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export async function messages(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
+  if (!(await repo.findVisibleTask(deps.db, visibility(auth), taskId))) throw taskNotFound(taskId);
+  return { items: (await repo.listMessages(deps.db, auth.organizationId, taskId)).map(presentMessage) };
+}
+
+export async function postMessage(
+  deps: TasksDeps,
+  auth: AuthContext,
+  taskId: string,
+  input: { body: string; mentions: string[] },
+) {
+  const id = newId();
+  await inUnit(deps, async (unit) => {
+    if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    const mentions = [...new Set(input.mentions)];
+    const known = new Set(await members.knownUserIds(unit.tx, auth.organizationId, mentions));
+    const unknown = mentions.filter((userId) => !known.has(userId));
+    if (unknown.length > 0) {
+      throw Problem.of('validation_failed', `Unknown users mentioned: ${unknown.join(', ')}.`, {
+        errors: unknown.map((userId) => ({
+          location: 'body' as const,
+          pointer: `#/mentions/${input.mentions.indexOf(userId)}`,
+          detail: 'There is no such user in your organization',
+          code: 'unknown_user',
+        })),
+      });
+    }
+    await repo.insertMessage(unit.tx, {
+      id,
+      organizationId: auth.organizationId,
+      taskId,
+      authorUserId: auth.userId,
+      body: input.body,
+      mentions,
+    });
+  });
+  const all = await repo.listMessages(deps.db, auth.organizationId, taskId);
+  return presentMessage(all.find((m) => m.id === id) as repo.MessageRow);
+}
+
+export async function recordView(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string): Promise<void> {
+  if (!(await repo.findVisibleTask(deps.db, visibility(auth), taskId))) throw taskNotFound(taskId);
+  await repo.recordView(deps.db, auth.organizationId, taskId, auth.userId);
+}
+
+export async function recentTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, limit: number) {
+  const rows = await repo.recentViews(deps.db, visibility(auth), limit);
+  const tasks = await presentTasks(deps.db, auth.organizationId, rows);
+  return { items: rows.map((row, i) => ({ task: tasks[i] as Task, viewedAt: row.viewed_at.toISOString() })) };
+}
+
+export async function inbox(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, reason: string | undefined, limit: number) {
+  const rows = (await repo.inbox(deps.db, visibility(auth), 500))
+    .filter((row) => !reason || row.reason === reason)
+    .slice(0, limit);
+  const tasks = await presentTasks(deps.db, auth.organizationId, rows);
+  return {
+    items: rows.map((row, i) => ({
+      task: tasks[i] as Task,
+      reason: row.reason as 'assigned' | 'mentioned' | 'delegation' | 'delegation_review',
+      at: row.at.toISOString(),
+    })),
+  };
+}
+
+export async function searchTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, text: string, limit: number) {
+  const rows = await repo.searchVisibleTasks(deps.db, visibility(auth), text, limit);
+  return { items: await presentTasks(deps.db, auth.organizationId, rows), nextCursor: null };
+}
+
+export function organizationHasTasks(db: Queryable, organizationId: string): Promise<boolean> {
+  return repo.hasTasks(db, organizationId);
+}
+
+// ---- batch creation ----
+
+function requestHash(formId: string, tasks: unknown): string {
+  return createHash('sha256').update(JSON.stringify({ formId, tasks })).digest('hex');
+}
+
+/**
+ * Creates up to 100 tasks of one form, all or none. With an idempotency key, a repeat returns the
+ * first result and creates nothing, also when the two requests race; the same key with another
+ * body is refused.
+ */
+export async function createBatch(
+  deps: TasksDeps,
+  auth: AuthContext,
+  formId: string,
+  tasks: z.infer<typeof BatchTaskInput>[],
+  idempotencyKey: string | undefined,
+): Promise<{ status: number; body: { items: Task[] } }> {
+  if (tasks.length > MAX_BATCH) {
+    throw Problem.of(
+      'batch_too_large',
+      `A batch holds at most ${MAX_BATCH} tasks; this one has ${tasks.length}. Send it in chunks of ${MAX_BATCH}.`,
+    );
+  }
+  const hash = requestHash(formId, tasks);
+  return inUnit(deps, async (unit) => {
+    if (idempotencyKey) {
+      await repo.forgetOldIdempotencyKeys(unit.tx);
+      const claim = await repo.claimIdempotencyKey(unit.tx, auth.organizationId, idempotencyKey, hash);
+      if (!claim.claimed) {
+        if (claim.requestHash !== hash) {
+          throw Problem.of(
+            'idempotency_key_reused',
+            'This Idempotency-Key was used for a different request. Use a new key for new content.',
+          );
+        }
+        return { status: claim.status ?? 201, body: claim.response as { items: Task[] } };
+      }
+    }
+    const definition = await usableForm(unit.tx, auth, formId);
+    const ids: string[] = [];
+    const errors: ProblemFieldError[] = [];
+    for (const [index, input] of tasks.entries()) {
+      const result = await insertOne(unit, auth, definition, input, `#/tasks/${index}`);
+      if ('errors' in result) errors.push(...result.errors);
+      else ids.push(result.id);
+    }
+    if (errors.length > 0) {
+      const rows = new Set(errors.map((e) => Number(e.pointer.split('/')[2]) + 1));
+      throw Problem.of(
+        'validation_failed',
+        `No task was created: ${errors.length} problem(s) in row(s) ${[...rows].slice(0, 10).join(', ')}. Correct them and send the batch again.`,
+        { errors },
+      );
+    }
+    const created = await Promise.all(ids.map((id) => repo.findVisibleTask(unit.tx, visibility(auth), id)));
+    const body = {
+      items: await presentTasks(
+        unit.tx,
+        auth.organizationId,
+        created.filter((t) => t !== undefined),
+      ),
+    };
+    if (idempotencyKey) await repo.storeIdempotentResponse(unit.tx, auth.organizationId, idempotencyKey, 201, body);
+    return { status: 201, body };
+  });
+}

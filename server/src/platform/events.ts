@@ -1,0 +1,65 @@
+import type { Logger } from './logging';
+
+/** Who acted: a signed-in user or a bot (through its API key). */
+export type Actor = { userId: string; botId?: undefined } | { botId: string; userId?: undefined };
+
+/** Domain events and their payloads. Names follow the specification. */
+export interface DomainEvents {
+  'task.status_changed': {
+    organizationId: string;
+    taskId: string;
+    formId: string;
+    fromStatusId: string;
+    toStatusId: string;
+    actor: Actor;
+  };
+  'task.assignee_added': {
+    organizationId: string;
+    taskId: string;
+    userId: string;
+    source: string;
+  };
+  'role.members_changed': {
+    organizationId: string;
+    roleId: string;
+  };
+}
+
+export type EventName = keyof DomainEvents;
+type Handler<K extends EventName> = (payload: DomainEvents[K]) => void | Promise<void>;
+
+/**
+ * The in-process bus modules meet through. Publish after commit; handlers run asynchronously
+ * (fire and forget) and a failing handler is logged, never felt by the publisher.
+ */
+export interface EventBus {
+  publish<K extends EventName>(name: K, payload: DomainEvents[K]): void;
+  subscribe<K extends EventName>(name: K, handler: Handler<K>): () => void;
+  /** Resolves when every handler started so far has finished (tests, shutdown). */
+  idle(): Promise<void>;
+}
+
+export function createEventBus(logger: Pick<Logger, 'error'>): EventBus {
+  const handlers = new Map<EventName, Set<Handler<EventName>>>();
+  const running = new Set<Promise<void>>();
+  return {
+    publish(name, payload) {
+      for (const handler of handlers.get(name) ?? []) {
+        const run = Promise.resolve()
+          .then(() => (handler as Handler<typeof name>)(payload))
+          .catch((error: unknown) => logger.error({ err: error, event: name }, 'event handler failed'))
+          .finally(() => running.delete(run));
+        running.add(run);
+      }
+    },
+    subscribe(name, handler) {
+      const set = handlers.get(name) ?? new Set();
+      set.add(handler as Handler<EventName>);
+      handlers.set(name, set);
+      return () => set.delete(handler as Handler<EventName>);
+    },
+    async idle() {
+      while (running.size > 0) await Promise.all([...running]);
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+
+/** Field types of forms (SPEC §2.4). `table` selects directory rows; `document_template` is reserved. */
+export const FieldType = z.enum(['text', 'number', 'date', 'checkbox', 'select', 'user', 'table', 'document_template']);
+export type FieldType = z.infer<typeof FieldType>;
+
+const Name = z.string().trim().min(1, 'Enter a name').max(200);
+
+export const FormFieldInput = z
+  .object({
+    id: z.uuid().optional(),
+    name: Name,
+    type: FieldType,
+    required: z.boolean().default(false),
+    options: z.array(z.string().trim().min(1).max(200)).max(1000).optional().meta({
+      description: 'Choices of a `select` field',
+    }),
+    allow_multiple: z.boolean().default(false),
+    directoryId: z.uuid().nullable().optional().meta({ description: 'Directory of a `table` field' }),
+    displayColumn: z.string().max(200).nullable().optional().meta({
+      description: 'Column of a `table` field shown in selects; empty: the directory’s tree display column',
+    }),
+  })
+  .meta({ id: 'FormFieldInput' });
+export type FormFieldInput = z.infer<typeof FormFieldInput>;
+
+export const StatusInput = z
+  .object({
+    id: z.uuid().optional(),
+    name: Name,
+    initial: z.boolean().default(false),
+    final: z.boolean().default(false),
+  })
+  .meta({ id: 'StatusInput' });
+
+/** A move the workflow allows; `from` and `to` name statuses by id or by name. */
+export const TransitionInput = z
+  .object({ from: z.string().min(1).max(200), to: z.string().min(1).max(200) })
+  .meta({ id: 'TransitionInput' });
+
+export const CreateFormRequest = z
+  .object({
+    id: z.uuid().optional(),
+    name: Name,
+    fields: z.array(FormFieldInput).max(500).default([]),
+    statuses: z.array(StatusInput).min(1).max(100).optional(),
+    transitions: z.array(TransitionInput).max(10_000).optional(),
+    qr_generation_enabled: z.boolean().default(false),
+    visibleRoleIds: z.array(z.uuid()).max(500).default([]).meta({
+      description: 'Roles whose members see and create the form’s tasks; empty: every member',
+    }),
+  })
+  .meta({ id: 'CreateFormRequest' });
+
+export const UpdateFormRequest = z
+  .object({
+    name: Name.optional(),
+    fields: z.array(FormFieldInput).max(500).optional().meta({
+      description: 'The whole field list: listed fields are kept or added, others removed (values stay in tasks)',
+    }),
+    qr_generation_enabled: z.boolean().optional(),
+    visibleRoleIds: z.array(z.uuid()).max(500).optional(),
+  })
+  .meta({ id: 'UpdateFormRequest' });
+
+export const WorkflowRequest = z
+  .object({ statuses: z.array(StatusInput).min(1).max(100), transitions: z.array(TransitionInput).max(10_000) })
+  .meta({ id: 'WorkflowRequest' });
+
+export const FormField = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    type: FieldType,
+    required: z.boolean(),
+    options: z.array(z.string()).nullable(),
+    allow_multiple: z.boolean(),
+    directoryId: z.uuid().nullable(),
+    displayColumn: z.string().nullable(),
+  })
+  .meta({ id: 'FormField' });
+export type FormField = z.infer<typeof FormField>;
+
+export const Status = z
+  .object({ id: z.uuid(), name: z.string(), initial: z.boolean(), final: z.boolean() })
+  .meta({ id: 'Status' });
+export type Status = z.infer<typeof Status>;
+
+export const Transition = z.object({ from: z.uuid(), to: z.uuid() }).meta({ id: 'Transition' });
+
+export const Workflow = z
+  .object({ statuses: z.array(Status), transitions: z.array(Transition) })
+  .meta({ id: 'Workflow' });
+export type Workflow = z.infer<typeof Workflow>;
+
+export const Form = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    fields: z.array(FormField),
+    statuses: z.array(Status),
+    transitions: z.array(Transition),
+    qr_generation_enabled: z.boolean(),
+    visibleRoleIds: z.array(z.uuid()),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Form' });
+export type Form = z.infer<typeof Form>;
+
+export const FormList = z.object({ items: z.array(Form) }).meta({ id: 'FormList' });

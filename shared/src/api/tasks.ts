@@ -1,0 +1,130 @@
+import { z } from 'zod';
+
+/** Field values by field id. Numbers travel as strings (normalised), users as `user:<id>` / `role:<id>`. */
+export const FieldValues = z
+  .record(z.uuid(), z.unknown())
+  .meta({ id: 'FieldValues', description: 'Values by field id; null clears a value' });
+
+const Title = z.string().trim().min(1, 'Enter a title').max(500);
+
+export const CreateTaskRequest = z
+  .object({
+    id: z.uuid().optional().meta({ description: 'Client-made UUID (offline creation)' }),
+    formId: z.uuid(),
+    title: Title,
+    description: z.string().max(100_000).default(''),
+    fields: FieldValues.default({}),
+  })
+  .meta({ id: 'CreateTaskRequest' });
+
+export const BatchTaskInput = CreateTaskRequest.omit({ formId: true }).meta({ id: 'BatchTaskInput' });
+
+export const UpdateTaskRequest = z
+  .object({ title: Title.optional(), description: z.string().max(100_000).optional(), fields: FieldValues.optional() })
+  .meta({ id: 'UpdateTaskRequest' });
+
+export const TransitionRequest = z
+  .object({ statusId: z.uuid(), comment: z.string().trim().max(10_000).optional() })
+  .meta({ id: 'TransitionRequest' });
+
+export const Assignee = z
+  .object({
+    userId: z.uuid(),
+    source: z.string(),
+    delegated_from_user_id: z.uuid().nullable(),
+    pending_review: z.boolean(),
+    addedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Assignee' });
+
+export const Task = z
+  .object({
+    id: z.uuid(),
+    formId: z.uuid(),
+    statusId: z.uuid(),
+    title: z.string(),
+    description: z.string(),
+    fields: z.record(z.string(), z.unknown()),
+    assignees: z.array(Assignee),
+    createdBy: z.uuid().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Task' });
+export type Task = z.infer<typeof Task>;
+
+export const TaskList = z.object({ items: z.array(Task), nextCursor: z.string().nullable() }).meta({ id: 'TaskList' });
+
+export const TaskListQuery = z.object({
+  formId: z.uuid().optional(),
+  statusId: z.uuid().optional(),
+  assigneeId: z.uuid().optional(),
+  updatedSince: z.iso.datetime({ offset: true }).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(300).optional(),
+});
+
+export const BatchCreateRequest = z
+  .object({ tasks: z.array(BatchTaskInput).min(1) })
+  .meta({ id: 'BatchCreateRequest', description: 'At most 100 tasks, created all or none' });
+export const BatchCreateResponse = z.object({ items: z.array(Task) }).meta({ id: 'BatchCreateResponse' });
+
+export const FieldHistoryEntry = z
+  .object({
+    id: z.uuid(),
+    fieldId: z.uuid(),
+    oldValue: z.unknown(),
+    newValue: z.unknown(),
+    actorUserId: z.uuid().nullable(),
+    botId: z.uuid().nullable(),
+    changedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'FieldHistoryEntry' });
+
+export const AuditEntry = z
+  .object({
+    id: z.uuid(),
+    action: z.string(),
+    actorUserId: z.uuid().nullable(),
+    botId: z.uuid().nullable(),
+    details: z.record(z.string(), z.unknown()),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'AuditEntry' });
+
+export const TaskMessage = z
+  .object({
+    id: z.uuid(),
+    taskId: z.uuid(),
+    authorUserId: z.uuid().nullable(),
+    botId: z.uuid().nullable(),
+    body: z.string(),
+    mentions: z.array(z.uuid()),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'TaskMessage' });
+
+export const PostMessageRequest = z
+  .object({ body: z.string().trim().min(1).max(20_000), mentions: z.array(z.uuid()).max(100).default([]) })
+  .meta({ id: 'PostMessageRequest' });
+
+export const AddAssigneeRequest = z.object({ userId: z.uuid() }).meta({ id: 'AddAssigneeRequest' });
+
+export const SearchQuery = z.object({
+  q: z.string().trim().min(1, 'Enter text to search for').max(200),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+export const InboxReason = z.enum(['assigned', 'mentioned', 'delegation', 'delegation_review']);
+export const InboxItem = z.object({ task: Task, reason: InboxReason, at: z.iso.datetime() }).meta({ id: 'InboxItem' });
+export const Inbox = z.object({ items: z.array(InboxItem) }).meta({ id: 'Inbox' });
+export const RecentItem = z.object({ task: Task, viewedAt: z.iso.datetime() }).meta({ id: 'RecentItem' });
+export const RecentList = z.object({ items: z.array(RecentItem) }).meta({ id: 'RecentList' });
+
+export const Onboarding = z
+  .object({
+    steps: z.array(z.object({ key: z.enum(['form', 'colleagues', 'task']), done: z.boolean() })),
+    completed: z.boolean(),
+    dismissed: z.boolean(),
+  })
+  .meta({ id: 'Onboarding' });
