@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers/app';
-import { createMember, createOrg, type Member } from './helpers/factories';
+import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
 import { expectCrossTenantNotFound } from './helpers/tenancy';
 
 let t: TestApp;
@@ -8,12 +8,19 @@ let a: Member;
 let aMember: Member;
 let aRoleId: string;
 let b: Member;
+// biome-ignore lint/suspicious/noExplicitAny: bodies are read loosely in tests.
+let aForm: any;
+// biome-ignore lint/suspicious/noExplicitAny: bodies are read loosely in tests.
+let aTask: any;
 
 beforeAll(async () => {
   t = await startTestApp();
   a = await createOrg(t, 'Organization A');
   aMember = await createMember(t, a, { name: 'A member' });
   aRoleId = (await a.client.post('/api/roles', { name: 'A role', memberIds: [aMember.userId] })).body.id;
+  aForm = await createForm(a, { name: 'A form', fields: [{ name: 'Note', type: 'text' }] });
+  aTask = await createTask(a, aForm.id, { title: 'A secret task about turbines' });
+  await a.client.post(`/api/tasks/${aTask.id}/messages`, { body: 'A message' });
   b = await createOrg(t, 'Organization B');
 });
 afterAll(() => t.close());
@@ -23,16 +30,40 @@ describe('tenant isolation', () => {
     const checked = await expectCrossTenantNotFound(
       t,
       b.client,
-      { userId: aMember.userId, roleId: aRoleId },
+      { userId: aMember.userId, roleId: aRoleId, formId: aForm.id, taskId: aTask.id },
       {
         updateUser: { name: 'Taken over', status: 'deactivated' },
         renameRole: { name: 'Taken over' },
         setRoleMembers: { userIds: [b.userId] },
+        updateForm: { name: 'Taken over' },
+        setWorkflow: { statuses: [{ name: 'Mine', initial: true }], transitions: [] },
+        createTaskBatch: { tasks: [{ title: 'Injected' }] },
+        updateTask: { title: 'Taken over' },
+        transitionTask: { statusId: aForm.statuses[1].id },
+        addAssignee: { userId: b.userId },
+        postTaskMessage: { body: 'Hello from B' },
       },
     );
     expect(checked).toEqual(
-      expect.arrayContaining(['getUser', 'updateUser', 'getRole', 'deleteRole', 'setRoleMembers']),
+      expect.arrayContaining([
+        'getUser',
+        'updateUser',
+        'getRole',
+        'deleteRole',
+        'setRoleMembers',
+        'getForm',
+        'deleteForm',
+        'getTask',
+        'deleteTask',
+        'transitionTask',
+        'listTaskMessages',
+        'recordTaskView',
+      ]),
     );
+    const task = await a.client.get(`/api/tasks/${aTask.id}`);
+    expect(task.body).toMatchObject({ title: aTask.title, statusId: aTask.statusId, assignees: [] });
+    expect((await a.client.get(`/api/forms/${aForm.id}`)).body.name).toBe('A form');
+    expect((await a.client.get(`/api/tasks/${aTask.id}/messages`)).body.items).toHaveLength(1);
 
     const member = await a.client.get(`/api/users/${aMember.userId}`);
     expect(member.body).toMatchObject({ name: 'A member', status: 'active' });
@@ -47,6 +78,11 @@ describe('tenant isolation', () => {
     const matrix = await b.client.get('/api/module-access');
     expect(matrix.body.users.map((u: { userId: string }) => u.userId)).toEqual([b.userId]);
     expect((await b.client.get('/api/organization')).body.name).toBe('Organization B');
+    expect((await b.client.get('/api/forms')).body.items).toEqual([]);
+    expect((await b.client.get('/api/tasks')).body.items).toEqual([]);
+    expect((await b.client.get('/api/tasks/search?q=turbines')).body.items).toEqual([]);
+    expect((await b.client.get('/api/home/recent')).body.items).toEqual([]);
+    expect((await b.client.get('/api/home/inbox')).body.items).toEqual([]);
   });
 
   it('refuses another organization’s ids inside bodies as unknown', async () => {
@@ -57,5 +93,21 @@ describe('tenant isolation', () => {
     const grant = await b.client.put('/api/module-access', { users: [{ userId: aMember.userId, modules: ['gps'] }] });
     expect(grant.status).toBe(400);
     expect((await aMember.client.get('/api/auth/me')).body.modules).toEqual({ gps: false, finance: false });
+    const bForm = await createForm(b);
+    const withForeignUser = await b.client.post('/api/tasks', {
+      formId: bForm.id,
+      title: 'x',
+      fields: {},
+    });
+    expect(withForeignUser.status).toBe(201);
+    const assignForeign = await b.client.post(`/api/tasks/${withForeignUser.body.id}/assignees`, {
+      userId: aMember.userId,
+    });
+    expect(assignForeign.status).toBe(400);
+    const mentionForeign = await b.client.post(`/api/tasks/${withForeignUser.body.id}/messages`, {
+      body: 'hi',
+      mentions: [aMember.userId],
+    });
+    expect(mentionForeign.status).toBe(400);
   });
 });

@@ -89,3 +89,19 @@ export async function createMember(
   expect(accepted.status, JSON.stringify(accepted.body)).toBe(204);
   return memberFromTokens(t, await signIn(t, email, password), email, password);
 }
+
+/** Creates a form as `admin` (fields and workflow as given; default workflow otherwise). */
+// biome-ignore lint/suspicious/noExplicitAny: test bodies are free-form.
+export async function createForm(admin: Member, body: Record<string, unknown> = {}): Promise<any> {
+  const response = await admin.client.post('/api/forms', { name: `Form ${unique()}`, fields: [], ...body });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body;
+}
+
+/** Creates a task as `member`. */
+// biome-ignore lint/suspicious/noExplicitAny: test bodies are free-form.
+export async function createTask(member: Member, formId: string, body: Record<string, unknown> = {}): Promise<any> {
+  const response = await member.client.post('/api/tasks', { formId, title: `Task ${unique()}`, ...body });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body;
+}

@@ -12,7 +12,7 @@ export const FormFieldInput = z
     name: Name,
     type: FieldType,
     required: z.boolean().default(false),
-    options: z.array(z.string().trim().min(1).max(200)).max(1000).optional().meta({
+    options: z.array(z.string().trim().min(1).max(200)).max(1000).nullable().optional().meta({
       description: 'Choices of a `select` field',
     }),
     allow_multiple: z.boolean().default(false),

@@ -1,0 +1,321 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../../../test/helpers/app';
+import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
+import type { DomainEvents } from '../../platform/events';
+
+let t: TestApp;
+let admin: Member;
+let alice: Member;
+let bob: Member;
+// biome-ignore lint/suspicious/noExplicitAny: form bodies are read loosely in tests.
+let form: any;
+const field = (name: string) => form.fields.find((f: { name: string }) => f.name === name).id as string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  admin = await createOrg(t);
+  alice = await createMember(t, admin, { name: 'Alice' });
+  bob = await createMember(t, admin, { name: 'Bob' });
+  form = await createForm(admin, {
+    name: 'Service request',
+    fields: [
+      { name: 'Amount', type: 'number' },
+      { name: 'Due', type: 'date' },
+      { name: 'Urgent', type: 'checkbox' },
+      { name: 'Kind', type: 'select', options: ['Repair', 'Install'] },
+      { name: 'Owner', type: 'user' },
+      { name: 'Team', type: 'user', allow_multiple: true },
+      { name: 'Note', type: 'text', required: true },
+    ],
+  });
+});
+afterAll(() => t.close());
+
+const statusId = (name: string) => form.statuses.find((s: { name: string }) => s.name === name).id as string;
+
+describe('task values', () => {
+  it.each([
+    ['12 345 678 901 234 567 890,5', '12345678901234567890.5'],
+    ['1\u00a0234,50', '1234.5'],
+    ['123456789012345678901234567890', '123456789012345678901234567890'],
+    [42, '42'],
+  ])('stores the number %j as %j', async (input, stored) => {
+    const task = await createTask(admin, form.id, { fields: { [field('Amount')]: input, [field('Note')]: 'n' } });
+    expect(task.fields[field('Amount')]).toBe(stored);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).body.fields[field('Amount')]).toBe(stored);
+  });
+
+  it('refuses garbage with a field error naming the field', async () => {
+    const response = await admin.client.post('/api/tasks', {
+      formId: form.id,
+      title: 'Bad',
+      fields: {
+        [field('Amount')]: '12abc',
+        [field('Due')]: '2024-02-30',
+        [field('Urgent')]: 'yes',
+        [field('Kind')]: 'Demolish',
+        [field('Owner')]: 'user:not-a-uuid',
+        [randomUUID()]: 'x',
+      },
+    });
+    expect(response.status).toBe(400);
+    const codes = Object.fromEntries(
+      response.body.errors.map((e: { pointer: string; code: string }) => [e.pointer, e.code]),
+    );
+    expect(codes).toMatchObject({
+      [`#/fields/${field('Amount')}`]: 'not_a_number',
+      [`#/fields/${field('Due')}`]: 'invalid_date',
+      [`#/fields/${field('Urgent')}`]: 'invalid_type',
+      [`#/fields/${field('Kind')}`]: 'invalid_choice',
+      [`#/fields/${field('Owner')}`]: 'invalid_user',
+      [`#/fields/${field('Note')}`]: 'required',
+    });
+    expect(response.body.errors.some((e: { code: string }) => e.code === 'unknown_field')).toBe(true);
+  });
+
+  it('keeps a client-made id, and refuses it twice', async () => {
+    const id = randomUUID();
+    const task = await createTask(admin, form.id, { id, fields: { [field('Note')]: 'n' } });
+    expect(task.id).toBe(id);
+    const again = await admin.client.post('/api/tasks', {
+      id,
+      formId: form.id,
+      title: 'dup',
+      fields: { [field('Note')]: 'n' },
+    });
+    expect(again.status).toBe(409);
+  });
+});
+
+describe('assignees from user fields', () => {
+  it('stores multi-user values as user:/role: strings and expands roles into members', async () => {
+    const role = await admin.client.post('/api/roles', {
+      name: `Crew ${randomUUID()}`,
+      memberIds: [alice.userId, bob.userId],
+    });
+    const task = await createTask(admin, form.id, {
+      fields: { [field('Team')]: [`role:${role.body.id}`], [field('Owner')]: admin.userId, [field('Note')]: 'n' },
+    });
+    // The legacy bare id is accepted and stored with its prefix.
+    expect(task.fields[field('Owner')]).toBe(`user:${admin.userId}`);
+    expect(task.fields[field('Team')]).toEqual([`role:${role.body.id}`]);
+    expect(task.assignees.map((a: { userId: string }) => a.userId).sort()).toEqual(
+      [admin.userId, alice.userId, bob.userId].sort(),
+    );
+
+    // Changing the field replaces the field-sourced assignees; a manual assignee stays.
+    const carol = await createMember(t, admin, { name: 'Carol' });
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: carol.userId });
+    const changed = await admin.client.patch(`/api/tasks/${task.id}`, {
+      fields: { [field('Team')]: [`user:${bob.userId}`] },
+    });
+    expect(changed.body.assignees.map((a: { userId: string }) => a.userId).sort()).toEqual(
+      [admin.userId, bob.userId, carol.userId].sort(),
+    );
+    expect(changed.body.assignees.find((a: { userId: string }) => a.userId === carol.userId).source).toBe('manual');
+  });
+
+  it('follows the role’s membership when it changes', async () => {
+    const role = await admin.client.post('/api/roles', { name: `Shift ${randomUUID()}`, memberIds: [alice.userId] });
+    const task = await createTask(admin, form.id, {
+      fields: { [field('Team')]: [`role:${role.body.id}`], [field('Note')]: 'n' },
+    });
+    expect(task.assignees.map((a: { userId: string }) => a.userId)).toEqual([alice.userId]);
+    await admin.client.put(`/api/roles/${role.body.id}/members`, { userIds: [bob.userId] });
+    await t.app.events.idle();
+    const after = await admin.client.get(`/api/tasks/${task.id}`);
+    expect(after.body.assignees.map((a: { userId: string }) => a.userId)).toEqual([bob.userId]);
+  });
+
+  it('refuses people of another organization', async () => {
+    const other = await createOrg(t);
+    const response = await admin.client.post('/api/tasks', {
+      formId: form.id,
+      title: 'x',
+      fields: { [field('Owner')]: `user:${other.userId}`, [field('Note')]: 'n' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].code).toBe('unknown_user');
+  });
+});
+
+describe('transitions', () => {
+  it('moves along allowed moves, records it, and publishes task.status_changed after commit', async () => {
+    const events: DomainEvents['task.status_changed'][] = [];
+    const stop = t.app.events.subscribe('task.status_changed', (event) => {
+      events.push(event);
+    });
+    const task = await createTask(alice, form.id, { fields: { [field('Note')]: 'n' } });
+    const moved = await alice.client.post(`/api/tasks/${task.id}/transition`, {
+      statusId: statusId('В работе'),
+      comment: 'On it',
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.body.statusId).toBe(statusId('В работе'));
+    await t.app.events.idle();
+    stop();
+    expect(events).toEqual([
+      {
+        organizationId: admin.organizationId,
+        taskId: task.id,
+        formId: form.id,
+        fromStatusId: statusId('Новая'),
+        toStatusId: statusId('В работе'),
+        actor: { userId: alice.userId },
+      },
+    ]);
+    const audit = await alice.client.get(`/api/tasks/${task.id}/audit`);
+    expect(audit.body.items[0]).toMatchObject({
+      action: 'status_changed',
+      actorUserId: alice.userId,
+      details: { fromStatusId: statusId('Новая'), toStatusId: statusId('В работе'), comment: 'On it' },
+    });
+  });
+
+  it('refuses a move the workflow does not allow with 409 and leaves no trace', async () => {
+    const published: unknown[] = [];
+    const stop = t.app.events.subscribe('task.status_changed', (event) => {
+      published.push(event);
+    });
+    const task = await createTask(alice, form.id, { fields: { [field('Note')]: 'n' } });
+    const done = await alice.client.post(`/api/tasks/${task.id}/transition`, { statusId: statusId('Готово') });
+    expect(done.status).toBe(200);
+    const back = await alice.client.post(`/api/tasks/${task.id}/transition`, { statusId: statusId('Новая') });
+    expect(back.status).toBe(409);
+    expect(back.body.code).toBe('transition_not_allowed');
+    await t.app.events.idle();
+    stop();
+    expect(published).toHaveLength(1);
+    const after = await alice.client.get(`/api/tasks/${task.id}`);
+    expect(after.body.statusId).toBe(statusId('Готово'));
+    const audit = await alice.client.get(`/api/tasks/${task.id}/audit`);
+    expect(audit.body.items.filter((e: { action: string }) => e.action === 'status_changed')).toHaveLength(1);
+    const foreign = await alice.client.post(`/api/tasks/${task.id}/transition`, { statusId: randomUUID() });
+    expect(foreign.status).toBe(400);
+  });
+});
+
+describe('history and audit', () => {
+  it('writes one history row per changed field with old, new and actor, newest first', async () => {
+    const task = await createTask(admin, form.id, { fields: { [field('Amount')]: '1', [field('Note')]: 'first' } });
+    await alice.client.patch(`/api/tasks/${task.id}`, {
+      fields: { [field('Amount')]: '1,0', [field('Note')]: 'second', [field('Kind')]: 'Repair' },
+    });
+    await bob.client.patch(`/api/tasks/${task.id}`, { title: 'Retitled', fields: { [field('Note')]: 'third' } });
+    const history = await admin.client.get(`/api/tasks/${task.id}/history`);
+    // "1,0" normalises to "1": unchanged, so no row for Amount.
+    const rowsOf = (items: { fieldId: string; oldValue: unknown; newValue: unknown; actorUserId: string }[]) =>
+      items.map((h) => [h.fieldId, h.oldValue, h.newValue, h.actorUserId]);
+    const [newest, ...earlier] = rowsOf(history.body.items);
+    expect(newest).toEqual([field('Note'), 'second', 'third', bob.userId]);
+    expect(earlier).toHaveLength(2);
+    expect(earlier).toEqual(
+      expect.arrayContaining([
+        [field('Note'), 'first', 'second', alice.userId],
+        [field('Kind'), null, 'Repair', alice.userId],
+      ]),
+    );
+    const { rows } = await t.database.db.query('SELECT count(*)::int AS n FROM field_history WHERE task_id = $1', [
+      task.id,
+    ]);
+    expect(rows[0]).toEqual({ n: 3 });
+    const audit = await admin.client.get(`/api/tasks/${task.id}/audit`);
+    expect(audit.body.items.map((e: { action: string }) => e.action)).toEqual(['updated', 'updated', 'created']);
+    expect(audit.body.items[0].details.title).toEqual({ from: task.title, to: 'Retitled' });
+  });
+});
+
+describe('chat, views and home', () => {
+  it('keeps a conversation with mentions that reach the inbox until the task is viewed', async () => {
+    const task = await createTask(admin, form.id, { fields: { [field('Note')]: 'n' } });
+    const posted = await admin.client.post(`/api/tasks/${task.id}/messages`, {
+      body: 'Bob, look',
+      mentions: [bob.userId],
+    });
+    expect(posted.status).toBe(201);
+    expect(posted.body).toMatchObject({ body: 'Bob, look', mentions: [bob.userId], authorUserId: admin.userId });
+    const reply = await bob.client.post(`/api/tasks/${task.id}/messages`, { body: 'Done' });
+    expect(reply.status).toBe(201);
+    const thread = await alice.client.get(`/api/tasks/${task.id}/messages`);
+    expect(thread.body.items.map((m: { body: string }) => m.body)).toEqual(['Bob, look', 'Done']);
+
+    const inbox = await bob.client.get('/api/home/inbox?reason=mentioned');
+    expect(inbox.body.items.map((i: { task: { id: string } }) => i.task.id)).toContain(task.id);
+    await bob.client.post(`/api/tasks/${task.id}/view`);
+    const after = await bob.client.get('/api/home/inbox?reason=mentioned');
+    expect(after.body.items.map((i: { task: { id: string } }) => i.task.id)).not.toContain(task.id);
+    const unknown = await admin.client.post(`/api/tasks/${task.id}/messages`, { body: 'x', mentions: [randomUUID()] });
+    expect(unknown.status).toBe(400);
+  });
+
+  it('lists assigned open tasks in the inbox with their reason', async () => {
+    const task = await createTask(admin, form.id, {
+      fields: { [field('Owner')]: `user:${alice.userId}`, [field('Note')]: 'n' },
+    });
+    const inbox = await alice.client.get('/api/home/inbox?reason=assigned');
+    expect(inbox.body.items.find((i: { task: { id: string } }) => i.task.id === task.id)?.reason).toBe('assigned');
+    await alice.client.post(`/api/tasks/${task.id}/transition`, { statusId: statusId('Готово') });
+    const closed = await alice.client.get('/api/home/inbox');
+    expect(closed.body.items.map((i: { task: { id: string } }) => i.task.id)).not.toContain(task.id);
+  });
+
+  it('lists recently viewed tasks newest first, one entry per task', async () => {
+    const member = await createMember(t, admin);
+    const [a, b, c] = [
+      await createTask(admin, form.id, { fields: { [field('Note')]: 'n' } }),
+      await createTask(admin, form.id, { fields: { [field('Note')]: 'n' } }),
+      await createTask(admin, form.id, { fields: { [field('Note')]: 'n' } }),
+    ];
+    for (const task of [a, b, c, a]) {
+      expect((await member.client.post(`/api/tasks/${task.id}/view`)).status).toBe(204);
+    }
+    const recent = await member.client.get('/api/home/recent');
+    expect(recent.body.items.map((i: { task: { id: string } }) => i.task.id)).toEqual([a.id, c.id, b.id]);
+    const { rows } = await t.database.db.query('SELECT count(*)::int AS n FROM task_views WHERE user_id = $1', [
+      member.userId,
+    ]);
+    expect(rows[0]).toEqual({ n: 3 });
+  });
+});
+
+describe('lists and visibility', () => {
+  it('filters by form, status, assignee and update time, page by page', async () => {
+    const other = await createForm(admin);
+    const mine = [];
+    for (let i = 0; i < 5; i++) mine.push(await createTask(admin, other.id, { title: `List ${i}` }));
+    await admin.client.post(`/api/tasks/${mine[1].id}/assignees`, { userId: bob.userId });
+    const page1 = await admin.client.get(`/api/tasks?formId=${other.id}&limit=2`);
+    const page2 = await admin.client.get(`/api/tasks?formId=${other.id}&limit=2&cursor=${page1.body.nextCursor}`);
+    const page3 = await admin.client.get(`/api/tasks?formId=${other.id}&limit=2&cursor=${page2.body.nextCursor}`);
+    const ids = [...page1.body.items, ...page2.body.items, ...page3.body.items].map((x: { id: string }) => x.id);
+    expect(new Set(ids).size).toBe(5);
+    expect(page3.body.nextCursor).toBeNull();
+    const byAssignee = await admin.client.get(`/api/tasks?formId=${other.id}&assigneeId=${bob.userId}`);
+    expect(byAssignee.body.items.map((x: { id: string }) => x.id)).toEqual([mine[1].id]);
+    const byStatus = await admin.client.get(`/api/tasks?formId=${other.id}&statusId=${other.statuses[1].id}`);
+    expect(byStatus.body.items).toEqual([]);
+    const since = await admin.client.get(
+      `/api/tasks?formId=${other.id}&updatedSince=${encodeURIComponent(mine[4].updatedAt)}`,
+    );
+    expect(since.body.items.map((x: { id: string }) => x.id)).toContain(mine[4].id);
+    expect(since.body.items.map((x: { id: string }) => x.id)).not.toContain(mine[0].id);
+  });
+
+  it('hides tasks of restricted forms except from assignees, and answers 404 to others', async () => {
+    const role = await admin.client.post('/api/roles', { name: `Finance ${randomUUID()}` });
+    const secret = await createForm(admin, { visibleRoleIds: [role.body.id] });
+    const task = await createTask(admin, secret.id);
+    expect((await alice.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
+    expect((await alice.client.get(`/api/tasks?formId=${secret.id}`)).body.items).toEqual([]);
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: alice.userId });
+    expect((await alice.client.get(`/api/tasks/${task.id}`)).status).toBe(200);
+    expect((await bob.client.patch(`/api/tasks/${task.id}`, { title: 'peek' })).status).toBe(404);
+  });
+
+  it('deletes a task: it leaves lists and answers 404', async () => {
+    const task = await createTask(admin, form.id, { fields: { [field('Note')]: 'n' } });
+    expect((await admin.client.delete(`/api/tasks/${task.id}`)).status).toBe(204);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
+  });
+});
