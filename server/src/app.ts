@@ -8,6 +8,7 @@ import type { Server as SocketServer } from 'socket.io';
 import { errorLogModule } from './modules/error-log';
 import { formsModule } from './modules/forms';
 import { healthModule } from './modules/health';
+import { homeModule } from './modules/home';
 import { identityModule } from './modules/identity';
 import { tasksModule } from './modules/tasks';
 import type { Authenticate } from './platform/auth/auth-context';
@@ -24,7 +25,14 @@ import { createRealtime } from './platform/realtime/socket';
 import { VERSION } from './platform/version';
 
 /** The product's modules, in the order their routes mount. Reading this list tells what Orbita is. */
-export const productModules: ModuleFactory[] = [healthModule, identityModule, errorLogModule, formsModule, tasksModule];
+export const productModules: ModuleFactory[] = [
+  healthModule,
+  identityModule,
+  errorLogModule,
+  formsModule,
+  tasksModule,
+  homeModule,
+];
 
 export interface AppOptions {
   config: Config;
@@ -144,7 +152,8 @@ export function createApp(options: AppOptions): App {
         io.close(() => {
           clearInterval(sweep);
           clearTimeout(force);
-          resolve();
+          // Event handlers started by the last requests finish before the database closes.
+          events.idle().then(resolve, resolve);
         });
         httpServer.closeIdleConnections();
       });

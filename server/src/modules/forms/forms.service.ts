@@ -40,11 +40,10 @@ export async function loadFormDefinitions(
   forms: readonly repo.FormRow[],
 ): Promise<Map<string, FormDefinition>> {
   const ids = forms.map((form) => form.id);
-  const [fields, statuses, transitions] = await Promise.all([
-    repo.listFields(db, organizationId, ids),
-    repo.listStatuses(db, organizationId, ids),
-    repo.listTransitions(db, organizationId, ids),
-  ]);
+  // One after another: inside a transaction the three share one connection.
+  const fields = await repo.listFields(db, organizationId, ids);
+  const statuses = await repo.listStatuses(db, organizationId, ids);
+  const transitions = await repo.listTransitions(db, organizationId, ids);
   return new Map(
     forms.map((form) => [
       form.id,

@@ -194,6 +194,7 @@ export async function insertAssignees(
   userIds: readonly string[],
   source: string,
 ): Promise<string[]> {
+  if (userIds.length === 0) return [];
   const { rows } = await db.query<{ user_id: string }>(
     `INSERT INTO task_assignees (organization_id, task_id, user_id, source)
      SELECT $1, $2, unnest($3::uuid[]), $4 ON CONFLICT DO NOTHING RETURNING user_id`,
@@ -209,6 +210,7 @@ export async function deleteAssignees(
   userIds: readonly string[],
   onlySource?: string,
 ): Promise<string[]> {
+  if (userIds.length === 0) return [];
   const { rows } = await db.query<{ user_id: string }>(
     `DELETE FROM task_assignees WHERE organization_id = $1 AND task_id = $2 AND user_id = ANY($3::uuid[])
        AND ($4::text IS NULL OR source = $4) RETURNING user_id`,

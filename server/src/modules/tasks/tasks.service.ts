@@ -36,9 +36,15 @@ export async function inUnit<T>(deps: TasksDeps, work: (unit: Unit) => Promise<T
 
 export const MAX_BATCH = 100;
 
+/** Who acts on a task: a member, or the system itself (userId null), e.g. re-expanding a role. */
+export interface Acting {
+  organizationId: string;
+  userId: string | null;
+}
+
 export const taskNotFound = (taskId: string) => Problem.of('not_found', `There is no task ${taskId} you can see.`);
 
-function audit(unit: Unit, auth: AuthContext, taskId: string, action: string, details: object = {}) {
+function audit(unit: Unit, auth: Acting, taskId: string, action: string, details: object = {}) {
   return repo.insertAudit(unit.tx, {
     id: newId(),
     organizationId: auth.organizationId,
@@ -57,7 +63,7 @@ function audit(unit: Unit, auth: AuthContext, taskId: string, action: string, de
  */
 export async function addAssignees(
   unit: Unit,
-  auth: AuthContext,
+  auth: Acting,
   taskId: string,
   userIds: readonly string[],
   source: 'manual' | 'field' | 'transition' | 'tool',
@@ -95,7 +101,7 @@ async function fieldAssignees(
 /** Makes the field-sourced assignees match the user-type fields; manual assignees stay. */
 async function syncFieldAssignees(
   unit: Unit,
-  auth: AuthContext,
+  auth: Acting,
   taskId: string,
   definition: FormDefinition,
   values: Record<string, unknown>,
@@ -160,7 +166,9 @@ async function insertOne(
     };
   }
   await audit(unit, auth, id, 'created', { formId: definition.form.id, statusId: initial.id });
-  await syncFieldAssignees(unit, auth, id, definition, checked.values);
+  // A new task has no assignees yet: only a form with user fields can give it some.
+  if (definition.fields.some((f) => f.type === 'user'))
+    await syncFieldAssignees(unit, auth, id, definition, checked.values);
   return { id };
 }
 
@@ -388,9 +396,8 @@ export async function resyncRoleAssignees(deps: TasksDeps, organizationId: strin
       const task = await repo.lockTask(unit.tx, organizationId, taskId);
       if (!task) return;
       const definition = (await getFormDefinition(unit.tx, organizationId, task.form_id)) as FormDefinition;
-      // The system acts here; the audit names no user.
-      const system = { organizationId, userId: null } as unknown as AuthContext;
-      await syncFieldAssignees(unit, system, taskId, definition, task.fields);
+      // The system acts here: the audit names no user.
+      await syncFieldAssignees(unit, { organizationId, userId: null }, taskId, definition, task.fields);
     });
   }
 }
@@ -569,14 +576,9 @@ export async function createBatch(
         { errors },
       );
     }
-    const created = await Promise.all(ids.map((id) => repo.findVisibleTask(unit.tx, visibility(auth), id)));
-    const body = {
-      items: await presentTasks(
-        unit.tx,
-        auth.organizationId,
-        created.filter((t) => t !== undefined),
-      ),
-    };
+    const rows = await repo.visibleTasksByIds(unit.tx, visibility(auth), ids);
+    const inOrder = ids.map((id) => rows.find((row) => row.id === id)).filter((row) => row !== undefined);
+    const body = { items: await presentTasks(unit.tx, auth.organizationId, inOrder) };
     if (idempotencyKey) await repo.storeIdempotentResponse(unit.tx, auth.organizationId, idempotencyKey, 201, body);
     return { status: 201, body };
   });
