@@ -12,6 +12,9 @@ let b: Member;
 let aForm: any;
 // biome-ignore lint/suspicious/noExplicitAny: bodies are read loosely in tests.
 let aTask: any;
+let aDirectoryId: string;
+let aRowId: string;
+let aWeightFieldId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -21,6 +24,10 @@ beforeAll(async () => {
   aForm = await createForm(a, { name: 'A form', fields: [{ name: 'Note', type: 'text' }] });
   aTask = await createTask(a, aForm.id, { title: 'A secret task about turbines' });
   await a.client.post(`/api/tasks/${aTask.id}/messages`, { body: 'A message' });
+  aDirectoryId = (await a.client.post('/api/directories', { name: 'A places', columns: [{ name: 'Name' }] })).body.id;
+  aRowId = (await a.client.post(`/api/directories/${aDirectoryId}/rows`, { cells: ['A row'] })).body.id;
+  aWeightFieldId = (await a.client.post('/api/profile-fields', { name: 'Weight', type: 'history-number' })).body.id;
+  await aMember.client.put(`/api/users/${aMember.userId}/fields`, { [aWeightFieldId]: '80' });
   b = await createOrg(t, 'Organization B');
 });
 afterAll(() => t.close());
@@ -30,7 +37,15 @@ describe('tenant isolation', () => {
     const checked = await expectCrossTenantNotFound(
       t,
       b.client,
-      { userId: aMember.userId, roleId: aRoleId, formId: aForm.id, taskId: aTask.id },
+      {
+        userId: aMember.userId,
+        roleId: aRoleId,
+        formId: aForm.id,
+        taskId: aTask.id,
+        directoryId: aDirectoryId,
+        rowId: aRowId,
+        fieldId: aWeightFieldId,
+      },
       {
         updateUser: { name: 'Taken over', status: 'deactivated' },
         renameRole: { name: 'Taken over' },
@@ -42,6 +57,13 @@ describe('tenant isolation', () => {
         transitionTask: { statusId: aForm.statuses[1].id },
         addAssignee: { userId: b.userId },
         postTaskMessage: { body: 'Hello from B' },
+        updateDirectory: { name: 'Taken over' },
+        createRow: { cells: ['Injected'] },
+        updateRow: { cells: ['Taken over'] },
+        moveRow: { parentId: null, position: 0 },
+        importRows: { csv: 'Name\nInjected\n' },
+        updateProfileField: { name: 'Taken over' },
+        setUserFieldValues: { [aWeightFieldId]: '1' },
       },
     );
     expect(checked).toEqual(
@@ -58,12 +80,25 @@ describe('tenant isolation', () => {
         'transitionTask',
         'listTaskMessages',
         'recordTaskView',
+        'moveRow',
+        'exportRows',
+        'updateProfileField',
+        'deleteProfileField',
+        'getUserFieldValues',
+        'setUserFieldValues',
+        'getUserFieldHistory',
       ]),
     );
     const task = await a.client.get(`/api/tasks/${aTask.id}`);
     expect(task.body).toMatchObject({ title: aTask.title, statusId: aTask.statusId, assignees: [] });
     expect((await a.client.get(`/api/forms/${aForm.id}`)).body.name).toBe('A form');
     expect((await a.client.get(`/api/tasks/${aTask.id}/messages`)).body.items).toHaveLength(1);
+    const rows = await a.client.get(`/api/directories/${aDirectoryId}/rows`);
+    expect(rows.body.items.map((r: { cells: string[] }) => r.cells)).toEqual([['A row']]);
+    expect((await a.client.get('/api/profile-fields')).body.items.map((f: { name: string }) => f.name)).toEqual([
+      'Weight',
+    ]);
+    expect((await a.client.get(`/api/users/${aMember.userId}/fields`)).body.values).toEqual({ [aWeightFieldId]: '80' });
 
     const member = await a.client.get(`/api/users/${aMember.userId}`);
     expect(member.body).toMatchObject({ name: 'A member', status: 'active' });
@@ -79,6 +114,8 @@ describe('tenant isolation', () => {
     expect(matrix.body.users.map((u: { userId: string }) => u.userId)).toEqual([b.userId]);
     expect((await b.client.get('/api/organization')).body.name).toBe('Organization B');
     expect((await b.client.get('/api/forms')).body.items).toEqual([]);
+    expect((await b.client.get('/api/directories')).body.items).toEqual([]);
+    expect((await b.client.get('/api/profile-fields')).body.items).toEqual([]);
     expect((await b.client.get('/api/tasks')).body.items).toEqual([]);
     expect((await b.client.get('/api/tasks/search?q=turbines')).body.items).toEqual([]);
     expect((await b.client.get('/api/home/recent')).body.items).toEqual([]);
@@ -109,5 +146,8 @@ describe('tenant isolation', () => {
       mentions: [aMember.userId],
     });
     expect(mentionForeign.status).toBe(400);
+    const foreignField = await b.client.put(`/api/users/${b.userId}/fields`, { [aWeightFieldId]: '1' });
+    expect(foreignField.status).toBe(400);
+    expect(foreignField.body.errors[0].code).toBe('unknown_field');
   });
 });

@@ -5,11 +5,13 @@ import express from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Server as SocketServer } from 'socket.io';
+import { directoriesModule } from './modules/directories';
 import { errorLogModule } from './modules/error-log';
 import { formsModule } from './modules/forms';
 import { healthModule } from './modules/health';
 import { homeModule } from './modules/home';
 import { identityModule } from './modules/identity';
+import { profileModule } from './modules/profile';
 import { tasksModule } from './modules/tasks';
 import type { Authenticate } from './platform/auth/auth-context';
 import type { Config } from './platform/config';
@@ -29,8 +31,10 @@ export const productModules: ModuleFactory[] = [
   healthModule,
   identityModule,
   errorLogModule,
+  directoriesModule,
   formsModule,
   tasksModule,
+  profileModule,
   homeModule,
 ];
 

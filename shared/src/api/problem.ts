@@ -22,6 +22,8 @@ export const problemCatalogue = {
   conflict: { status: 409, title: 'The request conflicts with the current state' },
   email_taken: { status: 409, title: 'The e-mail address is already registered' },
   name_taken: { status: 409, title: 'The name is already used' },
+  tree_cycle: { status: 409, title: 'The move would make a cycle' },
+  cross_directory: { status: 409, title: 'Rows of different directories cannot be linked' },
   field_type_locked: { status: 409, title: 'The field has values and cannot change type' },
   status_in_use: { status: 409, title: 'Tasks are in this status' },
   transition_not_allowed: { status: 409, title: 'The workflow does not allow this move' },

@@ -45,6 +45,9 @@ export const Task = z
     title: z.string(),
     description: z.string(),
     fields: z.record(z.string(), z.unknown()),
+    labels: z.record(z.string(), z.array(z.object({ id: z.string(), label: z.string(), deleted: z.boolean() }))).meta({
+      description: 'Display labels of the rows chosen in `table` fields, by field id; deleted rows are marked',
+    }),
     assignees: z.array(Assignee),
     createdBy: z.uuid().nullable(),
     createdAt: z.iso.datetime(),

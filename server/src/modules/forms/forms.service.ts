@@ -12,6 +12,7 @@ import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Db, Queryable } from '../../platform/db/db';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
+import { directoryExists } from '../directories/directories.service';
 import { presentForm, presentWorkflow } from './forms.presenter';
 import * as repo from './forms.repo';
 
@@ -196,6 +197,18 @@ async function resolveFields(
         pointer: at('options'),
         detail: 'A select field needs its choices',
         code: 'options_required',
+      });
+    }
+    if (
+      field.type === 'table' &&
+      field.directoryId &&
+      !(await directoryExists(tx, organizationId, field.directoryId))
+    ) {
+      errors.push({
+        location: 'body',
+        pointer: at('directoryId'),
+        detail: 'There is no such directory',
+        code: 'unknown_directory',
       });
     }
     const current = field.id ? existing.find((f) => f.id === field.id) : undefined;

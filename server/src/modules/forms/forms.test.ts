@@ -14,6 +14,7 @@ afterAll(() => t.close());
 describe('forms', () => {
   it('creates a form with fields of every type, client ids kept, and the default workflow', async () => {
     const textId = randomUUID();
+    const directory = await admin.client.post('/api/directories', { name: 'Sites', columns: [{ name: 'Name' }] });
     const form = await createForm(admin, {
       name: 'Заявка',
       fields: [
@@ -23,7 +24,7 @@ describe('forms', () => {
         { name: 'Urgent', type: 'checkbox' },
         { name: 'Kind', type: 'select', options: ['Repair', 'Install'] },
         { name: 'Team', type: 'user', allow_multiple: true },
-        { name: 'Site', type: 'table', directoryId: randomUUID(), displayColumn: 'Name' },
+        { name: 'Site', type: 'table', directoryId: directory.body.id, displayColumn: 'Name' },
         { name: 'Act', type: 'document_template' },
       ],
     });
@@ -75,6 +76,11 @@ describe('forms', () => {
     expect(unknown.body.errors[0]).toMatchObject({ pointer: '#/transitions/0/to', code: 'unknown_status' });
     const select = await admin.client.post('/api/forms', { name: 'X', fields: [{ name: 'Kind', type: 'select' }] });
     expect(select.body.errors[0]).toMatchObject({ pointer: '#/fields/0/options', code: 'options_required' });
+    const table = await admin.client.post('/api/forms', {
+      name: 'X',
+      fields: [{ name: 'Site', type: 'table', directoryId: randomUUID() }],
+    });
+    expect(table.body.errors[0]).toMatchObject({ pointer: '#/fields/0/directoryId', code: 'unknown_directory' });
   });
 
   it('edits fields without corrupting tasks: values stay, type is locked once used', async () => {

@@ -2,6 +2,7 @@ import type { ProblemFieldError } from '@shared/api/problem';
 import { normalizeNumber } from '@shared/number';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/db/db';
+import { liveRowIds } from '../directories/directories.service';
 import type { FieldRow } from '../forms/forms.repo';
 import * as members from '../identity/members.service';
 
@@ -170,6 +171,17 @@ export async function checkFieldValues(
         `unknown_${entry.kind}`,
       );
     }
+  }
+  // Rows chosen in `table` fields must be live rows of the field's directory.
+  for (const field of fields.filter(
+    (f) => f.type === 'table' && f.directory_id && f.id in input && !isEmpty(values[f.id]),
+  )) {
+    const value = values[field.id];
+    const ids = (Array.isArray(value) ? value : [value]) as string[];
+    const live = new Set(await liveRowIds(db, organizationId, field.directory_id as string, ids));
+    const missing = ids.filter((id) => !live.has(id));
+    if (missing.length > 0)
+      error(field.id, `${field.name}: no row ${missing.join(', ')} in the directory`, 'unknown_row');
   }
   return { values, errors };
 }

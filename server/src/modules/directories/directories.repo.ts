@@ -1,0 +1,284 @@
+import type { Queryable } from '../../platform/db/db';
+
+export interface ColumnDef {
+  name: string;
+  type: 'text' | 'number' | 'date' | 'checkbox';
+}
+
+export interface DirectoryRow {
+  id: string;
+  name: string;
+  columns: ColumnDef[];
+  parent_directory_id: string | null;
+  parent_row_ids: string[];
+  tree_display_column_index: number;
+  tree_column_index: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RowRecord {
+  id: string;
+  directory_id: string;
+  parent_id: string | null;
+  position: number;
+  cells: (string | number | boolean | null)[];
+  parent_row_ids: string[];
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+const DIRECTORY_COLUMNS = `id, name, columns, parent_directory_id, parent_row_ids::text[] AS parent_row_ids,
+  tree_display_column_index, tree_column_index, created_at, updated_at`;
+const ROW_COLUMNS =
+  'id, directory_id, parent_id, position, cells, parent_row_ids::text[] AS parent_row_ids, updated_at, deleted_at';
+
+export async function findDirectory(
+  db: Queryable,
+  organizationId: string,
+  id: string,
+): Promise<DirectoryRow | undefined> {
+  const { rows } = await db.query<DirectoryRow>(
+    `SELECT ${DIRECTORY_COLUMNS} FROM directories WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL`,
+    [organizationId, id],
+  );
+  return rows[0];
+}
+
+export async function listDirectories(db: Queryable, organizationId: string): Promise<DirectoryRow[]> {
+  const { rows } = await db.query<DirectoryRow>(
+    `SELECT ${DIRECTORY_COLUMNS} FROM directories WHERE organization_id = $1 AND deleted_at IS NULL ORDER BY lower(name), id`,
+    [organizationId],
+  );
+  return rows;
+}
+
+export async function insertDirectory(
+  db: Queryable,
+  organizationId: string,
+  d: Omit<DirectoryRow, 'created_at' | 'updated_at'>,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO directories (id, organization_id, name, columns, parent_directory_id, parent_row_ids, tree_display_column_index, tree_column_index)
+     VALUES ($1, $2, $3, $4, $5, $6::uuid[], $7, $8) ON CONFLICT (id) DO NOTHING`,
+    [
+      d.id,
+      organizationId,
+      d.name,
+      JSON.stringify(d.columns),
+      d.parent_directory_id,
+      d.parent_row_ids,
+      d.tree_display_column_index,
+      d.tree_column_index,
+    ],
+  );
+  return rowCount === 1;
+}
+
+export async function updateDirectory(
+  db: Queryable,
+  organizationId: string,
+  d: Omit<DirectoryRow, 'created_at' | 'updated_at'>,
+) {
+  await db.query(
+    `UPDATE directories SET name = $3, columns = $4, parent_row_ids = $5::uuid[], tree_display_column_index = $6,
+       tree_column_index = $7, updated_at = now() WHERE organization_id = $1 AND id = $2`,
+    [
+      organizationId,
+      d.id,
+      d.name,
+      JSON.stringify(d.columns),
+      d.parent_row_ids,
+      d.tree_display_column_index,
+      d.tree_column_index,
+    ],
+  );
+}
+
+export async function softDeleteDirectory(db: Queryable, organizationId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE directories SET deleted_at = now(), updated_at = now() WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL',
+    [organizationId, id],
+  );
+  return rowCount === 1;
+}
+
+export async function hasSubDirectories(db: Queryable, organizationId: string, id: string): Promise<boolean> {
+  const { rows } = await db.query<{ found: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM directories WHERE organization_id = $1 AND parent_directory_id = $2 AND deleted_at IS NULL) AS found',
+    [organizationId, id],
+  );
+  return rows[0]?.found ?? false;
+}
+
+export async function findRows(db: Queryable, organizationId: string, ids: readonly string[]): Promise<RowRecord[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<RowRecord>(
+    `SELECT ${ROW_COLUMNS} FROM directory_rows WHERE organization_id = $1 AND id = ANY($2::uuid[])`,
+    [organizationId, ids],
+  );
+  return rows;
+}
+
+/** Every live row of a directory, parents' order first (for trees). */
+export async function allRows(db: Queryable, organizationId: string, directoryId: string): Promise<RowRecord[]> {
+  const { rows } = await db.query<RowRecord>(
+    `SELECT ${ROW_COLUMNS} FROM directory_rows WHERE organization_id = $1 AND directory_id = $2 AND deleted_at IS NULL
+      ORDER BY position, id`,
+    [organizationId, directoryId],
+  );
+  return rows;
+}
+
+export async function pageRows(
+  db: Queryable,
+  organizationId: string,
+  directoryId: string,
+  q: {
+    pattern: string | null;
+    sortColumn: number | null;
+    descending: boolean;
+    parentRowId: string | null;
+    offset: number;
+    limit: number;
+  },
+): Promise<RowRecord[]> {
+  const direction = q.descending ? 'DESC' : 'ASC';
+  // Sorting by a column orders numbers numerically when every value of the column is a number.
+  const order =
+    q.sortColumn === null
+      ? `position ${direction}, id ${direction}`
+      : `CASE WHEN jsonb_typeof(cells -> $6::int) = 'number' OR (cells ->> $6::int) ~ '^-?[0-9]+(\\.[0-9]+)?$'
+                THEN (cells ->> $6::int)::numeric END ${direction} NULLS LAST,
+         lower(cells ->> $6::int) ${direction} NULLS LAST, id ${direction}`;
+  const { rows } = await db.query<RowRecord>(
+    `SELECT ${ROW_COLUMNS} FROM directory_rows
+      WHERE organization_id = $1 AND directory_id = $2 AND deleted_at IS NULL
+        AND ($3::text IS NULL OR search_text ILIKE $3)
+        AND ($4::uuid IS NULL OR parent_row_ids = '{}' OR $4 = ANY(parent_row_ids))
+        AND ($6::int IS NULL OR true)
+      ORDER BY ${order} OFFSET $5 LIMIT $7`,
+    [organizationId, directoryId, q.pattern, q.parentRowId, q.offset, q.sortColumn, q.limit],
+  );
+  return rows;
+}
+
+export async function insertRows(
+  db: Queryable,
+  organizationId: string,
+  directoryId: string,
+  rows: readonly {
+    id: string;
+    parentId: string | null;
+    position: number;
+    cells: unknown[];
+    parentRowIds: string[];
+    searchText: string;
+  }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `INSERT INTO directory_rows (id, organization_id, directory_id, parent_id, position, cells, parent_row_ids, search_text)
+     SELECT r.id, $1, $2, r.parent_id, r.position, r.cells, ARRAY(SELECT jsonb_array_elements_text(r.parent_row_ids))::uuid[], r.search_text
+       FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, parent_id uuid, position int, cells jsonb, parent_row_ids jsonb, search_text text)`,
+    [
+      organizationId,
+      directoryId,
+      JSON.stringify(
+        rows.map((r) => ({
+          id: r.id,
+          parent_id: r.parentId,
+          position: r.position,
+          cells: r.cells,
+          parent_row_ids: r.parentRowIds,
+          search_text: r.searchText,
+        })),
+      ),
+    ],
+  );
+}
+
+export async function updateRow(
+  db: Queryable,
+  organizationId: string,
+  rowId: string,
+  patch: { cells: unknown[]; parentRowIds: string[]; searchText: string },
+) {
+  await db.query(
+    `UPDATE directory_rows SET cells = $3, parent_row_ids = $4::uuid[], search_text = $5, updated_at = now()
+      WHERE organization_id = $1 AND id = $2`,
+    [organizationId, rowId, JSON.stringify(patch.cells), patch.parentRowIds, patch.searchText],
+  );
+}
+
+/** Live children of a parent (null: roots), in order, locked. */
+export async function lockSiblings(
+  db: Queryable,
+  organizationId: string,
+  directoryId: string,
+  parentId: string | null,
+) {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM directory_rows WHERE organization_id = $1 AND directory_id = $2 AND deleted_at IS NULL
+        AND parent_id IS NOT DISTINCT FROM $3 ORDER BY position, id FOR UPDATE`,
+    [organizationId, directoryId, parentId],
+  );
+  return rows.map((row) => row.id);
+}
+
+export async function setParentAndPositions(
+  db: Queryable,
+  organizationId: string,
+  parentId: string | null,
+  orderedIds: readonly string[],
+): Promise<void> {
+  await db.query(
+    `UPDATE directory_rows r SET parent_id = $2, position = o.ordinality - 1, updated_at = now()
+       FROM unnest($3::uuid[]) WITH ORDINALITY AS o(id, ordinality)
+      WHERE r.organization_id = $1 AND r.id = o.id`,
+    [organizationId, parentId, orderedIds],
+  );
+}
+
+/** Ancestors of a row, nearest first (stops at a cycle, which the service never lets happen). */
+export async function ancestorIds(db: Queryable, organizationId: string, rowId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `WITH RECURSIVE up(id, parent_id, depth) AS (
+       SELECT id, parent_id, 0 FROM directory_rows WHERE organization_id = $1 AND id = $2
+       UNION ALL
+       SELECT r.id, r.parent_id, up.depth + 1 FROM directory_rows r JOIN up ON r.id = up.parent_id
+        WHERE up.depth < 10000
+     ) SELECT id FROM up WHERE depth > 0 ORDER BY depth`,
+    [organizationId, rowId],
+  );
+  return rows.map((row) => row.id);
+}
+
+export async function softDeleteRow(db: Queryable, organizationId: string, rowId: string): Promise<void> {
+  await db.query(
+    'UPDATE directory_rows SET deleted_at = now(), updated_at = now() WHERE organization_id = $1 AND id = $2',
+    [organizationId, rowId],
+  );
+}
+
+export async function deleteAllRows(db: Queryable, organizationId: string, directoryId: string): Promise<void> {
+  await db.query(
+    `UPDATE directory_rows SET deleted_at = now(), updated_at = now(), parent_id = NULL
+      WHERE organization_id = $1 AND directory_id = $2 AND deleted_at IS NULL`,
+    [organizationId, directoryId],
+  );
+}
+
+export async function maxRootPosition(
+  db: Queryable,
+  organizationId: string,
+  directoryId: string,
+  parentId: string | null,
+) {
+  const { rows } = await db.query<{ next: number }>(
+    `SELECT COALESCE(max(position) + 1, 0)::int AS next FROM directory_rows
+      WHERE organization_id = $1 AND directory_id = $2 AND deleted_at IS NULL AND parent_id IS NOT DISTINCT FROM $3`,
+    [organizationId, directoryId, parentId],
+  );
+  return rows[0]?.next ?? 0;
+}

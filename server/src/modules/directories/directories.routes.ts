@@ -1,0 +1,195 @@
+import {
+  CreateDirectoryRequest,
+  CsvImportRequest,
+  CsvImportResult,
+  Directory,
+  DirectoryList,
+  MoveRowRequest,
+  Row,
+  RowInput,
+  RowList,
+  RowListQuery,
+  RowTree,
+  TreeQuery,
+  UpdateDirectoryRequest,
+  UpdateRowRequest,
+} from '@shared/api/directories';
+import { z } from 'zod';
+import { defineRoute } from '../../platform/http/routes';
+import * as directories from './directories.service';
+
+const DirectoryParams = z.object({ directoryId: z.uuid() });
+const RowParams = DirectoryParams.extend({ rowId: z.uuid() });
+
+export function directoriesRoutes(deps: directories.DirectoriesDeps) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/api/directories',
+      operationId: 'listDirectories',
+      summary: 'Directories (reference tables) of the organization',
+      tags: ['directories'],
+      responses: { 200: { description: 'Directories', schema: DirectoryList } },
+      handler: async ({ auth }) => ({ status: 200, body: await directories.listDirectories(deps, auth) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/directories',
+      access: 'admin',
+      operationId: 'createDirectory',
+      summary: 'Create a directory, or a sub-directory bound to rows of its parent',
+      tags: ['directories'],
+      request: { body: CreateDirectoryRequest },
+      responses: { 201: { description: 'Directory', schema: Directory } },
+      handler: async ({ auth, body }) => ({ status: 201, body: await directories.createDirectory(deps, auth, body) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/directories/:directoryId',
+      operationId: 'getDirectory',
+      summary: 'One directory',
+      tags: ['directories'],
+      request: { params: DirectoryParams },
+      responses: { 200: { description: 'Directory', schema: Directory } },
+      handler: async ({ auth, params }) => ({
+        status: 200,
+        body: await directories.getDirectory(deps, auth, params.directoryId),
+      }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/api/directories/:directoryId',
+      access: 'admin',
+      operationId: 'updateDirectory',
+      summary: 'Rename, add columns, set the tree columns or the bound parent rows',
+      tags: ['directories'],
+      request: { params: DirectoryParams, body: UpdateDirectoryRequest },
+      responses: { 200: { description: 'Directory', schema: Directory } },
+      handler: async ({ auth, params, body }) => ({
+        status: 200,
+        body: await directories.updateDirectory(deps, auth, params.directoryId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/directories/:directoryId',
+      access: 'admin',
+      operationId: 'deleteDirectory',
+      summary: 'Delete a directory (tasks keep showing the rows they chose, as deleted)',
+      tags: ['directories'],
+      request: { params: DirectoryParams },
+      responses: { 204: { description: 'Deleted' } },
+      handler: async ({ auth, params }) => {
+        await directories.deleteDirectory(deps, auth, params.directoryId);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/directories/:directoryId/rows/tree',
+      operationId: 'getRowTree',
+      summary: 'The rows as a tree (by parent links, or grouped by a column’s values)',
+      tags: ['directories'],
+      request: { params: DirectoryParams, query: TreeQuery },
+      responses: { 200: { description: 'Tree', schema: RowTree } },
+      handler: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await directories.rowTree(deps, auth, params.directoryId, query),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/directories/:directoryId/rows',
+      operationId: 'listRows',
+      summary: 'Rows, page by page, sorted by a column or by position, searched by substring',
+      tags: ['directories'],
+      request: { params: DirectoryParams, query: RowListQuery },
+      responses: { 200: { description: 'A page of rows', schema: RowList } },
+      handler: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await directories.listRows(deps, auth, params.directoryId, query),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/directories/:directoryId/rows',
+      operationId: 'createRow',
+      summary: 'Add a row (cells in column order)',
+      tags: ['directories'],
+      request: { params: DirectoryParams, body: RowInput },
+      responses: { 201: { description: 'Row', schema: Row } },
+      handler: async ({ auth, params, body }) => ({
+        status: 201,
+        body: await directories.createRow(deps, auth, params.directoryId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/api/directories/:directoryId/rows/:rowId',
+      operationId: 'updateRow',
+      summary: 'Edit a row’s cells or bound parent rows',
+      tags: ['directories'],
+      request: { params: RowParams, body: UpdateRowRequest },
+      responses: { 200: { description: 'Row', schema: Row } },
+      handler: async ({ auth, params, body }) => ({
+        status: 200,
+        body: await directories.updateRow(deps, auth, params.directoryId, params.rowId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/api/directories/:directoryId/rows/:rowId',
+      operationId: 'deleteRow',
+      summary: 'Delete a row (its children move up to its parent)',
+      tags: ['directories'],
+      request: { params: RowParams },
+      responses: { 204: { description: 'Deleted' } },
+      handler: async ({ auth, params }) => {
+        await directories.deleteRow(deps, auth, params.directoryId, params.rowId);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/api/directories/:directoryId/rows/:rowId/move',
+      operationId: 'moveRow',
+      summary: 'Re-parent a row and place it among its siblings (drag and drop)',
+      description:
+        'A move under the row itself or its descendants answers 409 `tree_cycle`; a parent of another directory 409 `cross_directory`.',
+      tags: ['directories'],
+      request: { params: RowParams, body: MoveRowRequest },
+      responses: { 200: { description: 'Row', schema: Row } },
+      handler: async ({ auth, params, body }) => ({
+        status: 200,
+        body: await directories.moveRow(deps, auth, params.directoryId, params.rowId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/directories/:directoryId/import',
+      operationId: 'importRows',
+      summary: 'Import rows from CSV, all or nothing (dryRun previews every error)',
+      tags: ['directories'],
+      request: { params: DirectoryParams, body: CsvImportRequest },
+      responses: { 200: { description: 'Import result', schema: CsvImportResult } },
+      handler: async ({ auth, params, body }) => ({
+        status: 200,
+        body: await directories.importCsv(deps, auth, params.directoryId, body),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/directories/:directoryId/export',
+      operationId: 'exportRows',
+      summary: 'The rows as CSV (id, parent_id, then the columns)',
+      tags: ['directories'],
+      request: { params: DirectoryParams },
+      responses: { 200: { description: 'CSV file', contentType: 'text/csv' } },
+      handler: async ({ auth, params }) => ({
+        status: 200,
+        body: await directories.exportCsv(deps, auth, params.directoryId),
+        headers: { 'Content-Disposition': `attachment; filename="directory-${params.directoryId}.csv"` },
+      }),
+    }),
+  ];
+}

@@ -1,0 +1,314 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../../../test/helpers/app';
+import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
+
+let t: TestApp;
+let admin: Member;
+beforeAll(async () => {
+  t = await startTestApp();
+  admin = await createOrg(t);
+});
+afterAll(() => t.close());
+
+async function directory(body: Record<string, unknown> = {}) {
+  const response = await admin.client.post('/api/directories', {
+    name: 'Places',
+    columns: [{ name: 'Name' }, { name: 'Code' }, { name: 'Region' }, { name: 'Capacity', type: 'number' }],
+    ...body,
+  });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body as { id: string };
+}
+
+async function row(
+  directoryId: string,
+  cells: unknown[],
+  parentId: string | null = null,
+  extra: Record<string, unknown> = {},
+) {
+  const response = await admin.client.post(`/api/directories/${directoryId}/rows`, { cells, parentId, ...extra });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body as { id: string; position: number; cells: unknown[] };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tree nodes are read loosely.
+function shape(nodes: any[]): unknown[] {
+  return nodes.map((n) => (n.children.length ? [n.label, shape(n.children)] : n.label));
+}
+
+async function tree(directoryId: string, query = '') {
+  const response = await admin.client.get(`/api/directories/${directoryId}/rows/tree${query}`);
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body;
+}
+
+describe('row trees', () => {
+  it('builds a 4-level tree, moves rows by drag and drop, and reads it back', async () => {
+    const d = await directory();
+    const russia = await row(d.id, ['Russia', 'RU']);
+    const center = await row(d.id, ['Central', 'C'], russia.id);
+    const moscow = await row(d.id, ['Moscow', 'MSK'], center.id);
+    const tverskoy = await row(d.id, ['Tverskoy', 'TV'], moscow.id);
+    const north = await row(d.id, ['North-West', 'NW'], russia.id);
+    const spb = await row(d.id, ['Saint Petersburg', 'SPB'], north.id);
+    const body = await tree(d.id);
+    expect(body.displayColumnIndex).toBe(0);
+    expect(shape(body.nodes)).toEqual([
+      [
+        'Russia',
+        [
+          ['Central', [['Moscow', ['Tverskoy']]]],
+          ['North-West', ['Saint Petersburg']],
+        ],
+      ],
+    ]);
+    expect(body.nodes[0]).toMatchObject({ kind: 'row', id: russia.id, rowId: russia.id });
+
+    // Drag Moscow (with its subtree) under North-West, before Saint Petersburg.
+    const moved = await admin.client.patch(`/api/directories/${d.id}/rows/${moscow.id}/move`, {
+      parentId: north.id,
+      position: 0,
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ parentId: north.id, position: 0 });
+    expect(shape((await tree(d.id)).nodes)).toEqual([
+      ['Russia', ['Central', ['North-West', [['Moscow', ['Tverskoy']], 'Saint Petersburg']]]],
+    ]);
+    // Reorder among siblings, and move to the root.
+    await admin.client.patch(`/api/directories/${d.id}/rows/${moscow.id}/move`, { parentId: north.id, position: 5 });
+    await admin.client.patch(`/api/directories/${d.id}/rows/${tverskoy.id}/move`, { parentId: null, position: 0 });
+    expect(shape((await tree(d.id)).nodes)).toEqual([
+      'Tverskoy',
+      ['Russia', ['Central', ['North-West', ['Saint Petersburg', 'Moscow']]]],
+    ]);
+    expect(spb.id).toBeDefined();
+  });
+
+  it('refuses a move that would make a cycle or cross directories, changing nothing', async () => {
+    const d = await directory();
+    const a = await row(d.id, ['A']);
+    const b = await row(d.id, ['B'], a.id);
+    const c = await row(d.id, ['C'], b.id);
+    const cycle = await admin.client.patch(`/api/directories/${d.id}/rows/${a.id}/move`, {
+      parentId: c.id,
+      position: 0,
+    });
+    expect(cycle.status).toBe(409);
+    expect(cycle.body.code).toBe('tree_cycle');
+    const self = await admin.client.patch(`/api/directories/${d.id}/rows/${a.id}/move`, {
+      parentId: a.id,
+      position: 0,
+    });
+    expect(self.body.code).toBe('tree_cycle');
+    const other = await directory({ name: 'Other' });
+    const foreign = await row(other.id, ['F']);
+    const cross = await admin.client.patch(`/api/directories/${d.id}/rows/${a.id}/move`, {
+      parentId: foreign.id,
+      position: 0,
+    });
+    expect(cross.status).toBe(409);
+    expect(cross.body.code).toBe('cross_directory');
+    expect(shape((await tree(d.id)).nodes)).toEqual([['A', [['B', ['C']]]]]);
+  });
+
+  it('groups rows by a column’s values in column-value mode, labelled by the display column', async () => {
+    const d = await directory({ tree_display_column_index: 1 });
+    await row(d.id, ['Moscow', 'MSK', 'Center']);
+    await row(d.id, ['Tula', 'TUL', 'Center']);
+    await row(d.id, ['Murmansk', 'MUR', 'North']);
+    await row(d.id, ['Nowhere', 'NOW', null]);
+    const body = await tree(d.id, '?treeColumnIndex=2');
+    expect(body).toMatchObject({ displayColumnIndex: 1, treeColumnIndex: 2 });
+    expect(body.nodes.map((n: { kind: string; value: string | null }) => [n.kind, n.value])).toEqual([
+      ['column_value', 'Center'],
+      ['column_value', 'North'],
+      ['column_value', null],
+    ]);
+    expect(body.nodes[0].children.map((n: { kind: string; label: string }) => [n.kind, n.label])).toEqual([
+      ['row', 'MSK'],
+      ['row', 'TUL'],
+    ]);
+    expect((await admin.client.get(`/api/directories/${d.id}/rows/tree?treeColumnIndex=9`)).status).toBe(400);
+  });
+
+  it('deletes a row: its children move up in its place', async () => {
+    const d = await directory();
+    const a = await row(d.id, ['A']);
+    const b = await row(d.id, ['B'], a.id);
+    await row(d.id, ['B1'], b.id);
+    await row(d.id, ['B2'], b.id);
+    await row(d.id, ['C'], a.id);
+    expect((await admin.client.delete(`/api/directories/${d.id}/rows/${b.id}`)).status).toBe(204);
+    expect(shape((await tree(d.id)).nodes)).toEqual([['A', ['B1', 'B2', 'C']]]);
+  });
+});
+
+describe('rows', () => {
+  it('pages, sorts by a column (numbers numerically) and searches cells by substring', async () => {
+    const d = await directory();
+    for (const [name, capacity] of [
+      ['Склад Север', '1 200'],
+      ['Склад Юг', '90'],
+      ['Офис', '15,5'],
+      ['Гараж', null],
+    ] as const) {
+      await row(d.id, [name, null, null, capacity]);
+    }
+    const sorted = await admin.client.get(`/api/directories/${d.id}/rows?sort=3&order=desc`);
+    expect(sorted.body.items.map((r: { cells: unknown[] }) => r.cells[3])).toEqual(['1200', '90', '15.5', null]);
+    const page1 = await admin.client.get(`/api/directories/${d.id}/rows?sort=0&limit=3`);
+    const page2 = await admin.client.get(
+      `/api/directories/${d.id}/rows?sort=0&limit=3&cursor=${page1.body.nextCursor}`,
+    );
+    expect([...page1.body.items, ...page2.body.items].map((r: { cells: string[] }) => r.cells[0])).toEqual([
+      'Гараж',
+      'Офис',
+      'Склад Север',
+      'Склад Юг',
+    ]);
+    expect(page2.body.nextCursor).toBeNull();
+    const found = await admin.client.get(`/api/directories/${d.id}/rows?q=${encodeURIComponent('СКЛАД')}`);
+    expect(found.body.items.map((r: { cells: string[] }) => r.cells[0]).sort()).toEqual(['Склад Север', 'Склад Юг']);
+    const bad = await admin.client.post(`/api/directories/${d.id}/rows`, { cells: ['x', null, null, 'lots'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0]).toMatchObject({ pointer: '#/cells/3', code: 'not_a_number' });
+  });
+
+  it('lets members edit rows but only administrators define directories', async () => {
+    const member = await createMember(t, admin);
+    const d = await directory();
+    expect((await member.client.post('/api/directories', { name: 'X', columns: [{ name: 'A' }] })).status).toBe(403);
+    const added = await member.client.post(`/api/directories/${d.id}/rows`, { cells: ['By member'] });
+    expect(added.status).toBe(201);
+    expect(
+      (await member.client.patch(`/api/directories/${d.id}/rows/${added.body.id}`, { cells: ['Edited'] })).body
+        .cells[0],
+    ).toBe('Edited');
+  });
+});
+
+describe('sub-directories', () => {
+  it('offers only the sub-directory rows bound to the selected parent row', async () => {
+    const regions = await directory({ name: 'Regions', columns: [{ name: 'Name' }] });
+    const center = await row(regions.id, ['Center']);
+    const north = await row(regions.id, ['North']);
+    const south = await row(regions.id, ['South']);
+    const cities = await directory({
+      name: 'Cities',
+      columns: [{ name: 'Name' }],
+      parentDirectoryId: regions.id,
+      parentRowIds: [center.id, north.id],
+    });
+    await row(cities.id, ['Moscow'], null, { parentRowIds: [center.id] });
+    await row(cities.id, ['Murmansk'], null, { parentRowIds: [north.id] });
+    await row(cities.id, ['Capital-anywhere'], null, { parentRowIds: [] });
+    const names = async (parentRowId: string) =>
+      (await admin.client.get(`/api/directories/${cities.id}/rows?parentRowId=${parentRowId}&sort=0`)).body.items.map(
+        (r: { cells: string[] }) => r.cells[0],
+      );
+    expect(await names(center.id)).toEqual(['Capital-anywhere', 'Moscow']);
+    expect(await names(north.id)).toEqual(['Capital-anywhere', 'Murmansk']);
+    // The sub-directory is not bound to South at all.
+    expect(await names(south.id)).toEqual([]);
+    const wrong = await admin.client.post(`/api/directories/${cities.id}/rows`, {
+      cells: ['X'],
+      parentRowIds: [cities.id],
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors[0].code).toBe('unknown_row');
+    expect((await admin.client.delete(`/api/directories/${regions.id}`)).status).toBe(409);
+  });
+});
+
+describe('table fields', () => {
+  it('stores row ids and answers labels from displayColumn, else the tree display column; deleted rows show as deleted', async () => {
+    const d = await directory({ tree_display_column_index: 1 });
+    const moscow = await row(d.id, ['Moscow', 'MSK']);
+    const tula = await row(d.id, ['Tula', 'TUL']);
+    const form = await createForm(admin, {
+      fields: [
+        { name: 'By name', type: 'table', directoryId: d.id, displayColumn: 'Name', allow_multiple: true },
+        { name: 'By tree label', type: 'table', directoryId: d.id },
+      ],
+    });
+    const [byName, byTree] = form.fields.map((f: { id: string }) => f.id);
+    const task = await createTask(admin, form.id, { fields: { [byName]: [moscow.id, tula.id], [byTree]: tula.id } });
+    expect(task.fields).toEqual({ [byName]: [moscow.id, tula.id], [byTree]: tula.id });
+    expect(task.labels).toEqual({
+      [byName]: [
+        { id: moscow.id, label: 'Moscow', deleted: false },
+        { id: tula.id, label: 'Tula', deleted: false },
+      ],
+      [byTree]: [{ id: tula.id, label: 'TUL', deleted: false }],
+    });
+    await admin.client.delete(`/api/directories/${d.id}/rows/${tula.id}`);
+    const after = await admin.client.get(`/api/tasks/${task.id}`);
+    expect(after.status).toBe(200);
+    expect(after.body.labels[byTree]).toEqual([{ id: tula.id, label: 'TUL', deleted: true }]);
+    const stale = await admin.client.patch(`/api/tasks/${task.id}`, { fields: { [byTree]: tula.id } });
+    expect(stale.status).toBe(400);
+    expect(stale.body.errors[0].code).toBe('unknown_row');
+  });
+});
+
+describe('CSV', () => {
+  it('round-trips a tree through export and import', async () => {
+    const d = await directory();
+    const a = await row(d.id, ['Север, "главный"', 'N', 'Москва', '1 000']);
+    await row(d.id, ['Child', 'C', null, null], a.id);
+    await row(d.id, ['Root 2', 'R', null, '7']);
+    const exported = await admin.client.get(`/api/directories/${d.id}/export`);
+    expect(exported.headers.get('content-type')).toMatch(/^text\/csv/);
+    const copy = await directory({ name: 'Copy' });
+    const imported = await admin.client.post(`/api/directories/${copy.id}/import`, { csv: exported.body });
+    // Same ids cannot exist twice: the import into another directory refuses them.
+    expect(imported.status).toBe(400);
+    const withoutIds = (exported.body as string)
+      .replace(/^\ufeff/, '')
+      .split('\n')
+      .map((line) => line.split(',').slice(2).join(','))
+      .join('\n');
+    const plain = await admin.client.post(`/api/directories/${copy.id}/import`, { csv: withoutIds });
+    expect(plain.body).toEqual({ imported: 3, dryRun: false, errors: [] });
+
+    // Replacing the same directory with its own export keeps ids, cells and tree.
+    const before = await tree(d.id);
+    const replaced = await admin.client.post(`/api/directories/${d.id}/import`, {
+      csv: exported.body,
+      mode: 'replace',
+    });
+    expect(replaced.body.imported).toBe(3);
+    expect(await tree(d.id)).toEqual(before);
+    const rows = await admin.client.get(`/api/directories/${d.id}/rows?sort=1`);
+    expect(rows.body.items.map((r: { cells: unknown[] }) => r.cells)).toEqual([
+      ['Child', 'C', null, null],
+      ['Север, "главный"', 'N', 'Москва', '1000'],
+      ['Root 2', 'R', null, '7'],
+    ]);
+  });
+
+  it('rejects a bad file whole, and a dry run lists every error without writing', async () => {
+    const d = await directory();
+    await row(d.id, ['Existing']);
+    const csv = 'Name,Capacity,Colour\nGood,10\nBad,many\nAlso bad,1,2,3\n';
+    const preview = await admin.client.post(`/api/directories/${d.id}/import`, { csv, dryRun: true });
+    expect(preview.status).toBe(200);
+    expect(preview.body.imported).toBe(0);
+    expect(preview.body.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ line: 1, column: 'Colour' }),
+        expect.objectContaining({ line: 3, column: 'Capacity' }),
+      ]),
+    );
+    const real = await admin.client.post(`/api/directories/${d.id}/import`, { csv });
+    expect(real.status).toBe(400);
+    const after = await admin.client.get(`/api/directories/${d.id}/rows`);
+    expect(after.body.items.map((r: { cells: unknown[] }) => r.cells[0])).toEqual(['Existing']);
+    const good = await admin.client.post(`/api/directories/${d.id}/import`, {
+      csv: 'name,CAPACITY\nA,1\nB,2\n',
+      dryRun: true,
+    });
+    expect(good.body).toEqual({ imported: 2, dryRun: true, errors: [] });
+    expect((await admin.client.get(`/api/directories/${d.id}/rows`)).body.items).toHaveLength(1);
+  });
+});

@@ -1,0 +1,152 @@
+import { z } from 'zod';
+
+export const ColumnType = z.enum(['text', 'number', 'date', 'checkbox']);
+
+export const DirectoryColumn = z
+  .object({ name: z.string().trim().min(1).max(200), type: ColumnType.default('text') })
+  .meta({ id: 'DirectoryColumn' });
+
+export const CreateDirectoryRequest = z
+  .object({
+    id: z.uuid().optional(),
+    name: z.string().trim().min(1).max(200),
+    columns: z.array(DirectoryColumn).min(1).max(100),
+    parentDirectoryId: z.uuid().nullable().optional(),
+    parentRowIds: z.array(z.uuid()).max(10_000).default([]),
+    tree_display_column_index: z.number().int().min(0).default(0),
+    treeColumnIndex: z.number().int().min(0).nullable().default(null),
+  })
+  .meta({ id: 'CreateDirectoryRequest' });
+
+export const UpdateDirectoryRequest = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    columns: z.array(DirectoryColumn).min(1).max(100).optional().meta({
+      description:
+        'The whole column list; columns may be added at the end or renamed, not removed while rows hold values',
+    }),
+    parentRowIds: z.array(z.uuid()).max(10_000).optional(),
+    tree_display_column_index: z.number().int().min(0).optional(),
+    treeColumnIndex: z.number().int().min(0).nullable().optional(),
+  })
+  .meta({ id: 'UpdateDirectoryRequest' });
+
+export const Directory = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    columns: z.array(z.object({ name: z.string(), type: ColumnType })),
+    parentDirectoryId: z.uuid().nullable(),
+    parentRowIds: z.array(z.uuid()),
+    tree_display_column_index: z.number().int(),
+    treeColumnIndex: z.number().int().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Directory' });
+export type Directory = z.infer<typeof Directory>;
+
+export const DirectoryList = z.object({ items: z.array(Directory) }).meta({ id: 'DirectoryList' });
+
+/** A cell value: text, a normalised number (string), a date, a boolean, or null. */
+export const Cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+export const RowInput = z
+  .object({
+    id: z.uuid().optional(),
+    parentId: z.uuid().nullable().default(null),
+    position: z.number().int().min(0).optional(),
+    cells: z.array(Cell).max(100),
+    parentRowIds: z.array(z.uuid()).max(10_000).default([]),
+  })
+  .meta({ id: 'RowInput' });
+
+export const UpdateRowRequest = z
+  .object({ cells: z.array(Cell).max(100).optional(), parentRowIds: z.array(z.uuid()).max(10_000).optional() })
+  .meta({ id: 'UpdateRowRequest' });
+
+export const MoveRowRequest = z
+  .object({ parentId: z.uuid().nullable(), position: z.number().int().min(0) })
+  .meta({ id: 'MoveRowRequest' });
+
+export const Row = z
+  .object({
+    id: z.uuid(),
+    parentId: z.uuid().nullable(),
+    position: z.number().int(),
+    cells: z.array(Cell),
+    parentRowIds: z.array(z.uuid()),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Row' });
+export type Row = z.infer<typeof Row>;
+
+export const RowList = z.object({ items: z.array(Row), nextCursor: z.string().nullable() }).meta({ id: 'RowList' });
+
+export const RowListQuery = z.object({
+  q: z.string().trim().max(200).optional().meta({ description: 'Substring of any cell, case-insensitive' }),
+  sort: z.coerce.number().int().min(0).optional().meta({ description: 'Column index to sort by' }),
+  order: z.enum(['asc', 'desc']).default('asc'),
+  parentRowId: z.uuid().optional().meta({ description: 'Only rows offered under this row of the parent directory' }),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  cursor: z.string().max(300).optional(),
+});
+
+export interface TreeNodeShape {
+  kind: 'row' | 'column_value';
+  id: string;
+  label: string;
+  rowId?: string;
+  value?: string | null;
+  children: TreeNodeShape[];
+}
+
+export const TreeNode: z.ZodType<TreeNodeShape> = z
+  .lazy(() =>
+    z.object({
+      kind: z.enum(['row', 'column_value']),
+      id: z.string().meta({ description: 'Row id, or `value:<value>` for a column-value node' }),
+      label: z.string(),
+      rowId: z.uuid().optional(),
+      value: z.string().nullable().optional(),
+      children: z.array(TreeNode),
+    }),
+  )
+  .meta({ id: 'TreeNode' });
+
+export const RowTree = z
+  .object({
+    displayColumnIndex: z.number().int(),
+    treeColumnIndex: z.number().int().nullable(),
+    nodes: z.array(TreeNode),
+  })
+  .meta({ id: 'RowTree' });
+
+export const TreeQuery = z.object({
+  treeColumnIndex: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: 'Group rows by this column’s values' }),
+  displayColumnIndex: z.coerce.number().int().min(0).optional(),
+});
+
+export const CsvImportRequest = z
+  .object({
+    csv: z.string().max(20_000_000),
+    mode: z.enum(['append', 'replace']).default('append'),
+    dryRun: z
+      .boolean()
+      .default(false)
+      .meta({ description: 'Check only: report what would be imported and every error' }),
+  })
+  .meta({ id: 'CsvImportRequest' });
+
+export const CsvImportResult = z
+  .object({
+    imported: z.number().int(),
+    dryRun: z.boolean(),
+    errors: z.array(z.object({ line: z.number().int(), column: z.string().nullable(), detail: z.string() })),
+  })
+  .meta({ id: 'CsvImportResult' });
