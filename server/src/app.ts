@@ -24,6 +24,7 @@ import type { Logger } from './platform/logging';
 import { createMailer, type Mailer } from './platform/mail/mailer';
 import type { AppModule, AppState, ModuleContext, ModuleFactory } from './platform/module';
 import { createRealtime } from './platform/realtime/socket';
+import { attachSync, type SyncServer } from './platform/sync/sync-server';
 import { VERSION } from './platform/version';
 
 /** The product's modules, in the order their routes mount. Reading this list tells what Orbita is. */
@@ -55,6 +56,7 @@ export interface App {
   readonly routes: readonly AnyRoute[];
   readonly state: AppState;
   readonly events: EventBus;
+  readonly sync: SyncServer;
   /** Starts listening on the configured host and port (0 picks a free port). */
   listen(): Promise<{ port: number; url: string }>;
   /** Stops taking connections, lets in-flight requests finish (up to the shutdown timeout), closes sockets. */
@@ -115,9 +117,14 @@ export function createApp(options: AppOptions): App {
   const authenticators = modules.flatMap((module) => (module.authenticate ? [module.authenticate] : []));
   if (authenticators.length !== 1)
     throw new Error(`Exactly one module must authenticate; found ${authenticators.length}`);
-  mountRoutes(router, routes, {
-    validateResponses: config.validateResponses,
-    authenticate: authenticators[0] as Authenticate,
+  const authenticate = authenticators[0] as Authenticate;
+  mountRoutes(router, routes, { validateResponses: config.validateResponses, authenticate });
+  const sync = attachSync(io, {
+    db,
+    authenticate,
+    sources: modules.flatMap((module) => module.syncSources ?? []),
+    logger,
+    pollMs: config.syncPollMs,
   });
   web.use(router);
   web.use(notFoundHandler(allowedMethods(routes)));
@@ -131,6 +138,7 @@ export function createApp(options: AppOptions): App {
     routes,
     state,
     events,
+    sync,
     listen() {
       return new Promise((resolve, reject) => {
         httpServer.once('error', reject);
@@ -145,6 +153,7 @@ export function createApp(options: AppOptions): App {
     close() {
       closing ??= new Promise<void>((resolve) => {
         state.stopping = true;
+        sync.close();
         // io.close() disconnects sockets, then closes the HTTP server: no new connections, and
         // the callback runs once every in-flight request has finished.
         // Keep-alive connections become idle as their last response ends; close them as they do.

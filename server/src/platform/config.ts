@@ -44,6 +44,7 @@ const EnvSchema = z.object({
     .regex(/^smtps?:\/\//, 'SMTP_URL must be an smtp:// or smtps:// URL')
     .optional(),
   MAIL_FROM: z.string().min(3).default('Orbita <no-reply@orbita.localhost>'),
+  SYNC_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
   PUBLIC_URL: z.url('PUBLIC_URL must be a URL like https://orbita.example.org').optional(),
 });
 
@@ -71,6 +72,8 @@ export interface Config {
   mailFrom: string;
   /** Where users open the product; links in e-mails start with it. */
   publicUrl: string;
+  /** How often the sync stream looks for committed changes to send to connected replicas. */
+  syncPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -104,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     refreshGraceSeconds: e.REFRESH_GRACE_SECONDS,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    syncPollMs: e.SYNC_POLL_MS,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT || 3000}`).replace(/\/+$/, ''),
   };
 }

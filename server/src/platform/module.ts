@@ -7,6 +7,7 @@ import type { EventBus } from './events';
 import type { AnyRoute } from './http/routes';
 import type { Logger } from './logging';
 import type { Mailer } from './mail/mailer';
+import type { SyncSource } from './sync/sync-source';
 
 /** Process-wide facts the platform keeps and modules may read. */
 export interface AppState {
@@ -39,6 +40,8 @@ export interface AppModule {
    * `res.locals.problem` the problem that was sent, if any.
    */
   middleware?: RequestHandler[];
+  /** Collections of this module replicated to desktop replicas. */
+  syncSources?: SyncSource[];
 }
 
 export type ModuleFactory = (context: ModuleContext) => AppModule;

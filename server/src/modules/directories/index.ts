@@ -1,8 +1,10 @@
 import type { ModuleFactory } from '../../platform/module';
 import { directoriesRoutes } from './directories.routes';
+import { directoriesSyncSource, directoryRowsSyncSource } from './directories.sync';
 
 /** Directories: reference tables with row trees, sub-directories bound to parent rows, CSV import/export. */
 export const directoriesModule: ModuleFactory = (context) => ({
   name: 'directories',
   routes: directoriesRoutes({ db: context.db }),
+  syncSources: [directoriesSyncSource, directoryRowsSyncSource],
 });

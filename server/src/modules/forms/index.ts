@@ -1,8 +1,10 @@
 import type { ModuleFactory } from '../../platform/module';
 import { formsRoutes } from './forms.routes';
+import { formsSyncSource, statusesSyncSource } from './forms.sync';
 
 /** Forms: fields of every type, statuses and the moves allowed between them. */
 export const formsModule: ModuleFactory = (context) => ({
   name: 'forms',
   routes: formsRoutes({ db: context.db }),
+  syncSources: [formsSyncSource, statusesSyncSource],
 });

@@ -3,6 +3,7 @@ import type { ModuleFactory } from '../../platform/module';
 import type { AuthDeps } from './auth.service';
 import { createAuthenticator } from './authenticator';
 import { authRoutes, organizationRoutes } from './identity.routes';
+import { rolesSyncSource, usersSyncSource } from './identity.sync';
 
 /**
  * Identity: organizations, users, roles, sessions with refresh rotation, password reset,
@@ -25,5 +26,6 @@ export const identityModule: ModuleFactory = (context) => {
     name: 'identity',
     routes: [...authRoutes(deps), ...organizationRoutes(deps)],
     authenticate: createAuthenticator(db, tokens),
+    syncSources: [usersSyncSource, rolesSyncSource],
   };
 };

@@ -1,6 +1,7 @@
 import type { ModuleFactory } from '../../platform/module';
 import { tasksRoutes } from './tasks.routes';
 import { resyncRoleAssignees } from './tasks.service';
+import { tasksSyncSource } from './tasks.sync';
 
 /**
  * Tasks: instances of forms with field values, statuses, assignees, history, audit, chat, views,
@@ -11,5 +12,5 @@ export const tasksModule: ModuleFactory = (context) => {
   context.events.subscribe('role.members_changed', ({ organizationId, roleId }) =>
     resyncRoleAssignees(deps, organizationId, roleId),
   );
-  return { name: 'tasks', routes: tasksRoutes(deps) };
+  return { name: 'tasks', routes: tasksRoutes(deps), syncSources: [tasksSyncSource(deps)] };
 };

@@ -1,0 +1,77 @@
+import {
+  changedSince,
+  checkpointParams,
+  nextCheckpoint,
+  type SyncSource,
+  syncColumns,
+  tombstone,
+} from '../../platform/sync/sync-source';
+import { presentForm } from './forms.presenter';
+import type { FormRow } from './forms.repo';
+import { canUseForm, loadFormDefinitions } from './forms.service';
+
+const FORM_COLUMNS = `f.id, f.name, f.qr_generation_enabled, f.visible_role_ids::text[] AS visible_role_ids, f.created_at, f.updated_at, f.deleted_at`;
+
+/** Forms (with fields and moves), read-only on replicas; forms hidden from the caller arrive as tombstones. */
+export const formsSyncSource: SyncSource = {
+  collection: 'forms',
+  async pull(db, auth, checkpoint, limit) {
+    const { rows } = await db.query<FormRow & { sync_xid: string; sync_seq: string }>(
+      `SELECT ${FORM_COLUMNS}, ${syncColumns('f')} FROM forms f
+        WHERE f.organization_id = $1 AND ${changedSince('f', 2, 3)} ORDER BY f.sync_xid, f.sync_seq LIMIT $4`,
+      [auth.organizationId, ...checkpointParams(checkpoint), limit],
+    );
+    const live = rows.filter((row) => !row.deleted_at && canUseForm(auth, row));
+    const definitions = await loadFormDefinitions(db, auth.organizationId, live);
+    return {
+      documents: rows.map((row) => {
+        const definition = definitions.get(row.id);
+        return definition && !row.deleted_at && canUseForm(auth, row)
+          ? { ...presentForm(definition), _deleted: false }
+          : tombstone(row.id);
+      }),
+      checkpoint: nextCheckpoint(rows, checkpoint),
+    };
+  },
+};
+
+/** Statuses of forms, read-only on replicas. */
+export const statusesSyncSource: SyncSource = {
+  collection: 'statuses',
+  async pull(db, auth, checkpoint, limit) {
+    const { rows } = await db.query<{
+      id: string;
+      form_id: string;
+      name: string;
+      is_initial: boolean;
+      is_final: boolean;
+      position: number;
+      deleted_at: Date | null;
+      visible_role_ids: string[];
+      sync_xid: string;
+      sync_seq: string;
+    }>(
+      `SELECT s.id, s.form_id, s.name, s.is_initial, s.is_final, s.position, s.deleted_at,
+              f.visible_role_ids::text[] AS visible_role_ids, ${syncColumns('s')}
+         FROM form_statuses s JOIN forms f ON f.id = s.form_id
+        WHERE s.organization_id = $1 AND ${changedSince('s', 2, 3)} ORDER BY s.sync_xid, s.sync_seq LIMIT $4`,
+      [auth.organizationId, ...checkpointParams(checkpoint), limit],
+    );
+    return {
+      documents: rows.map((row) =>
+        row.deleted_at || !canUseForm(auth, row)
+          ? tombstone(row.id)
+          : {
+              id: row.id,
+              formId: row.form_id,
+              name: row.name,
+              initial: row.is_initial,
+              final: row.is_final,
+              position: row.position,
+              _deleted: false,
+            },
+      ),
+      checkpoint: nextCheckpoint(rows, checkpoint),
+    };
+  },
+};

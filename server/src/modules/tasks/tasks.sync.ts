@@ -1,0 +1,195 @@
+import type { LostEdit, PushResponse, SyncDocument } from '@shared/sync';
+import type { AuthContext } from '../../platform/auth/auth-context';
+import { Problem } from '../../platform/http/problem';
+import {
+  changedSince,
+  checkpointParams,
+  nextCheckpoint,
+  type SyncSource,
+  syncColumns,
+  tombstone,
+} from '../../platform/sync/sync-source';
+import { presentTasks } from './tasks.presenter';
+import type { TaskRow } from './tasks.repo';
+import * as tasks from './tasks.service';
+
+const TASK_COLUMNS = `t.id, t.form_id, t.status_id, t.title, t.description, t.fields, t.created_by, t.created_at, t.updated_at,
+  t.deleted_at, (extract(epoch FROM t.updated_at) * 1000000)::bigint::text AS updated_us`;
+
+/** Same rule as REST: open form, one of the caller's roles, administrator, or assignee. */
+const VISIBLE_TO_CALLER = `($3::boolean OR EXISTS (SELECT 1 FROM forms f WHERE f.id = t.form_id
+                           AND (f.visible_role_ids = '{}' OR f.visible_role_ids && $4::uuid[]))
+  OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $2))`;
+
+type Row = TaskRow & { sync_xid: string; sync_seq: string; visible: boolean };
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * Three-way merge of a task edited offline (SPEC: base = assumedMasterState): a field the client
+ * changed and the server did not takes the client's value; a field changed on both sides keeps
+ * the server's and is reported lost; a status change is re-validated as a transition.
+ */
+async function pushTask(
+  deps: tasks.TasksDeps,
+  auth: AuthContext,
+  base: SyncDocument | null,
+  next: SyncDocument,
+  lost: LostEdit[],
+) {
+  const id = next.id;
+  const current = await tasks.getTask(deps, auth, id).catch((error: unknown) => {
+    if (error instanceof Problem && error.status === 404) return undefined;
+    throw error;
+  });
+  if (!current) {
+    if (base !== null || next._deleted) return; // deleted or invisible on the server: the server wins
+    await tasks.createTask(deps, auth, {
+      id,
+      formId: String(next.formId),
+      title: String(next.title),
+      description: typeof next.description === 'string' ? next.description : '',
+      fields: (next.fields as Record<string, unknown>) ?? {},
+    });
+    return;
+  }
+  if (base === null) return; // created on both sides with one id: the server's stands
+  if (next._deleted && !base._deleted) {
+    // A task changed on the server since the client's base is not deleted from under that change.
+    const changed = ['title', 'description', 'statusId', 'fields'].some(
+      (key) => !same(current[key as keyof typeof current], base[key]),
+    );
+    if (changed) lost.push({ id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' });
+    else await tasks.deleteTask(deps, auth, id);
+    return;
+  }
+  const patch: { title?: string; description?: string; fields?: Record<string, unknown> } = {};
+  for (const key of ['title', 'description'] as const) {
+    if (same(next[key], base[key])) continue;
+    if (same(current[key], base[key])) patch[key] = String(next[key]);
+    else if (!same(current[key], next[key]))
+      lost.push({ id, path: key, attempted: next[key], kept: current[key], reason: 'changed_on_server' });
+  }
+  const baseFields = (base.fields as Record<string, unknown>) ?? {};
+  const nextFields = (next.fields as Record<string, unknown>) ?? {};
+  for (const fieldId of new Set([...Object.keys(baseFields), ...Object.keys(nextFields)])) {
+    if (same(nextFields[fieldId], baseFields[fieldId])) continue;
+    if (same(current.fields[fieldId], baseFields[fieldId]))
+      (patch.fields ??= {})[fieldId] = nextFields[fieldId] ?? null;
+    else if (!same(current.fields[fieldId], nextFields[fieldId])) {
+      lost.push({
+        id,
+        path: `fields.${fieldId}`,
+        attempted: nextFields[fieldId],
+        kept: current.fields[fieldId],
+        reason: 'changed_on_server',
+      });
+    }
+  }
+  if (Object.keys(patch).length > 0) {
+    try {
+      await tasks.updateTask(deps, auth, id, patch);
+    } catch (error) {
+      if (!(error instanceof Problem) || error.status >= 500) throw error;
+      lost.push({ id, path: 'fields', attempted: patch, kept: null, reason: 'refused', detail: error.message });
+    }
+  }
+  if (!same(next.statusId, base.statusId)) {
+    if (!same(current.statusId, base.statusId)) {
+      if (!same(current.statusId, next.statusId)) {
+        lost.push({
+          id,
+          path: 'statusId',
+          attempted: next.statusId,
+          kept: current.statusId,
+          reason: 'changed_on_server',
+        });
+      }
+    } else {
+      try {
+        await tasks.executeTaskTransition(deps, auth, id, { statusId: String(next.statusId) });
+      } catch (error) {
+        if (!(error instanceof Problem) || error.status >= 500) throw error;
+        lost.push({
+          id,
+          path: 'statusId',
+          attempted: next.statusId,
+          kept: current.statusId,
+          reason: 'refused',
+          detail: error.message,
+        });
+      }
+    }
+  }
+}
+
+export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
+  return {
+    collection: 'tasks',
+    async pull(db, auth, checkpoint, limit) {
+      const { rows } = await db.query<Row>(
+        `SELECT ${TASK_COLUMNS}, ${syncColumns('t')},
+                ${VISIBLE_TO_CALLER} AS visible
+           FROM tasks t WHERE t.organization_id = $1 AND ${changedSince('t', 5, 6)}
+          ORDER BY t.sync_xid, t.sync_seq LIMIT $7`,
+        [auth.organizationId, auth.userId, auth.isAdmin, auth.roleIds, ...checkpointParams(checkpoint), limit],
+      );
+      const live = rows.filter((row) => row.visible && !row.deleted_at);
+      const presented = new Map((await presentTasks(db, auth.organizationId, live)).map((task) => [task.id, task]));
+      return {
+        documents: rows.map((row) => {
+          const task = presented.get(row.id);
+          return task ? { ...task, _deleted: false } : tombstone(row.id);
+        }),
+        checkpoint: nextCheckpoint(rows, checkpoint),
+      };
+    },
+    async push(auth, rows): Promise<PushResponse> {
+      const lost: LostEdit[] = [];
+      const conflicts: SyncDocument[] = [];
+      for (const row of rows) {
+        const before = lost.length;
+        try {
+          await pushTask(deps, auth, row.assumedMasterState, row.newDocumentState, lost);
+        } catch (error) {
+          if (!(error instanceof Problem) || error.status >= 500) throw error;
+          lost.push({
+            id: row.newDocumentState.id,
+            path: '',
+            attempted: row.newDocumentState,
+            kept: null,
+            reason: 'refused',
+            detail: error.message,
+          });
+        }
+        const master = await tasks.getTask(deps, auth, row.newDocumentState.id).then(
+          (task) => ({ ...task, _deleted: false }) as SyncDocument,
+          () => tombstone(row.newDocumentState.id),
+        );
+        const pushed = row.newDocumentState;
+        const differs =
+          lost.length > before ||
+          !same(
+            {
+              title: master.title,
+              description: master.description,
+              fields: master.fields,
+              statusId: master.statusId,
+              _deleted: master._deleted,
+            },
+            {
+              title: pushed.title,
+              description: pushed.description,
+              fields: pushed.fields,
+              statusId: pushed.statusId,
+              _deleted: pushed._deleted,
+            },
+          );
+        if (differs) conflicts.push(master);
+      }
+      return { conflicts, lost };
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import {
+  PullRequest,
+  PushRequest,
+  type SyncAck,
+  type SyncCheckpoint,
+  type SyncCollection,
+  WRITABLE_COLLECTIONS,
+} from '@shared/sync';
+import type { Socket, Server as SocketServer } from 'socket.io';
+import type { z } from 'zod';
+import type { AuthContext, Authenticate } from '../auth/auth-context';
+import type { Db } from '../db/db';
+import { toProblem } from '../http/errors';
+import { fieldErrors, Problem } from '../http/problem';
+import type { Logger } from '../logging';
+import type { SyncSource } from './sync-source';
+
+interface SyncSocketData {
+  token: string;
+  auth: AuthContext;
+  /** Per collection, where the live stream of this socket stands (known once the client has pulled). */
+  stream: Partial<Record<SyncCollection, SyncCheckpoint | null>>;
+  streaming: boolean;
+}
+
+type SyncSocket = Socket<Record<string, never>, Record<string, never>, Record<string, never>, SyncSocketData>;
+
+function parse<S extends z.ZodType>(schema: S, payload: unknown): z.output<S> {
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) {
+    throw Problem.of('validation_failed', 'The sync message is not valid.', {
+      errors: fieldErrors('body', parsed.error),
+    });
+  }
+  return parsed.data;
+}
+
+function fail(error: unknown, logger: Logger): SyncAck<never> {
+  const problem = toProblem(error);
+  if (problem.status >= 500) logger.error({ err: error }, 'sync request failed');
+  return {
+    ok: false,
+    problem: { status: problem.status, code: problem.code, title: problem.title, detail: problem.message },
+  };
+}
+
+/** Later of two checkpoints in commit order. */
+function later(a: SyncCheckpoint | null | undefined, b: SyncCheckpoint | null): SyncCheckpoint | null {
+  if (!a) return b;
+  if (!b) return a;
+  const [ax, as, bx, bs] = [BigInt(a.xid), BigInt(a.seq), BigInt(b.xid), BigInt(b.seq)];
+  return ax > bx || (ax === bx && as > bs) ? a : b;
+}
+
+export interface SyncServer {
+  /** Looks for new changes now and streams them (the poller does this on its own). */
+  tick(): Promise<void>;
+  close(): void;
+}
+
+/**
+ * The `/sync` namespace: `sync:pull`, `sync:push` (acknowledged), `sync:stream` and `sync:resync`
+ * (server-sent). Every message re-checks the caller, so sign-out and deactivation stop the stream;
+ * `sync:auth {token}` swaps in a refreshed access token without reconnecting.
+ */
+export function attachSync(
+  io: SocketServer,
+  options: { db: Db; authenticate: Authenticate; sources: readonly SyncSource[]; logger: Logger; pollMs: number },
+): SyncServer {
+  const { db, authenticate, logger } = options;
+  const sources = new Map(options.sources.map((source) => [source.collection, source]));
+  const namespace = io.of('/sync');
+
+  const caller = async (socket: SyncSocket) => {
+    socket.data.auth = await authenticate(`Bearer ${socket.data.token}`);
+    return socket.data.auth;
+  };
+
+  namespace.use(async (socket: SyncSocket, next) => {
+    try {
+      const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+      if (typeof token !== 'string') throw Problem.of('unauthenticated', 'Connect with auth: {token: <access token>}.');
+      socket.data.token = token;
+      socket.data.stream = {};
+      await caller(socket);
+      next();
+    } catch (error) {
+      const problem = toProblem(error);
+      next(Object.assign(new Error(problem.message), { data: problem.toBody(undefined) }));
+    }
+  });
+
+  namespace.on('connection', (socket: SyncSocket) => {
+    void socket.join(`organization:${socket.data.auth.organizationId}`);
+    void socket.join(`user:${socket.data.auth.userId}`);
+    // A (re)connected replica may have missed changes: it pulls from its checkpoint.
+    (socket as unknown as Socket).emit('sync:resync');
+
+    socket.on(
+      'sync:auth',
+      async (payload: { token?: unknown }, ack?: (answer: SyncAck<{ userId: string }>) => void) => {
+        try {
+          if (typeof payload?.token !== 'string') throw Problem.of('validation_failed', 'Send {token}.');
+          const previous = socket.data.auth;
+          const next = await authenticate(`Bearer ${payload.token}`);
+          if (next.userId !== previous.userId)
+            throw Problem.of('forbidden', 'A sync connection stays with one user: reconnect to switch.');
+          socket.data.token = payload.token;
+          socket.data.auth = next;
+          ack?.({ ok: true, data: { userId: next.userId } });
+        } catch (error) {
+          ack?.(fail(error, logger));
+        }
+      },
+    );
+
+    socket.on('sync:pull', async (payload: unknown, ack?: (answer: SyncAck<unknown>) => void) => {
+      try {
+        const request = parse(PullRequest, payload);
+        const auth = await caller(socket);
+        const source = sources.get(request.collection) as SyncSource;
+        const result = await source.pull(db, auth, request.checkpoint, request.batchSize);
+        // Once the client has pulled up to here, the live stream continues from the same point.
+        socket.data.stream[request.collection] = later(socket.data.stream[request.collection], result.checkpoint);
+        ack?.({ ok: true, data: result });
+      } catch (error) {
+        ack?.(fail(error, logger));
+      }
+    });
+
+    socket.on('sync:push', async (payload: unknown, ack?: (answer: SyncAck<unknown>) => void) => {
+      try {
+        const request = parse(PushRequest, payload);
+        const auth = await caller(socket);
+        const source = sources.get(request.collection) as SyncSource;
+        if (!source.push || !WRITABLE_COLLECTIONS.includes(request.collection)) {
+          throw Problem.of(
+            'forbidden',
+            `The ${request.collection} collection is read-only on replicas; change it through the API.`,
+          );
+        }
+        ack?.({ ok: true, data: await source.push(auth, request.rows) });
+        void tick();
+      } catch (error) {
+        ack?.(fail(error, logger));
+      }
+    });
+  });
+
+  let marker = '';
+  let running: Promise<void> | undefined;
+  async function streamTo(socket: SyncSocket) {
+    let auth: AuthContext;
+    try {
+      auth = await caller(socket);
+    } catch {
+      socket.disconnect(true);
+      return;
+    }
+    for (const [collection, checkpoint] of Object.entries(socket.data.stream) as [
+      SyncCollection,
+      SyncCheckpoint | null,
+    ][]) {
+      const source = sources.get(collection) as SyncSource;
+      const result = await source.pull(db, auth, checkpoint, 500);
+      if (result.documents.length === 0) continue;
+      socket.data.stream[collection] = result.checkpoint;
+      (socket as unknown as Socket).emit('sync:stream', {
+        collection,
+        documents: result.documents,
+        checkpoint: result.checkpoint,
+      });
+    }
+  }
+  /** One cheap query tells whether anything committed since the last look (new changes, or older transactions ended). */
+  async function tick(): Promise<void> {
+    running ??= (async () => {
+      try {
+        const { rows } = await db.query<{ marker: string }>(
+          "SELECT (SELECT last_value FROM sync_seq)::text || ':' || pg_snapshot_xmin(pg_current_snapshot())::text AS marker",
+        );
+        const now = rows[0]?.marker ?? '';
+        if (now === marker) return;
+        marker = now;
+        for (const socket of namespace.sockets.values()) await streamTo(socket as SyncSocket);
+      } catch (error) {
+        logger.warn({ err: error }, 'sync stream poll failed');
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  }
+  const timer = setInterval(() => void tick(), options.pollMs);
+  timer.unref();
+  return {
+    tick,
+    close() {
+      clearInterval(timer);
+    },
+  };
+}

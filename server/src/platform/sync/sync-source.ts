@@ -1,0 +1,48 @@
+import type { PullResponse, PushResponse, SyncCheckpoint, SyncCollection, SyncDocument } from '@shared/sync';
+import type { AuthContext } from '../auth/auth-context';
+import type { Queryable } from '../db/db';
+
+/** A replicated collection, provided by the module that owns its records. */
+export interface SyncSource {
+  collection: SyncCollection;
+  /** Changes after `checkpoint` that the caller may see, in commit order; others' become tombstones. */
+  pull(db: Queryable, auth: AuthContext, checkpoint: SyncCheckpoint | null, limit: number): Promise<PullResponse>;
+  /** Applies rows written on a replica through the module's services. Absent: read-only. */
+  push?(
+    auth: AuthContext,
+    rows: { assumedMasterState: SyncDocument | null; newDocumentState: SyncDocument }[],
+  ): Promise<PushResponse>;
+}
+
+/**
+ * The commit-order condition of a pull, for a table aliased `alias` with `sync_xid`/`sync_seq`:
+ * only rows of transactions older than every transaction still running (so nothing can commit
+ * behind the checkpoint later), after the checkpoint `($xidParam, $seqParam)`.
+ */
+export function changedSince(alias: string, xidParam: number, seqParam: number): string {
+  return `${alias}.sync_xid < pg_snapshot_xmin(pg_current_snapshot())
+    AND ($${xidParam}::text IS NULL OR (${alias}.sync_xid, ${alias}.sync_seq) > ($${xidParam}::text::xid8, $${seqParam}::bigint))`;
+}
+
+export function checkpointParams(checkpoint: SyncCheckpoint | null): [string | null, string | null] {
+  return [checkpoint?.xid ?? null, checkpoint?.seq ?? null];
+}
+
+/** The checkpoint after a batch: the last row's, or the one given when the batch is empty. */
+export function nextCheckpoint(
+  rows: readonly { sync_xid: string; sync_seq: string }[],
+  checkpoint: SyncCheckpoint | null,
+): SyncCheckpoint | null {
+  const last = rows.at(-1);
+  return last ? { xid: last.sync_xid, seq: last.sync_seq } : checkpoint;
+}
+
+/** The columns a pull selects besides the record's own, for a table aliased `alias`. */
+export function syncColumns(alias: string): string {
+  return `${alias}.sync_xid::text AS sync_xid, ${alias}.sync_seq::text AS sync_seq`;
+}
+
+/** A deletion (or a record the caller may no longer see) as the replica receives it. */
+export function tombstone(id: string): SyncDocument {
+  return { id, _deleted: true };
+}

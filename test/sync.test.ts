@@ -1,0 +1,281 @@
+import { randomUUID } from 'node:crypto';
+import type { SyncDocument } from '@shared/sync';
+import pg from 'pg';
+import { io } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApp } from '../server/src/app';
+import { createLogger } from '../server/src/platform/logging';
+import { startTestApp, type TestApp, testConfig } from './helpers/app';
+import { testEngine } from './helpers/database';
+import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
+import { connectSync, type SyncClient } from './helpers/sync-client';
+
+let t: TestApp;
+let admin: Member;
+let alice: Member;
+let other: Member;
+// biome-ignore lint/suspicious/noExplicitAny: form bodies are read loosely in tests.
+let form: any;
+const clients: SyncClient[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp({ config: { syncPollMs: 50 } });
+  admin = await createOrg(t);
+  alice = await createMember(t, admin, { name: 'Alice' });
+  other = await createOrg(t, 'Other organization');
+  form = await createForm(admin, {
+    fields: [
+      { name: 'Amount', type: 'number' },
+      { name: 'Note', type: 'text' },
+    ],
+  });
+});
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await t.close();
+});
+
+async function replica(member: Member) {
+  const client = await connectSync(t, member.client.accessToken as string);
+  clients.push(client);
+  return client;
+}
+
+const ids = (documents: SyncDocument[]) => documents.map((d) => d.id);
+
+describe('connecting', () => {
+  it('refuses a connection without a valid access token, with a problem', async () => {
+    const socket = io(`${t.url}/sync`, { auth: { token: 'forged' }, transports: ['websocket'], reconnection: false });
+    const error = await new Promise<Error & { data?: { code: string } }>((resolve) =>
+      socket.once('connect_error', resolve),
+    );
+    socket.close();
+    expect(error.data?.code).toBe('invalid_token');
+  });
+
+  it('takes a refreshed token without reconnecting, but not another user’s', async () => {
+    const client = await replica(alice);
+    const refreshed = await alice.client.post('/api/auth/refresh', { refreshToken: alice.refreshToken });
+    alice.refreshToken = refreshed.body.refreshToken;
+    alice.client.accessToken = refreshed.body.accessToken;
+    expect(await client.socket.emitWithAck('sync:auth', { token: refreshed.body.accessToken })).toEqual({
+      ok: true,
+      data: { userId: alice.userId },
+    });
+    const swap = await client.socket.emitWithAck('sync:auth', { token: admin.client.accessToken });
+    expect(swap.ok).toBe(false);
+    expect((await client.pull('users', null)).ok).toBe(true);
+  });
+});
+
+describe('pull', () => {
+  it('pages through every collection in commit order without gaps or duplicates, org-scoped', async () => {
+    const created = [];
+    const batch = Array.from({ length: 120 }, (_, i) => ({ title: `Pulled ${i}` }));
+    const response = await admin.client.request('POST', `/api/forms/${form.id}/tasks/batch`, {
+      tasks: batch.slice(0, 100),
+    });
+    created.push(...response.body.items);
+    for (const task of batch.slice(100)) created.push(await createTask(admin, form.id, task));
+    await createTask(other, (await createForm(other)).id, { title: 'Secret of the other organization' });
+
+    const client = await replica(admin);
+    const tasks = await client.pullAll('tasks', null, 50);
+    expect(tasks.pages).toBeGreaterThanOrEqual(3);
+    expect(new Set(ids(tasks.documents)).size).toBe(tasks.documents.length);
+    expect(ids(tasks.documents)).toEqual(expect.arrayContaining(created.map((task: { id: string }) => task.id)));
+    expect(tasks.documents.some((d) => d.title === 'Secret of the other organization')).toBe(false);
+    const again = await client.pull('tasks', tasks.checkpoint);
+    expect(again).toEqual({ ok: true, data: { documents: [], checkpoint: tasks.checkpoint } });
+
+    for (const collection of ['forms', 'statuses', 'users', 'roles', 'directories', 'directory_rows'] as const) {
+      const answer = await client.pull(collection, null, 1000);
+      expect(answer.ok, collection).toBe(true);
+    }
+    const users = await client.pullAll('users');
+    expect(ids(users.documents).sort()).toEqual([admin.userId, alice.userId].sort());
+    expect(JSON.stringify(users.documents)).not.toMatch(/password|reset_token/);
+    expect(ids((await client.pullAll('forms')).documents)).toContain(form.id);
+  });
+
+  it('answers a bad request with a problem in the acknowledgement', async () => {
+    const client = await replica(admin);
+    const answer = await client.socket.emitWithAck('sync:pull', { collection: 'secrets', checkpoint: null });
+    expect(answer).toMatchObject({ ok: false, problem: { status: 400, code: 'validation_failed' } });
+  });
+
+  it('never hands out a checkpoint that a slower transaction commits behind', async (context) => {
+    if (testEngine() !== 'postgres') context.skip('needs two connections: a PostgreSQL server');
+    const first = await createTask(admin, form.id, { title: 'Slow writer' });
+    const second = await createTask(admin, form.id, { title: 'Fast writer' });
+    const client = await replica(admin);
+    const start = await client.pullAll('tasks');
+    const slow = new pg.Client({ connectionString: t.database.url });
+    const fast = new pg.Client({ connectionString: t.database.url });
+    await slow.connect();
+    await fast.connect();
+    try {
+      await slow.query('BEGIN');
+      await slow.query("UPDATE tasks SET title = 'Slow writer, edited' WHERE id = $1", [first.id]);
+      await fast.query("UPDATE tasks SET title = 'Fast writer, edited' WHERE id = $1", [second.id]);
+      // The fast change committed after the slow one took its number: it must wait for it.
+      const during = await client.pullAll('tasks', start.checkpoint);
+      expect(ids(during.documents)).not.toContain(second.id);
+      await slow.query('COMMIT');
+      const after = await client.pullAll('tasks', during.checkpoint);
+      expect(ids(after.documents).sort()).toEqual([first.id, second.id].sort());
+    } finally {
+      await slow.end();
+      await fast.end();
+    }
+  });
+
+  it('resumes from its checkpoint after a server restart with no gap and no duplicate', async () => {
+    const created = [];
+    for (let i = 0; i < 30; i++) created.push(await createTask(admin, form.id, { title: `Restart ${i}` }));
+    const client = await replica(admin);
+    const base = await client.pullAll('tasks');
+    for (const task of created.slice(0, 10))
+      await admin.client.patch(`/api/tasks/${task.id}`, { title: `${task.title} v2` });
+    const firstPage = await client.pull('tasks', base.checkpoint, 4);
+    if (!firstPage.ok) throw new Error('pull failed');
+    client.close();
+    // A second server over the same database (the first one went away mid-pull).
+    const config = testConfig({ dataDir: t.dataDir, syncPollMs: 50 });
+    const restarted = createApp({ config, db: t.database.db, logger: createLogger(config) });
+    const { url } = await restarted.listen();
+    try {
+      const resumed = await connectSync({ url }, admin.client.accessToken as string);
+      const rest = await resumed.pullAll('tasks', firstPage.data.checkpoint, 4);
+      resumed.close();
+      const all = [...ids(firstPage.data.documents), ...ids(rest.documents)];
+      expect(all.sort()).toEqual(
+        created
+          .slice(0, 10)
+          .map((task) => task.id)
+          .sort(),
+      );
+    } finally {
+      await restarted.close();
+    }
+  });
+});
+
+describe('tombstones and visibility', () => {
+  it('propagates deletions, and withdraws tasks the user may no longer see', async () => {
+    const client = await replica(alice);
+    const start = await client.pullAll('tasks');
+    const gone = await createTask(admin, form.id, { title: 'To delete' });
+    await admin.client.delete(`/api/tasks/${gone.id}`);
+    const role = await admin.client.post('/api/roles', { name: `Temp ${randomUUID()}`, memberIds: [alice.userId] });
+    await admin.client.delete(`/api/roles/${role.body.id}`);
+
+    const tasks = await client.pullAll('tasks', start.checkpoint);
+    expect(tasks.documents.find((d) => d.id === gone.id)).toEqual({ id: gone.id, _deleted: true });
+    const roles = await client.pullAll('roles');
+    expect(roles.documents.find((d) => d.id === role.body.id)).toEqual({ id: role.body.id, _deleted: true });
+
+    // A task of a form restricted to a role Alice lacks reaches her as a tombstone only.
+    const secretRole = await admin.client.post('/api/roles', { name: `Secret ${randomUUID()}` });
+    const secretForm = await createForm(admin, { visibleRoleIds: [secretRole.body.id] });
+    const secret = await createTask(admin, secretForm.id, { title: 'Payroll', description: 'salaries' });
+    const after = await client.pullAll('tasks', tasks.checkpoint);
+    expect(after.documents.find((d) => d.id === secret.id)).toEqual({ id: secret.id, _deleted: true });
+    expect(JSON.stringify(after.documents)).not.toContain('Payroll');
+    const forms = await client.pullAll('forms');
+    expect(forms.documents.find((d) => d.id === secretForm.id)).toEqual({ id: secretForm.id, _deleted: true });
+  });
+});
+
+describe('push', () => {
+  const amount = () => form.fields[0].id as string;
+  const note = () => form.fields[1].id as string;
+
+  it('merges offline edits per field: untouched-on-server fields win, both-changed keep the server’s and are reported', async () => {
+    const task = await createTask(admin, form.id, { title: 'Original', fields: { [amount()]: '1', [note()]: 'n0' } });
+    const client = await replica(alice);
+    const base = (await client.pullAll('tasks')).documents.find((d) => d.id === task.id) as SyncDocument;
+    // Online: the server changes the title and the note.
+    await admin.client.patch(`/api/tasks/${task.id}`, { title: 'Server title', fields: { [note()]: 'server note' } });
+    // Offline: Alice changed the title and the amount.
+    const offline = { ...base, title: 'Alice title', fields: { ...(base.fields as object), [amount()]: '2 500,5' } };
+    const answer = await client.push('tasks', [{ assumedMasterState: base, newDocumentState: offline }]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      { id: task.id, path: 'title', attempted: 'Alice title', kept: 'Server title', reason: 'changed_on_server' },
+    ]);
+    const [master] = answer.data.conflicts;
+    expect(master).toMatchObject({
+      id: task.id,
+      title: 'Server title',
+      fields: { [amount()]: '2500.5', [note()]: 'server note' },
+    });
+    const stored = await admin.client.get(`/api/tasks/${task.id}`);
+    expect(stored.body.fields[amount()]).toBe('2500.5');
+    const history = await admin.client.get(`/api/tasks/${task.id}/history`);
+    expect(history.body.items[0]).toMatchObject({ fieldId: amount(), newValue: '2500.5', actorUserId: alice.userId });
+  });
+
+  it('re-validates offline transitions: an allowed one fires task.status_changed once, a refused one comes back as a conflict', async () => {
+    const events: string[] = [];
+    const stop = t.app.events.subscribe('task.status_changed', (event) => {
+      events.push(event.taskId);
+    });
+    const task = await createTask(admin, form.id, { title: 'Move me' });
+    const client = await replica(alice);
+    const base = (await client.pullAll('tasks')).documents.find((d) => d.id === task.id) as SyncDocument;
+    const [open, working, done] = form.statuses.map((s: { id: string }) => s.id);
+    const moved = await client.push('tasks', [
+      { assumedMasterState: base, newDocumentState: { ...base, statusId: working } },
+    ]);
+    expect(moved).toEqual({ ok: true, data: { conflicts: [], lost: [] } });
+    await t.app.events.idle();
+    expect(events.filter((id) => id === task.id)).toHaveLength(1);
+
+    const afterMove = { ...base, statusId: working };
+    await admin.client.post(`/api/tasks/${task.id}/transition`, { statusId: done });
+    const back = { ...afterMove, statusId: open };
+    const refused = await client.push('tasks', [{ assumedMasterState: afterMove, newDocumentState: back }]);
+    if (!refused.ok) throw new Error('push failed');
+    expect(refused.data.lost[0]).toMatchObject({
+      path: 'statusId',
+      attempted: open,
+      kept: done,
+      reason: 'changed_on_server',
+    });
+    expect(refused.data.conflicts[0]).toMatchObject({ id: task.id, statusId: done });
+    stop();
+  });
+
+  it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
+    const client = await replica(alice);
+    const id = randomUUID();
+    const created = await client.push('tasks', [
+      {
+        assumedMasterState: null,
+        newDocumentState: { id, _deleted: false, formId: form.id, title: 'Made on a train', fields: {} },
+      },
+    ]);
+    expect(created.ok).toBe(true);
+    expect((await alice.client.get(`/api/tasks/${id}`)).body.title).toBe('Made on a train');
+    const forms = await client.push('forms', [
+      { assumedMasterState: null, newDocumentState: { id: randomUUID(), _deleted: false } },
+    ]);
+    expect(forms).toMatchObject({ ok: false, problem: { status: 403 } });
+  });
+});
+
+describe('stream', () => {
+  it('streams committed changes to a replica that has caught up', async () => {
+    const client = await replica(alice);
+    await client.pullAll('tasks');
+    const task = await createTask(admin, form.id, { title: 'Live' });
+    await vi.waitFor(
+      () => {
+        const documents = client.streamed.filter((m) => m.collection === 'tasks').flatMap((m) => m.documents);
+        expect(ids(documents)).toContain(task.id);
+      },
+      { timeout: 5_000, interval: 50 },
+    );
+  });
+});
