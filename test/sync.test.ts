@@ -80,7 +80,8 @@ describe('pull', () => {
     await createTask(other, (await createForm(other)).id, { title: 'Secret of the other organization' });
 
     const client = await replica(admin);
-    const tasks = await client.pullAll('tasks', null, 50);
+    const wanted = created.map((task: { id: string }) => task.id);
+    const tasks = await client.pullUntil('tasks', (docs) => wanted.every((id) => ids(docs).includes(id)), null, 50);
     expect(tasks.pages).toBeGreaterThanOrEqual(3);
     expect(new Set(ids(tasks.documents)).size).toBe(tasks.documents.length);
     expect(ids(tasks.documents)).toEqual(expect.arrayContaining(created.map((task: { id: string }) => task.id)));
@@ -122,7 +123,7 @@ describe('pull', () => {
       const during = await client.pullAll('tasks', start.checkpoint);
       expect(ids(during.documents)).not.toContain(second.id);
       await slow.query('COMMIT');
-      const after = await client.pullAll('tasks', during.checkpoint);
+      const after = await client.pullUntil('tasks', (docs) => docs.length >= 2, during.checkpoint);
       expect(ids(after.documents).sort()).toEqual([first.id, second.id].sort());
     } finally {
       await slow.end();
@@ -131,10 +132,10 @@ describe('pull', () => {
   });
 
   it('resumes from its checkpoint after a server restart with no gap and no duplicate', async () => {
-    const created = [];
+    const created: { id: string; title: string }[] = [];
     for (let i = 0; i < 30; i++) created.push(await createTask(admin, form.id, { title: `Restart ${i}` }));
     const client = await replica(admin);
-    const base = await client.pullAll('tasks');
+    const base = await client.pullUntil('tasks', (docs) => created.every((task) => ids(docs).includes(task.id)));
     for (const task of created.slice(0, 10))
       await admin.client.patch(`/api/tasks/${task.id}`, { title: `${task.title} v2` });
     const firstPage = await client.pull('tasks', base.checkpoint, 4);
@@ -146,7 +147,7 @@ describe('pull', () => {
     const { url } = await restarted.listen();
     try {
       const resumed = await connectSync({ url }, admin.client.accessToken as string);
-      const rest = await resumed.pullAll('tasks', firstPage.data.checkpoint, 4);
+      const rest = await resumed.pullUntil('tasks', (docs) => docs.length + 4 >= 10, firstPage.data.checkpoint, 4);
       resumed.close();
       const all = [...ids(firstPage.data.documents), ...ids(rest.documents)];
       expect(all.sort()).toEqual(
@@ -170,19 +171,19 @@ describe('tombstones and visibility', () => {
     const role = await admin.client.post('/api/roles', { name: `Temp ${randomUUID()}`, memberIds: [alice.userId] });
     await admin.client.delete(`/api/roles/${role.body.id}`);
 
-    const tasks = await client.pullAll('tasks', start.checkpoint);
+    const tasks = await client.pullUntil('tasks', (docs) => ids(docs).includes(gone.id), start.checkpoint);
     expect(tasks.documents.find((d) => d.id === gone.id)).toEqual({ id: gone.id, _deleted: true });
-    const roles = await client.pullAll('roles');
+    const roles = await client.pullUntil('roles', (docs) => docs.some((d) => d.id === role.body.id && d._deleted));
     expect(roles.documents.find((d) => d.id === role.body.id)).toEqual({ id: role.body.id, _deleted: true });
 
     // A task of a form restricted to a role Alice lacks reaches her as a tombstone only.
     const secretRole = await admin.client.post('/api/roles', { name: `Secret ${randomUUID()}` });
     const secretForm = await createForm(admin, { visibleRoleIds: [secretRole.body.id] });
     const secret = await createTask(admin, secretForm.id, { title: 'Payroll', description: 'salaries' });
-    const after = await client.pullAll('tasks', tasks.checkpoint);
+    const after = await client.pullUntil('tasks', (docs) => ids(docs).includes(secret.id), tasks.checkpoint);
     expect(after.documents.find((d) => d.id === secret.id)).toEqual({ id: secret.id, _deleted: true });
     expect(JSON.stringify(after.documents)).not.toContain('Payroll');
-    const forms = await client.pullAll('forms');
+    const forms = await client.pullUntil('forms', (docs) => ids(docs).includes(secretForm.id));
     expect(forms.documents.find((d) => d.id === secretForm.id)).toEqual({ id: secretForm.id, _deleted: true });
   });
 });
@@ -194,7 +195,9 @@ describe('push', () => {
   it('merges offline edits per field: untouched-on-server fields win, both-changed keep the server’s and are reported', async () => {
     const task = await createTask(admin, form.id, { title: 'Original', fields: { [amount()]: '1', [note()]: 'n0' } });
     const client = await replica(alice);
-    const base = (await client.pullAll('tasks')).documents.find((d) => d.id === task.id) as SyncDocument;
+    const base = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
     // Online: the server changes the title and the note.
     await admin.client.patch(`/api/tasks/${task.id}`, { title: 'Server title', fields: { [note()]: 'server note' } });
     // Offline: Alice changed the title and the amount.
@@ -223,7 +226,9 @@ describe('push', () => {
     });
     const task = await createTask(admin, form.id, { title: 'Move me' });
     const client = await replica(alice);
-    const base = (await client.pullAll('tasks')).documents.find((d) => d.id === task.id) as SyncDocument;
+    const base = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
     const [open, working, done] = form.statuses.map((s: { id: string }) => s.id);
     const moved = await client.push('tasks', [
       { assumedMasterState: base, newDocumentState: { ...base, statusId: working } },

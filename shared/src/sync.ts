@@ -16,18 +16,21 @@ export const SYNC_COLLECTIONS = [
 export const SyncCollection = z.enum(SYNC_COLLECTIONS);
 export type SyncCollection = z.infer<typeof SyncCollection>;
 
-/** Collections the replica may push to; the others are read-only there. */
-export const WRITABLE_COLLECTIONS: readonly SyncCollection[] = ['tasks'];
-
 export const SyncCheckpoint = z.object({ xid: z.string().regex(/^\d+$/), seq: z.string().regex(/^\d+$/) });
 export type SyncCheckpoint = z.infer<typeof SyncCheckpoint>;
 
-/** A replicated document: the REST shape of the record plus RxDB's deletion flag. */
-export const SyncDocument = z.object({ id: z.string(), _deleted: z.boolean() }).loose();
-export type SyncDocument = z.infer<typeof SyncDocument>;
+/**
+ * A replicated document: the REST shape of the record plus RxDB's deletion flag. On the wire only
+ * the flag is checked; each collection validates the rest like its REST route does.
+ */
+export const SyncDocument = z.object({ _deleted: z.boolean() }).loose();
+export type SyncDocument = { id: string; _deleted: boolean } & Record<string, unknown>;
+
+/** A collection name; the server answers 400 for one it does not replicate. */
+const CollectionName = z.string().min(1).max(100);
 
 export const PullRequest = z.object({
-  collection: SyncCollection,
+  collection: CollectionName,
   checkpoint: SyncCheckpoint.nullable(),
   batchSize: z.number().int().min(1).max(1000).default(100),
 });
@@ -39,7 +42,7 @@ export interface PullResponse {
 }
 
 export const PushRow = z.object({ assumedMasterState: SyncDocument.nullable(), newDocumentState: SyncDocument });
-export const PushRequest = z.object({ collection: SyncCollection, rows: z.array(PushRow).max(500) });
+export const PushRequest = z.object({ collection: CollectionName, rows: z.array(PushRow).max(500) });
 export type PushRequest = z.infer<typeof PushRequest>;
 
 /** An edit made offline that lost to a concurrent change on the server, or was refused. */

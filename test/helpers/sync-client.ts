@@ -1,24 +1,31 @@
-import type { PullResponse, PushResponse, SyncAck, SyncCheckpoint, SyncCollection, SyncDocument } from '@shared/sync';
+import type { PullResponse, PushResponse, SyncAck, SyncCheckpoint, SyncDocument } from '@shared/sync';
 import { io, type Socket } from 'socket.io-client';
 import type { TestApp } from './app';
 
 export interface SyncClient {
   socket: Socket;
   /** Messages of `sync:stream` received so far. */
-  streamed: { collection: SyncCollection; documents: SyncDocument[]; checkpoint: SyncCheckpoint | null }[];
-  pull(
-    collection: SyncCollection,
-    checkpoint: SyncCheckpoint | null,
-    batchSize?: number,
-  ): Promise<SyncAck<PullResponse>>;
+  streamed: { collection: string; documents: SyncDocument[]; checkpoint: SyncCheckpoint | null }[];
+  pull(collection: string, checkpoint: SyncCheckpoint | null, batchSize?: number): Promise<SyncAck<PullResponse>>;
   /** Pulls page after page to the end; returns every document and the final checkpoint. */
   pullAll(
-    collection: SyncCollection,
+    collection: string,
+    from?: SyncCheckpoint | null,
+    batchSize?: number,
+  ): Promise<PullResponse & { pages: number }>;
+  /**
+   * Pulls until `done(documents)` holds (or 5 s pass). A pull sees only transactions older than
+   * every running one — in the whole PostgreSQL cluster, so parallel test files can delay (never
+   * drop) what it returns.
+   */
+  pullUntil(
+    collection: string,
+    done: (documents: SyncDocument[]) => boolean,
     from?: SyncCheckpoint | null,
     batchSize?: number,
   ): Promise<PullResponse & { pages: number }>;
   push(
-    collection: SyncCollection,
+    collection: string,
     rows: { assumedMasterState: SyncDocument | null; newDocumentState: SyncDocument }[],
   ): Promise<SyncAck<PushResponse>>;
   close(): void;
@@ -40,7 +47,7 @@ export async function connectSync(t: Pick<TestApp, 'url'>, token: string): Promi
       socket.emitWithAck('sync:pull', { collection, checkpoint, batchSize }),
     async pullAll(collection, from = null, batchSize = 100) {
       const documents: SyncDocument[] = [];
-      let checkpoint = from;
+      let checkpoint: SyncCheckpoint | null = from;
       let pages = 0;
       for (;;) {
         const answer = await client.pull(collection, checkpoint, batchSize);
@@ -49,6 +56,20 @@ export async function connectSync(t: Pick<TestApp, 'url'>, token: string): Promi
         documents.push(...answer.data.documents);
         checkpoint = answer.data.checkpoint;
         if (answer.data.documents.length < batchSize) return { documents, checkpoint, pages };
+      }
+    },
+    async pullUntil(collection, done, from = null, batchSize = 100) {
+      const documents: SyncDocument[] = [];
+      let checkpoint: SyncCheckpoint | null = from;
+      let pages = 0;
+      const deadline = Date.now() + 5_000;
+      for (;;) {
+        const page = await client.pullAll(collection, checkpoint, batchSize);
+        documents.push(...page.documents);
+        pages += page.pages;
+        checkpoint = page.checkpoint;
+        if (done(documents) || Date.now() > deadline) return { documents, checkpoint, pages };
+        await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },
     push: (collection, rows) => socket.emitWithAck('sync:push', { collection, rows }),

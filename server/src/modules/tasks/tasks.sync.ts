@@ -1,4 +1,5 @@
 import type { LostEdit, PushResponse, SyncDocument } from '@shared/sync';
+import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { Problem } from '../../platform/http/problem';
 import {
@@ -150,6 +151,9 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
       const lost: LostEdit[] = [];
       const conflicts: SyncDocument[] = [];
       for (const row of rows) {
+        if (!z.uuid().safeParse(row.newDocumentState.id).success) {
+          throw Problem.of('validation_failed', 'Every pushed task needs its UUID in id.');
+        }
         const before = lost.length;
         try {
           await pushTask(deps, auth, row.assumedMasterState, row.newDocumentState, lost);

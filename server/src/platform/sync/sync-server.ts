@@ -1,11 +1,4 @@
-import {
-  PullRequest,
-  PushRequest,
-  type SyncAck,
-  type SyncCheckpoint,
-  type SyncCollection,
-  WRITABLE_COLLECTIONS,
-} from '@shared/sync';
+import { PullRequest, PushRequest, type SyncAck, type SyncCheckpoint } from '@shared/sync';
 import type { Socket, Server as SocketServer } from 'socket.io';
 import type { z } from 'zod';
 import type { AuthContext, Authenticate } from '../auth/auth-context';
@@ -19,8 +12,25 @@ interface SyncSocketData {
   token: string;
   auth: AuthContext;
   /** Per collection, where the live stream of this socket stands (known once the client has pulled). */
-  stream: Partial<Record<SyncCollection, SyncCheckpoint | null>>;
-  streaming: boolean;
+  stream: Record<string, SyncCheckpoint | null>;
+  /**
+   * Pulls, pushes and stream messages of one socket run one after another: a state read before a
+   * push committed must not reach the replica after that push's acknowledgement (it would carry a
+   * master state older than the one the replica already has).
+   */
+  queue: Promise<unknown>;
+  /**
+   * States this socket pushed and the server kept as they were, by collection and id. Streaming
+   * them back is useless, and harmful: RxDB may apply the echo after a newer local edit was
+   * pushed, taking it for a newer master state.
+   */
+  echoes: Map<string, string>;
+}
+
+/** A document's content for comparison: RxDB's own fields dropped, keys sorted. */
+function contentOf(document: Record<string, unknown>): string {
+  const { _meta, _rev, _attachments, ...content } = document;
+  return JSON.stringify(Object.fromEntries(Object.entries(content).sort(([a], [b]) => a.localeCompare(b))));
 }
 
 type SyncSocket = Socket<Record<string, never>, Record<string, never>, Record<string, never>, SyncSocketData>;
@@ -71,6 +81,18 @@ export function attachSync(
   const sources = new Map(options.sources.map((source) => [source.collection, source]));
   const namespace = io.of('/sync');
 
+  const sourceOf = (collection: string): SyncSource => {
+    const source = sources.get(collection);
+    if (!source) {
+      throw Problem.of('validation_failed', `There is no replicated collection "${collection}".`, {
+        errors: [
+          { location: 'body', pointer: '#/collection', detail: 'Unknown collection', code: 'unknown_collection' },
+        ],
+      });
+    }
+    return source;
+  };
+
   const caller = async (socket: SyncSocket) => {
     socket.data.auth = await authenticate(`Bearer ${socket.data.token}`);
     return socket.data.auth;
@@ -82,6 +104,8 @@ export function attachSync(
       if (typeof token !== 'string') throw Problem.of('unauthenticated', 'Connect with auth: {token: <access token>}.');
       socket.data.token = token;
       socket.data.stream = {};
+      socket.data.queue = Promise.resolve();
+      socket.data.echoes = new Map();
       await caller(socket);
       next();
     } catch (error) {
@@ -117,9 +141,9 @@ export function attachSync(
     socket.on('sync:pull', async (payload: unknown, ack?: (answer: SyncAck<unknown>) => void) => {
       try {
         const request = parse(PullRequest, payload);
+        const source = sourceOf(request.collection);
         const auth = await caller(socket);
-        const source = sources.get(request.collection) as SyncSource;
-        const result = await source.pull(db, auth, request.checkpoint, request.batchSize);
+        const result = await serially(socket, () => source.pull(db, auth, request.checkpoint, request.batchSize));
         // Once the client has pulled up to here, the live stream continues from the same point.
         socket.data.stream[request.collection] = later(socket.data.stream[request.collection], result.checkpoint);
         ack?.({ ok: true, data: result });
@@ -131,21 +155,39 @@ export function attachSync(
     socket.on('sync:push', async (payload: unknown, ack?: (answer: SyncAck<unknown>) => void) => {
       try {
         const request = parse(PushRequest, payload);
+        const source = sourceOf(request.collection);
         const auth = await caller(socket);
-        const source = sources.get(request.collection) as SyncSource;
-        if (!source.push || !WRITABLE_COLLECTIONS.includes(request.collection)) {
+        if (!source.push) {
           throw Problem.of(
             'forbidden',
             `The ${request.collection} collection is read-only on replicas; change it through the API.`,
           );
         }
-        ack?.({ ok: true, data: await source.push(auth, request.rows) });
+        const push = source.push.bind(source);
+        const rows = request.rows as Parameters<typeof push>[1];
+        const result = await serially(socket, async () => {
+          const answer = await push(auth, rows);
+          const conflicted = new Set(answer.conflicts.map((doc) => String(doc[source.primaryKey ?? 'id'])));
+          for (const row of rows) {
+            const key = `${request.collection}:${String(row.newDocumentState[source.primaryKey ?? 'id'])}`;
+            if (conflicted.has(String(row.newDocumentState[source.primaryKey ?? 'id']))) socket.data.echoes.delete(key);
+            else socket.data.echoes.set(key, contentOf(row.newDocumentState));
+          }
+          return answer;
+        });
+        ack?.({ ok: true, data: result });
         void tick();
       } catch (error) {
         ack?.(fail(error, logger));
       }
     });
   });
+
+  function serially<T>(socket: SyncSocket, work: () => Promise<T>): Promise<T> {
+    const run = socket.data.queue.then(work, work);
+    socket.data.queue = run.catch(() => undefined);
+    return run;
+  }
 
   let marker = '';
   let running: Promise<void> | undefined;
@@ -157,17 +199,20 @@ export function attachSync(
       socket.disconnect(true);
       return;
     }
-    for (const [collection, checkpoint] of Object.entries(socket.data.stream) as [
-      SyncCollection,
-      SyncCheckpoint | null,
-    ][]) {
-      const source = sources.get(collection) as SyncSource;
+    for (const [collection, checkpoint] of Object.entries(socket.data.stream)) {
+      const source = sourceOf(collection);
       const result = await source.pull(db, auth, checkpoint, 500);
-      if (result.documents.length === 0) continue;
       socket.data.stream[collection] = result.checkpoint;
+      const documents = result.documents.filter((document) => {
+        const key = `${collection}:${String(document[source.primaryKey ?? 'id'])}`;
+        const echo = socket.data.echoes.get(key) === contentOf(document);
+        socket.data.echoes.delete(key);
+        return !echo;
+      });
+      if (documents.length === 0) continue;
       (socket as unknown as Socket).emit('sync:stream', {
         collection,
-        documents: result.documents,
+        documents,
         checkpoint: result.checkpoint,
       });
     }
@@ -182,7 +227,9 @@ export function attachSync(
         const now = rows[0]?.marker ?? '';
         if (now === marker) return;
         marker = now;
-        for (const socket of namespace.sockets.values()) await streamTo(socket as SyncSocket);
+        for (const socket of namespace.sockets.values()) {
+          await serially(socket as SyncSocket, () => streamTo(socket as SyncSocket));
+        }
       } catch (error) {
         logger.warn({ err: error }, 'sync stream poll failed');
       } finally {

@@ -4,7 +4,10 @@ import type { Queryable } from '../db/db';
 
 /** A replicated collection, provided by the module that owns its records. */
 export interface SyncSource {
-  collection: SyncCollection;
+  /** A product collection, or another name (tests register their own). */
+  collection: SyncCollection | (string & {});
+  /** The documents' primary key field; `id` unless said otherwise. */
+  primaryKey?: string;
   /** Changes after `checkpoint` that the caller may see, in commit order; others' become tombstones. */
   pull(db: Queryable, auth: AuthContext, checkpoint: SyncCheckpoint | null, limit: number): Promise<PullResponse>;
   /** Applies rows written on a replica through the module's services. Absent: read-only. */
