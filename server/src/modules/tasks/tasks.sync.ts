@@ -75,10 +75,10 @@ async function pushTask(
   }
   const baseFields = (base.fields as Record<string, unknown>) ?? {};
   const nextFields = (next.fields as Record<string, unknown>) ?? {};
+  const changedFields: Record<string, unknown> = {};
   for (const fieldId of new Set([...Object.keys(baseFields), ...Object.keys(nextFields)])) {
     if (same(nextFields[fieldId], baseFields[fieldId])) continue;
-    if (same(current.fields[fieldId], baseFields[fieldId]))
-      (patch.fields ??= {})[fieldId] = nextFields[fieldId] ?? null;
+    if (same(current.fields[fieldId], baseFields[fieldId])) changedFields[fieldId] = nextFields[fieldId] ?? null;
     else if (!same(current.fields[fieldId], nextFields[fieldId])) {
       lost.push({
         id,
@@ -89,6 +89,7 @@ async function pushTask(
       });
     }
   }
+  if (Object.keys(changedFields).length > 0) patch.fields = changedFields;
   if (Object.keys(patch).length > 0) {
     try {
       await tasks.updateTask(deps, auth, id, patch);
