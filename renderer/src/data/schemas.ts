@@ -1,0 +1,94 @@
+import type { RxJsonSchema } from 'rxdb';
+
+/**
+ * RxDB schemas of the replicated collections. Only `id` is required: a record the user may no
+ * longer see arrives as a bare tombstone `{id, _deleted: true}`. Shapes follow the REST contract in
+ * `shared/src/api/` (the same presenters serve both).
+ */
+function schema<T>(title: string, properties: Record<string, unknown>): RxJsonSchema<T> {
+  return {
+    title,
+    version: 0,
+    primaryKey: 'id',
+    type: 'object',
+    properties: { id: { type: 'string', maxLength: 64 }, ...properties },
+    required: ['id'],
+  } as unknown as RxJsonSchema<T>;
+}
+
+const text = { type: 'string' };
+const flag = { type: 'boolean' };
+const list = { type: 'array' };
+const object = { type: 'object' };
+const nullableText = { type: ['string', 'null'] };
+
+export interface TaskDocument {
+  id: string;
+  formId?: string;
+  statusId?: string;
+  title?: string;
+  description?: string;
+  fields?: Record<string, unknown>;
+  labels?: Record<string, { id: string; label: string; deleted: boolean }[]>;
+  assignees?: {
+    userId: string;
+    source: string;
+    delegated_from_user_id: string | null;
+    pending_review: boolean;
+    addedAt: string;
+  }[];
+  createdBy?: string | null;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export const collectionSchemas = {
+  forms: schema('forms', {
+    name: text,
+    fields: list,
+    statuses: list,
+    transitions: list,
+    qr_generation_enabled: flag,
+    visibleRoleIds: list,
+    createdAt: text,
+    updatedAt: text,
+  }),
+  statuses: schema('statuses', { formId: text, name: text, initial: flag, final: flag, position: { type: 'number' } }),
+  tasks: schema<TaskDocument>('tasks', {
+    formId: text,
+    statusId: text,
+    title: text,
+    description: text,
+    fields: object,
+    labels: object,
+    assignees: list,
+    createdBy: nullableText,
+    createdAt: text,
+    updatedAt: text,
+  }),
+  directories: schema('directories', {
+    name: text,
+    columns: list,
+    parentDirectoryId: nullableText,
+    parentRowIds: list,
+    tree_display_column_index: { type: 'number' },
+    treeColumnIndex: { type: ['number', 'null'] },
+    createdAt: text,
+    updatedAt: text,
+  }),
+  directory_rows: schema('directory_rows', {
+    directoryId: text,
+    parentId: nullableText,
+    position: { type: 'number' },
+    cells: list,
+    parentRowIds: list,
+    updatedAt: text,
+  }),
+  users: schema('users', { email: text, name: text, isAdmin: flag, status: text, locale: text, roleIds: list }),
+  roles: schema('roles', { name: text, memberIds: list }),
+} as const;
+
+export type CollectionName = keyof typeof collectionSchemas;
+
+/** Collections the replica writes to; the others arrive from the server only. */
+export const WRITABLE: readonly CollectionName[] = ['tasks'];

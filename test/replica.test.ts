@@ -1,0 +1,153 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { LostEdit } from '@shared/sync';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
+import {
+  createOrbitaDatabase,
+  type OrbitaDatabase,
+  type ReplicaSync,
+  startReplicaSync,
+} from '../renderer/src/data/database';
+import type { TaskDocument } from '../renderer/src/data/schemas';
+import { startTestApp, type TestApp } from './helpers/app';
+import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
+
+interface Replica {
+  db: OrbitaDatabase;
+  socket: Socket;
+  sync: ReplicaSync;
+  lost: LostEdit[];
+}
+
+let t: TestApp;
+let dir: string;
+let admin: Member;
+let alice: Member;
+let stranger: Member;
+// biome-ignore lint/suspicious/noExplicitAny: form bodies are read loosely in tests.
+let form: any;
+const replicas: Replica[] = [];
+const WAIT = { timeout: 15_000, interval: 50 };
+
+beforeAll(async () => {
+  t = await startTestApp({ config: { syncPollMs: 50 } });
+  dir = await mkdtemp(path.join(tmpdir(), 'orbita-replica-'));
+  admin = await createOrg(t);
+  alice = await createMember(t, admin, { name: 'Alice' });
+  stranger = await createOrg(t, 'Stranger organization');
+  form = await createForm(admin, {
+    fields: [
+      { name: 'Amount', type: 'number' },
+      { name: 'Note', type: 'text' },
+    ],
+  });
+});
+afterAll(async () => {
+  for (const replica of replicas) {
+    await replica.sync.cancel();
+    replica.socket.close();
+    await replica.db.close();
+  }
+  await t.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A desktop replica: our SQLite storage in a file of its own, replicated over its own socket. */
+async function replica(member: Member, name: string): Promise<Replica> {
+  const db = await createOrbitaDatabase({
+    name: `replica-${name}`,
+    storage: getRxStorageBetterSqlite({ databaseDirectory: dir }) as never,
+    // RxDB's free tier opens at most 13 collections per process; three full replicas would need 21.
+    collections: ['tasks', 'users'],
+  });
+  const socket = io(`${t.url}/sync`, { auth: { token: member.client.accessToken }, transports: ['websocket'] });
+  const lost: LostEdit[] = [];
+  const sync = startReplicaSync(db, socket, { retryTimeMs: 200, onLostEdits: (edits) => lost.push(...edits) });
+  const created = { db, socket, sync, lost };
+  replicas.push(created);
+  await sync.awaitInitial();
+  return created;
+}
+
+async function taskIn(replica: Replica, id: string): Promise<TaskDocument | undefined> {
+  const doc = await replica.db.tasks.findOne(id).exec();
+  return doc?.toJSON() as TaskDocument | undefined;
+}
+
+describe('desktop replicas', () => {
+  it('merge offline edits of two replicas and the server by the rules, and fire an offline transition once', async () => {
+    const [amount, note] = form.fields.map((f: { id: string }) => f.id);
+    const [, working] = form.statuses.map((s: { id: string }) => s.id);
+    const task = await createTask(admin, form.id, { title: 'Pump 7', fields: { [amount]: '10', [note]: 'start' } });
+    const first = await replica(alice, 'alice-laptop');
+    const second = await replica(alice, 'alice-desktop');
+    const outsider = await replica(stranger, 'stranger');
+    await vi.waitFor(async () => {
+      expect((await taskIn(first, task.id))?.title).toBe('Pump 7');
+      expect((await taskIn(second, task.id))?.title).toBe('Pump 7');
+    }, WAIT);
+
+    const transitions: string[] = [];
+    const stop = t.app.events.subscribe('task.status_changed', (event) => {
+      if (event.taskId === task.id) transitions.push(event.toStatusId);
+    });
+
+    // On a train: both replicas go offline and edit.
+    first.socket.disconnect();
+    second.socket.disconnect();
+    const onFirst = await first.db.tasks.findOne(task.id).exec(true);
+    await onFirst.incrementalPatch({ title: 'Pump 7 (checked)' });
+    const onSecond = await second.db.tasks.findOne(task.id).exec(true);
+    await onSecond.incrementalPatch({
+      statusId: working,
+      fields: { ...(onSecond.toJSON().fields as object), [note]: 'valve replaced', [amount]: '11' },
+    });
+    // Meanwhile in the office: the amount changes on the server.
+    await admin.client.patch(`/api/tasks/${task.id}`, { fields: { [amount]: '12' } });
+
+    first.socket.connect();
+    second.socket.connect();
+    await vi.waitFor(async () => {
+      const server = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+      expect(server).toMatchObject({
+        title: 'Pump 7 (checked)',
+        statusId: working,
+        fields: { [amount]: '12', [note]: 'valve replaced' },
+      });
+      for (const copy of [first, second]) {
+        const local = await taskIn(copy, task.id);
+        expect(local).toMatchObject({ title: server.title, statusId: server.statusId, fields: server.fields });
+      }
+    }, WAIT);
+    // The amount was changed on both sides: the server's value stayed, and the replica was told.
+    expect(second.lost).toEqual([
+      expect.objectContaining({
+        id: task.id,
+        path: `fields.${amount}`,
+        attempted: '11',
+        kept: '12',
+        reason: 'changed_on_server',
+      }),
+    ]);
+    await t.app.events.idle();
+    stop();
+    expect(transitions).toEqual([working]);
+
+    // Nothing of this organization ever reached the other organization's replica.
+    expect(await taskIn(outsider, task.id)).toBeUndefined();
+    const outsiderTasks = await outsider.db.tasks.find().exec();
+    expect(outsiderTasks.map((doc) => doc.toJSON().title)).not.toContain('Pump 7 (checked)');
+    expect((await outsider.db.users.find().exec()).map((doc) => doc.primary)).toEqual([stranger.userId]);
+  });
+
+  it('receives deletions as tombstones that leave the replica', async () => {
+    const task = await createTask(admin, form.id, { title: 'Short-lived' });
+    const copy = await replica(alice, 'alice-tablet');
+    await vi.waitFor(async () => expect(await taskIn(copy, task.id)).toBeDefined(), WAIT);
+    await admin.client.delete(`/api/tasks/${task.id}`);
+    await vi.waitFor(async () => expect(await taskIn(copy, task.id)).toBeUndefined(), WAIT);
+  });
+});
