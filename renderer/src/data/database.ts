@@ -56,6 +56,8 @@ export function startReplicaSync(
         remoteCollection: name,
         socket,
         push: WRITABLE.includes(name),
+        // Large pages make a first sync of tens of thousands of records take few round trips.
+        batchSize: 1000,
         retryTimeMs: options.retryTimeMs,
         onLostEdits: options.onLostEdits,
       }),

@@ -35,7 +35,10 @@ export interface SocketReplicationOptions<RxDocType> {
   live?: boolean;
   /** Pull-only collections (read-only on replicas) pass false. */
   push?: boolean;
+  /** Documents per pull (the server allows up to 1000). */
   batchSize?: number;
+  /** Documents per push (the server allows up to 500). */
+  pushBatchSize?: number;
   /** Wait before retrying a failed pull or push; RxDB doubles nothing, so keep it modest. */
   retryTimeMs?: number;
   ackTimeoutMs?: number;
@@ -91,7 +94,7 @@ export function replicateOverSocket<RxDocType>(
       options.push === false
         ? undefined
         : {
-            batchSize: options.batchSize ?? 100,
+            batchSize: options.pushBatchSize ?? 100,
             async handler(rows) {
               const result = await call<PushResponse>(
                 socket,

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { io } from 'socket.io-client';
+import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
+import { createOrbitaDatabase, startReplicaSync } from '../renderer/src/data/database';
+import { createApp } from '../server/src/app';
+import { loadConfig } from '../server/src/platform/config';
+import { createLogger } from '../server/src/platform/logging';
+import { benchDatabase, report } from './lib';
+
+const TASKS = 50_000;
+
+async function post(url: string, route: string, body: unknown, token?: string) {
+  const response = await fetch(`${url}${route}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`POST ${route} answered ${response.status}: ${await response.text()}`);
+  // biome-ignore lint/suspicious/noExplicitAny: the bench reads a few fields of known answers.
+  return (await response.json()) as any;
+}
+
+/**
+ * A first sync of 50,000 tasks into an empty desktop replica (our SQLite storage, replication over
+ * Socket.IO) against the raw pipeline: a `pg` SELECT of the same rows plus a better-sqlite3 bulk
+ * insert of them as JSON.
+ */
+export async function run() {
+  const database = await benchDatabase();
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ENV: 'production' });
+  const app = createApp({ config, db: database.db, logger: createLogger(config) });
+  const { url } = await app.listen();
+  const dir = await mkdtemp(path.join(tmpdir(), 'orbita-first-sync-'));
+  try {
+    const { accessToken } = await post(url, '/api/auth/register', {
+      organizationName: 'Bench',
+      name: 'Admin',
+      email: `bench-${randomUUID()}@example.org`,
+      password: 'bench password 1',
+    });
+    const form = await post(
+      url,
+      '/api/forms',
+      { name: 'Readings', fields: [{ name: 'Amount', type: 'number' }] },
+      accessToken,
+    );
+    await database.db.query(
+      `INSERT INTO tasks (id, organization_id, form_id, status_id, title, description, fields)
+       SELECT gen_random_uuid(), f.organization_id, f.id, s.id, 'Task ' || n, 'Description of task ' || n,
+              jsonb_build_object($2::text, (n % 1000)::text)
+         FROM forms f JOIN form_statuses s ON s.form_id = f.id AND s.is_initial, generate_series(1, $3::int) AS n
+        WHERE f.id = $1`,
+      [form.id, form.fields[0].id, TASKS],
+    );
+
+    // Raw pipeline: read the rows, write them into SQLite.
+    const rawStarted = performance.now();
+    const sql = `SELECT id, form_id, status_id, title, description, fields, created_at, updated_at FROM tasks WHERE form_id = $1`;
+    const rows = database.url
+      ? await (async () => {
+          const client = new pg.Client({ connectionString: database.url });
+          await client.connect();
+          try {
+            return (await client.query(sql, [form.id])).rows;
+          } finally {
+            await client.end();
+          }
+        })()
+      : (await database.db.query(sql, [form.id])).rows;
+    const sqlite = new Database(path.join(dir, 'raw.sqlite'));
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.exec('CREATE TABLE docs (id TEXT PRIMARY KEY, data TEXT NOT NULL)');
+    const insert = sqlite.prepare('INSERT INTO docs (id, data) VALUES (?, ?)');
+    sqlite.transaction((list: { id: string }[]) => {
+      for (const row of list) insert.run(row.id, JSON.stringify(row));
+    })(rows as { id: string }[]);
+    sqlite.close();
+    const rawMs = performance.now() - rawStarted;
+
+    // Ours: an empty replica pulling everything through /sync.
+    const replica = await createOrbitaDatabase({
+      name: 'bench-replica',
+      storage: getRxStorageBetterSqlite({ databaseDirectory: dir }) as never,
+      collections: ['tasks'],
+    });
+    const socket = io(`${url}/sync`, { auth: { token: accessToken }, transports: ['websocket'] });
+    const started = performance.now();
+    const sync = startReplicaSync(replica, socket);
+    await sync.awaitInitial();
+    const oursMs = performance.now() - started;
+    const count = await replica.tasks.count().exec();
+    if (count !== TASKS) throw new Error(`replica holds ${count} tasks, expected ${TASKS}`);
+    await sync.cancel();
+    socket.close();
+    await replica.close();
+    report(
+      `first sync of ${TASKS} tasks (${(oursMs / 1000).toFixed(1)} s) vs pg SELECT + SQLite bulk insert (${(rawMs / 1000).toFixed(1)} s)`,
+      TASKS / (oursMs / 1000),
+      TASKS / (rawMs / 1000),
+      'tasks/s',
+    );
+  } finally {
+    await app.close();
+    await database.drop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
