@@ -1,0 +1,74 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, Worker } from 'node:worker_threads';
+import { emitterPort } from '@shared/message-port';
+import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrbitaDatabase } from '../../renderer/src/data/database';
+import { browserReplicaStorage, remoteReplicaStorage } from '../../renderer/src/data/storage';
+
+let dir: string;
+let worker: Worker;
+let channel: MessageChannel;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'orbita-replica-host-'));
+  channel = new MessageChannel();
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  worker = new Worker(fileURLToPath(new URL('./replica-worker.fixture.mjs', import.meta.url)), {
+    workerData: { port: channel.port2, databaseDirectory: dir },
+    transferList: [channel.port2],
+    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') },
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+  });
+});
+
+afterAll(async () => {
+  channel.port1.close();
+  await worker.terminate();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('replica storage outside the window', () => {
+  it('serves the replica from another thread over a message port, persisted in SQLite files there', async () => {
+    const db = await createOrbitaDatabase({
+      name: 'remote-replica',
+      storage: remoteReplicaStorage(emitterPort(channel.port1)),
+      collections: ['tasks'],
+    });
+    await db.tasks.bulkInsert([
+      { id: 'a1', title: 'Check the pump', formId: 'f1' },
+      { id: 'a2', title: 'Replace the valve', formId: 'f1' },
+    ]);
+    const found = await db.tasks.find({ selector: { title: { $regex: 'valve' } } }).exec();
+    expect(found.map((doc) => doc.primary)).toEqual(['a2']);
+    // Live queries work across the port.
+    const counts: number[] = [];
+    const subscription = db.tasks.count().$.subscribe((count) => counts.push(count));
+    await db.tasks.insert({ id: 'a3', title: 'Third' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    subscription.unsubscribe();
+    expect(counts.at(-1)).toBe(3);
+    await db.close();
+    // The data lives in the other thread's SQLite file.
+    expect(existsSync(dir)).toBe(true);
+    expect(readdirSync(dir)).toContain('remote_2d_replica.sqlite');
+  });
+
+  it('runs the same data layer on IndexedDB (Dexie) in the browser build', async () => {
+    const db = await createOrbitaDatabase({
+      name: 'browser-replica',
+      storage: browserReplicaStorage({ indexedDB, IDBKeyRange }),
+      collections: ['tasks'],
+    });
+    await db.tasks.insert({ id: 'b1', title: 'In a browser' });
+    expect((await db.tasks.findOne('b1').exec())?.toJSON().title).toBe('In a browser');
+    await db.close();
+  });
+});

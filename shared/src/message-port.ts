@@ -1,0 +1,48 @@
+/**
+ * The part of a message port the replica storage needs. Node's `worker_threads` ports, the
+ * browser's `MessagePort` and Electron's `MessagePortMain` differ in how they deliver messages;
+ * each side adapts its port to this.
+ */
+export interface PortLike {
+  postMessage(message: unknown): void;
+  /** Calls `listener` with each message's data; returns a function that stops listening. */
+  onMessage(listener: (data: unknown) => void): () => void;
+  close?(): void;
+}
+
+/** A browser (or renderer) `MessagePort` as a PortLike. */
+export function browserPort(port: MessagePort): PortLike {
+  return {
+    postMessage: (message) => port.postMessage(message),
+    onMessage(listener) {
+      const handler = (event: MessageEvent) => listener(event.data);
+      port.addEventListener('message', handler);
+      port.start();
+      return () => port.removeEventListener('message', handler);
+    },
+    close: () => port.close(),
+  };
+}
+
+/** A port with Node's EventEmitter interface (`worker_threads`, Electron's `MessagePortMain`). */
+export function emitterPort(
+  port: {
+    postMessage(message: unknown): void;
+    on(event: 'message', listener: (value: unknown) => void): unknown;
+    off(event: 'message', listener: (value: unknown) => void): unknown;
+    start?(): void;
+    close?(): void;
+  },
+  unwrap: (value: unknown) => unknown = (value) => value,
+): PortLike {
+  return {
+    postMessage: (message) => port.postMessage(message),
+    onMessage(listener) {
+      const handler = (value: unknown) => listener(unwrap(value));
+      port.on('message', handler);
+      port.start?.();
+      return () => port.off('message', handler);
+    },
+    close: () => port.close?.(),
+  };
+}
