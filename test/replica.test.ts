@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 /** A desktop replica: our SQLite storage in a file of its own, replicated over its own socket. */
-async function replica(member: Member, name: string): Promise<Replica> {
+async function replica(member: Member, name: string, onSignedOut?: () => void): Promise<Replica> {
   const db = await createOrbitaDatabase({
     name: `replica-${name}`,
     storage: getRxStorageBetterSqlite({ databaseDirectory: dir }) as never,
@@ -65,7 +65,11 @@ async function replica(member: Member, name: string): Promise<Replica> {
   });
   const socket = io(`${t.url}/sync`, { auth: { token: member.client.accessToken }, transports: ['websocket'] });
   const lost: LostEdit[] = [];
-  const sync = startReplicaSync(db, socket, { retryTimeMs: 200, onLostEdits: (edits) => lost.push(...edits) });
+  const sync = startReplicaSync(db, socket, {
+    retryTimeMs: 200,
+    onLostEdits: (edits) => lost.push(...edits),
+    onSignedOut,
+  });
   const created = { db, socket, sync, lost };
   replicas.push(created);
   await sync.awaitInitial();
@@ -149,5 +153,25 @@ describe('desktop replicas', () => {
     await vi.waitFor(async () => expect(await taskIn(copy, task.id)).toBeDefined(), WAIT);
     await admin.client.delete(`/api/tasks/${task.id}`);
     await vi.waitFor(async () => expect(await taskIn(copy, task.id)).toBeUndefined(), WAIT);
+    // The tombstone is still stored until cleanup removes it.
+    const stored = () => copy.db.tasks.storageInstance.findDocumentsById([task.id], true);
+    expect(await stored()).toHaveLength(1);
+    await copy.db.tasks.cleanup(0);
+    expect(await stored()).toEqual([]);
+  });
+
+  it('pauses replication when the session ends, keeping local edits for later', async () => {
+    const bob = await createMember(t, admin, { name: 'Bob' });
+    let signedOut = 0;
+    const copy = await replica(bob, 'bob-laptop', () => {
+      signedOut += 1;
+    });
+    await admin.client.patch(`/api/users/${bob.userId}`, { status: 'deactivated' });
+    // The next pull or push is refused: replication pauses and says so once.
+    await copy.db.tasks.insert({ id: crypto.randomUUID(), formId: form.id, title: 'Written while signed out' });
+    await vi.waitFor(() => expect(signedOut).toBe(1), WAIT);
+    const states = Object.values(copy.sync.states);
+    expect(states.every((state) => state?.isStoppedOrPaused())).toBe(true);
+    expect((await copy.db.tasks.find({ selector: { title: 'Written while signed out' } }).exec()).length).toBe(1);
   });
 });

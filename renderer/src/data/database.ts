@@ -1,9 +1,13 @@
 import type { LostEdit } from '@shared/sync';
-import { createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
+import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
+import { RxDBCleanupPlugin } from 'rxdb/plugins/cleanup';
 import type { RxReplicationState } from 'rxdb/plugins/replication';
 import type { Socket } from 'socket.io-client';
 import { type CollectionName, collectionSchemas, WRITABLE } from './schemas';
 import { replicateOverSocket } from './socket-replication';
+
+// Tombstones of deleted records are removed from the replica once every replication has seen them.
+addRxPlugin(RxDBCleanupPlugin);
 
 export type OrbitaCollections = { [K in CollectionName]: RxCollection };
 export type OrbitaDatabase = RxDatabase<OrbitaCollections>;
@@ -25,6 +29,11 @@ export async function createOrbitaDatabase(options: {
     storage: options.storage,
     multiInstance: false,
     closeDuplicates: true,
+    cleanupPolicy: {
+      minimumDeletedTime: 7 * 24 * 60 * 60 * 1000,
+      runEach: 60 * 60 * 1000,
+      awaitReplicationsInSync: true,
+    },
   });
   await db.addCollections(
     Object.fromEntries(names.map((name) => [name, { schema: collectionSchemas[name] }])) as never,
@@ -38,6 +47,10 @@ export interface ReplicaSync {
   awaitInitial(): Promise<void>;
   /** Resolves when local writes are pushed and remote changes pulled. */
   awaitInSync(): Promise<void>;
+  /** Stops replicating (signed out); local writes keep waiting in the replica. */
+  pause(): Promise<void>;
+  /** Starts again after sign-in, from the saved checkpoints. */
+  resume(): Promise<void>;
   cancel(): Promise<void>;
 }
 
@@ -45,7 +58,12 @@ export interface ReplicaSync {
 export function startReplicaSync(
   db: OrbitaDatabase,
   socket: Socket,
-  options: { onLostEdits?: (lost: LostEdit[]) => void; retryTimeMs?: number } = {},
+  options: {
+    onLostEdits?: (lost: LostEdit[]) => void;
+    /** Called when the server no longer accepts the session: replication pauses until `resume()`. */
+    onSignedOut?: () => void;
+    retryTimeMs?: number;
+  } = {},
 ): ReplicaSync {
   const present = (Object.keys(collectionSchemas) as CollectionName[]).filter((name) => name in db.collections);
   const states = Object.fromEntries(
@@ -64,6 +82,24 @@ export function startReplicaSync(
     ]),
   ) as Partial<Record<CollectionName, RxReplicationState<unknown, unknown>>>;
   const all = Object.values(states) as RxReplicationState<unknown, unknown>[];
+  let signedOut = false;
+  const signOut = () => {
+    if (signedOut) return;
+    signedOut = true;
+    void Promise.all(all.map((state) => state.pause())).then(() => options.onSignedOut?.());
+  };
+  const describe = (value: unknown) =>
+    JSON.stringify(value, (_key, inner) => (inner instanceof Error ? { ...inner, message: inner.message } : inner));
+  for (const state of all) {
+    state.error$.subscribe((error) => {
+      const text = `${error.message} ${describe((error as { parameters?: unknown }).parameters)}`;
+      if (/"status":401|unauthenticated|invalid_token|token_expired|account_deactivated/.test(text)) signOut();
+    });
+  }
+  // The server drops the connection of a session that ended (sign-out elsewhere, deactivation).
+  socket.on('disconnect', (reason) => {
+    if (reason === 'io server disconnect') signOut();
+  });
   return {
     states,
     async awaitInitial() {
@@ -71,6 +107,13 @@ export function startReplicaSync(
     },
     async awaitInSync() {
       await Promise.all(all.map((state) => state.awaitInSync()));
+    },
+    async pause() {
+      await Promise.all(all.map((state) => state.pause()));
+    },
+    async resume() {
+      signedOut = false;
+      await Promise.all(all.map((state) => state.start()));
     },
     async cancel() {
       await Promise.all(all.map((state) => state.cancel()));
