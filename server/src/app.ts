@@ -20,6 +20,7 @@ import { createEventBus, type EventBus } from './platform/events';
 import { contractRoutes, docsAssets } from './platform/http/contract';
 import { errorHandler, notFoundHandler } from './platform/http/errors';
 import { type AnyRoute, allowedMethods, mountRoutes } from './platform/http/routes';
+import { webApp } from './platform/http/web-app';
 import type { Logger } from './platform/logging';
 import { createMailer, type Mailer } from './platform/mail/mailer';
 import type { AppModule, AppState, ModuleContext, ModuleFactory } from './platform/module';
@@ -127,6 +128,7 @@ export function createApp(options: AppOptions): App {
     pollMs: config.syncPollMs,
   });
   web.use(router);
+  web.use(webApp());
   web.use(notFoundHandler(allowedMethods(routes)));
   web.use(errorHandler);
 

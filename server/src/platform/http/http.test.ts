@@ -85,7 +85,12 @@ describe('problem responses at the edge', () => {
 
   it('answers an unknown route with 404 and a wrong method with 405 and Allow', async () => {
     await expectProblem(await t.request('/api/no/such/thing'), 404, 'not_found');
-    await expectProblem(await t.request('/not-api-at-all'), 404, 'not_found');
+    // Outside /api, a browser gets the web interface (client-side routes); anything else a problem.
+    await expectProblem(
+      await t.request('/not-api-at-all', { headers: { Accept: 'application/json' } }),
+      404,
+      'not_found',
+    );
     const response = await t.request('/api/probe/echo', { method: 'DELETE' });
     await expectProblem(response, 405, 'method_not_allowed');
     expect(response.headers.get('allow')).toBe('POST');

@@ -1,0 +1,29 @@
+import i18next from 'i18next';
+import { initReactI18next } from 'react-i18next';
+import { en } from './en';
+import { ru } from './ru';
+
+export type Language = 'ru' | 'en';
+const STORAGE_KEY = 'orbita.language';
+
+/** The interface language: the one chosen before, else the browser's, else Russian. */
+export function initialLanguage(): Language {
+  const saved = globalThis.localStorage?.getItem(STORAGE_KEY);
+  if (saved === 'ru' || saved === 'en') return saved;
+  return globalThis.navigator?.language?.startsWith('en') ? 'en' : 'ru';
+}
+
+export function setLanguage(language: Language): void {
+  globalThis.localStorage?.setItem(STORAGE_KEY, language);
+  void i18next.changeLanguage(language);
+  document.documentElement.lang = language;
+}
+
+void i18next.use(initReactI18next).init({
+  resources: { ru: { translation: ru }, en: { translation: en } },
+  lng: initialLanguage(),
+  fallbackLng: 'ru',
+  interpolation: { escapeValue: false },
+});
+
+export { i18next };

@@ -1,0 +1,39 @@
+/** Russian strings; `en.ts` must have the same keys (the type checks it). */
+export const ru = {
+  app: { name: 'Orbita', signOut: 'Выйти', language: 'Язык' },
+  signIn: {
+    title: 'Вход в Orbita',
+    email: 'Эл. почта',
+    password: 'Пароль',
+    submit: 'Войти',
+    noAccount: 'Нет организации?',
+    register: 'Зарегистрировать',
+    failed: 'Не удалось войти',
+  },
+  register: {
+    title: 'Новая организация',
+    organization: 'Название организации',
+    name: 'Ваше имя',
+    submit: 'Создать организацию',
+    haveAccount: 'Уже есть учётная запись?',
+    signIn: 'Войти',
+    failed: 'Не удалось зарегистрироваться',
+  },
+  home: {
+    welcome: 'Здравствуйте, {{name}}',
+    organization: 'Организация',
+    onboarding: 'С чего начать',
+    steps: { form: 'Создайте форму', colleagues: 'Пригласите коллег', task: 'Создайте первую задачу' },
+    done: 'Готово',
+    todo: 'Не сделано',
+    loading: 'Загрузка…',
+  },
+  errors: { network: 'Сервер недоступен. Проверьте подключение и повторите.', required: 'Заполните поле' },
+};
+
+/** The shape every language provides. */
+export type Strings = {
+  [K in keyof typeof ru]: {
+    [L in keyof (typeof ru)[K]]: (typeof ru)[K][L] extends string ? string : Record<string, string>;
+  };
+};

@@ -1,0 +1,98 @@
+import { Alert, Button, Card, Form, Input, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router';
+import { ApiError, api, storeTokens } from '../api';
+
+interface TokenResponse {
+  accessToken: string;
+  refreshToken: string;
+}
+
+function useSubmit(path: string, failedKey: string) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (values: Record<string, string>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      storeTokens(await api<TokenResponse>('POST', path, values));
+      navigate('/');
+    } catch (caught) {
+      const problem = caught instanceof ApiError ? caught.problem : undefined;
+      setError(problem && problem.status > 0 ? `${t(failedKey)}: ${problem.detail}` : t('errors.network'));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, submit };
+}
+
+function Centered({ children }: { children: React.ReactNode }) {
+  return <div style={{ display: 'flex', justifyContent: 'center', paddingTop: 80 }}>{children}</div>;
+}
+
+export function SignInPage() {
+  const { t } = useTranslation();
+  const { error, busy, submit } = useSubmit('/api/auth/login', 'signIn.failed');
+  return (
+    <Centered>
+      <Card title={t('signIn.title')} style={{ width: 380 }}>
+        {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 16 }} />}
+        <Form layout="vertical" onFinish={submit} requiredMark={false}>
+          <Form.Item name="email" label={t('signIn.email')} rules={[{ required: true, message: t('errors.required') }]}>
+            <Input type="email" autoComplete="email" autoFocus />
+          </Form.Item>
+          <Form.Item
+            name="password"
+            label={t('signIn.password')}
+            rules={[{ required: true, message: t('errors.required') }]}
+          >
+            <Input.Password autoComplete="current-password" />
+          </Form.Item>
+          <Button type="primary" htmlType="submit" loading={busy} block>
+            {t('signIn.submit')}
+          </Button>
+        </Form>
+        <Typography.Paragraph style={{ marginTop: 16, marginBottom: 0 }}>
+          {t('signIn.noAccount')} <Link to="/register">{t('signIn.register')}</Link>
+        </Typography.Paragraph>
+      </Card>
+    </Centered>
+  );
+}
+
+export function RegisterPage() {
+  const { t } = useTranslation();
+  const { error, busy, submit } = useSubmit('/api/auth/register', 'register.failed');
+  const required = [{ required: true, message: t('errors.required') }];
+  return (
+    <Centered>
+      <Card title={t('register.title')} style={{ width: 420 }}>
+        {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 16 }} />}
+        <Form layout="vertical" onFinish={submit} requiredMark={false}>
+          <Form.Item name="organizationName" label={t('register.organization')} rules={required}>
+            <Input autoFocus />
+          </Form.Item>
+          <Form.Item name="name" label={t('register.name')} rules={required}>
+            <Input autoComplete="name" />
+          </Form.Item>
+          <Form.Item name="email" label={t('signIn.email')} rules={required}>
+            <Input type="email" autoComplete="email" />
+          </Form.Item>
+          <Form.Item name="password" label={t('signIn.password')} rules={required}>
+            <Input.Password autoComplete="new-password" />
+          </Form.Item>
+          <Button type="primary" htmlType="submit" loading={busy} block>
+            {t('register.submit')}
+          </Button>
+        </Form>
+        <Typography.Paragraph style={{ marginTop: 16, marginBottom: 0 }}>
+          {t('register.haveAccount')} <Link to="/sign-in">{t('register.signIn')}</Link>
+        </Typography.Paragraph>
+      </Card>
+    </Centered>
+  );
+}

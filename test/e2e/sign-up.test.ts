@@ -1,0 +1,55 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { chromiumAvailable, launchChromium } from '../helpers/browser';
+
+const available = chromiumAvailable();
+let t: TestApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!available) return;
+  t = await startTestApp();
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+describe.skipIf(!available)('signing up in the browser', () => {
+  it('registers an organization in Russian, lands on home with the onboarding checklist, and switches to English', async () => {
+    const context = await browser.newContext({ locale: 'ru-RU' });
+    const page = await context.newPage();
+    await page.goto(`${t.url}/register`);
+    await page.getByText('Новая организация').waitFor();
+    await page.getByLabel('Название организации').fill('Склад №5');
+    await page.getByLabel('Ваше имя').fill('Ирина');
+    await page.getByLabel('Эл. почта').fill('irina@example.org');
+    await page.getByLabel('Пароль').fill('long enough password');
+    await page.getByRole('button', { name: 'Создать организацию' }).click();
+    await page.getByTestId('organization-name').waitFor();
+    expect(await page.getByTestId('organization-name').textContent()).toBe('Склад №5');
+    expect(await page.getByText('Здравствуйте, Ирина').count()).toBe(1);
+    expect(await page.getByTestId('onboarding-form').textContent()).toContain('Не сделано');
+
+    await page.getByLabel('Язык').click();
+    await page.getByTitle('English').click();
+    await page.getByText('Hello, Ирина').waitFor();
+    expect(await page.getByTestId('onboarding-form').textContent()).toContain('To do');
+    await context.close();
+  });
+
+  it('shows the server’s reason when sign-in fails', async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${t.url}/sign-in`);
+    await page.getByLabel('E-mail').fill('nobody@example.org');
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('The e-mail or password is wrong');
+    await context.close();
+  });
+});
