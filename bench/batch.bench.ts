@@ -1,23 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { createApp } from '../server/src/app';
-import { loadConfig } from '../server/src/platform/config';
-import { createLogger } from '../server/src/platform/logging';
-import { benchDatabase, report, throughput } from './lib';
+import { benchApp, benchDatabase, postJson, report, throughput } from './lib';
 
 const BATCH = 100;
-
-async function call(url: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-  // biome-ignore lint/suspicious/noExplicitAny: the bench reads a few fields of known answers.
-  return JSON.parse(text) as any;
-}
 
 /**
  * Batch creation: `POST /api/forms/:formId/tasks/batch` with 100 tasks (validation of every value,
@@ -26,20 +11,18 @@ async function call(url: string, path: string, body: unknown, headers: Record<st
  */
 export async function run() {
   const database = await benchDatabase();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ENV: 'production' });
-  const app = createApp({ config, db: database.db, logger: createLogger(config) });
-  const { url } = await app.listen();
+  const { app, url } = await benchApp(database);
   const rounds = 20;
   const raw = database.url ? new pg.Pool({ connectionString: database.url, max: 1 }) : undefined;
   try {
-    const registered = await call(url, '/api/auth/register', {
+    const registered = await postJson(url, '/api/auth/register', {
       organizationName: 'Bench',
       name: 'Admin',
       email: `bench-${randomUUID()}@example.org`,
       password: 'bench password 1',
     });
     const auth = { Authorization: `Bearer ${registered.accessToken}` };
-    const form = await call(
+    const form = await postJson(
       url,
       '/api/forms',
       {
@@ -67,7 +50,7 @@ export async function run() {
     }));
 
     const viaApi = () =>
-      call(url, `/api/forms/${form.id}/tasks/batch`, { tasks }, { ...auth, 'Idempotency-Key': randomUUID() });
+      postJson(url, `/api/forms/${form.id}/tasks/batch`, { tasks }, { ...auth, 'Idempotency-Key': randomUUID() });
 
     const columns = 8;
     const values = tasks

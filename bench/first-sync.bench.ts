@@ -7,23 +7,9 @@ import pg from 'pg';
 import { io } from 'socket.io-client';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
 import { createOrbitaDatabase, startReplicaSync } from '../renderer/src/data/database';
-import { createApp } from '../server/src/app';
-import { loadConfig } from '../server/src/platform/config';
-import { createLogger } from '../server/src/platform/logging';
-import { benchDatabase, report } from './lib';
+import { benchApp, benchDatabase, postJson, report } from './lib';
 
 const TASKS = 50_000;
-
-async function post(url: string, route: string, body: unknown, token?: string) {
-  const response = await fetch(`${url}${route}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${route} answered ${response.status}: ${await response.text()}`);
-  // biome-ignore lint/suspicious/noExplicitAny: the bench reads a few fields of known answers.
-  return (await response.json()) as any;
-}
 
 /**
  * A first sync of 50,000 tasks into an empty desktop replica (our SQLite storage, replication over
@@ -32,18 +18,16 @@ async function post(url: string, route: string, body: unknown, token?: string) {
  */
 export async function run() {
   const database = await benchDatabase();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ENV: 'production' });
-  const app = createApp({ config, db: database.db, logger: createLogger(config) });
-  const { url } = await app.listen();
+  const { app, url } = await benchApp(database);
   const dir = await mkdtemp(path.join(tmpdir(), 'orbita-first-sync-'));
   try {
-    const { accessToken } = await post(url, '/api/auth/register', {
+    const { accessToken } = await postJson(url, '/api/auth/register', {
       organizationName: 'Bench',
       name: 'Admin',
       email: `bench-${randomUUID()}@example.org`,
       password: 'bench password 1',
     });
-    const form = await post(
+    const form = await postJson(
       url,
       '/api/forms',
       { name: 'Readings', fields: [{ name: 'Amount', type: 'number' }] },

@@ -1,8 +1,5 @@
 import pg from 'pg';
-import { createApp } from '../server/src/app';
-import { loadConfig } from '../server/src/platform/config';
-import { createLogger } from '../server/src/platform/logging';
-import { benchDatabase, report, throughput } from './lib';
+import { benchApp, benchDatabase, report, throughput } from './lib';
 
 /**
  * The cost of the HTTP platform: `GET /api/health` (routing, request id, logging, contract check,
@@ -10,9 +7,7 @@ import { benchDatabase, report, throughput } from './lib';
  */
 export async function run() {
   const database = await benchDatabase();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ENV: 'production' });
-  const app = createApp({ config, db: database.db, logger: createLogger(config) });
-  const { url } = await app.listen();
+  const { app, url } = await benchApp(database);
   const count = 4_000;
   const concurrency = 8;
   try {

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { createApp } from '../server/src/app';
+import { loadConfig } from '../server/src/platform/config';
 import type { Db } from '../server/src/platform/db/db';
 import { runMigrations } from '../server/src/platform/db/migrations';
 import { createPgliteDb } from '../server/src/platform/db/pglite';
 import { createPostgresDb } from '../server/src/platform/db/postgres';
+import { createLogger } from '../server/src/platform/logging';
 
 const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -63,4 +66,26 @@ export function report(name: string, ours: number, baseline: number, unit = 'ops
   console.log(
     `${name}: ${ours.toFixed(0)} ${unit} vs baseline ${baseline.toFixed(0)} ${unit} — ratio ${ratio.toFixed(2)}x the baseline's cost`,
   );
+}
+
+/** The app over a bench database, on a free port, logging nothing. */
+export async function benchApp(database: BenchDatabase) {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ENV: 'production' });
+  const app = createApp({ config, db: database.db, logger: createLogger(config) });
+  const { url } = await app.listen();
+  return { app, url };
+}
+
+/** POSTs JSON to the bench app (with a bearer token or extra headers); a failure stops the bench. */
+export async function postJson(url: string, route: string, body: unknown, auth?: string | Record<string, string>) {
+  const headers = typeof auth === 'string' ? { Authorization: `Bearer ${auth}` } : (auth ?? {});
+  const response = await fetch(`${url}${route}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST ${route} answered ${response.status}: ${text.slice(0, 500)}`);
+  // biome-ignore lint/suspicious/noExplicitAny: benches read a few fields of known answers.
+  return JSON.parse(text) as any;
 }

@@ -1,22 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { createApp } from '../server/src/app';
-import { loadConfig } from '../server/src/platform/config';
-import { createLogger } from '../server/src/platform/logging';
-import { benchDatabase, report } from './lib';
+import { benchApp, benchDatabase, postJson, report } from './lib';
 
 const ROWS = 50_000;
-
-async function post(url: string, path: string, body: unknown, token?: string) {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
-  // biome-ignore lint/suspicious/noExplicitAny: the bench reads a few fields of known answers.
-  return (await response.json()) as any;
-}
 
 /**
  * The row tree of a 50,000-row directory (`GET /api/directories/:id/rows/tree`: query, tree build,
@@ -24,18 +10,16 @@ async function post(url: string, path: string, body: unknown, token?: string) {
  */
 export async function run() {
   const database = await benchDatabase();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ENV: 'production' });
-  const app = createApp({ config, db: database.db, logger: createLogger(config) });
-  const { url } = await app.listen();
+  const { app, url } = await benchApp(database);
   const raw = database.url ? new pg.Pool({ connectionString: database.url, max: 1 }) : undefined;
   try {
-    const { accessToken } = await post(url, '/api/auth/register', {
+    const { accessToken } = await postJson(url, '/api/auth/register', {
       organizationName: 'Bench',
       name: 'Admin',
       email: `bench-${randomUUID()}@example.org`,
       password: 'bench password 1',
     });
-    const directory = await post(
+    const directory = await postJson(
       url,
       '/api/directories',
       { name: 'Places', columns: [{ name: 'Name' }, { name: 'Code' }] },

@@ -8,6 +8,7 @@ import type {
 } from '@shared/api/directories';
 import type { ProblemFieldError } from '@shared/api/problem';
 import { normalizeNumber } from '@shared/number';
+import { isIsoDate } from '@shared/values';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
@@ -53,8 +54,6 @@ export function presentRow(r: repo.RowRecord): Row {
   };
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** Checks cells against the columns (padding missing trailing cells with null); numbers are normalised. */
 function normalizeCells(columns: readonly repo.ColumnDef[], cells: readonly Cell[], pointer: string) {
   const errors: ProblemFieldError[] = [];
@@ -83,7 +82,7 @@ function normalizeCells(columns: readonly repo.ColumnDef[], cells: readonly Cell
         return number ?? null;
       }
       case 'date':
-        if (typeof value !== 'string' || !DATE.test(value)) {
+        if (typeof value !== 'string' || !isIsoDate(value)) {
           errors.push({
             location: 'body',
             pointer: at,

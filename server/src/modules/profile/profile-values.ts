@@ -1,46 +1,13 @@
 import type { ProblemFieldError } from '@shared/api/problem';
-import { normalizeNumber } from '@shared/number';
+import { checkScalar, type ValueCheck } from '@shared/values';
 import type { ProfileFieldRow } from './profile.repo';
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TEXT_LIMIT = 10_000;
 
-type Check = { ok: true; value: unknown } | { ok: false; detail: string; code: string };
-
-function validDate(value: string): boolean {
-  const match = DATE.exec(value);
-  if (!match) return false;
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return date.toISOString().slice(0, 10) === value;
-}
-
 /** Normalises one non-empty value of a field by its type. */
-function normalizeValue(field: ProfileFieldRow, value: unknown): Check {
-  switch (field.type) {
-    case 'text':
-      return typeof value === 'string' && value.length <= TEXT_LIMIT
-        ? { ok: true, value }
-        : { ok: false, detail: `Expected text of at most ${TEXT_LIMIT} characters`, code: 'invalid_type' };
-    case 'number':
-    case 'history-number': {
-      const normalized = typeof value === 'string' || typeof value === 'number' ? normalizeNumber(value) : undefined;
-      return normalized === undefined
-        ? { ok: false, detail: `"${String(value)}" is not a number`, code: 'not_a_number' }
-        : { ok: true, value: normalized };
-    }
-    case 'date':
-      return typeof value === 'string' && validDate(value)
-        ? { ok: true, value }
-        : { ok: false, detail: 'Expected a date as YYYY-MM-DD', code: 'invalid_date' };
-    case 'checkbox':
-      return typeof value === 'boolean'
-        ? { ok: true, value }
-        : { ok: false, detail: 'Expected true or false', code: 'invalid_type' };
-    case 'select':
-      return typeof value === 'string' && (field.options ?? []).includes(value)
-        ? { ok: true, value }
-        : { ok: false, detail: `Choose one of: ${(field.options ?? []).join(', ')}`, code: 'invalid_choice' };
-  }
+function normalizeValue(field: ProfileFieldRow, value: unknown): ValueCheck {
+  const type = field.type === 'history-number' ? 'number' : field.type;
+  return checkScalar(type, value, { choices: field.options ?? [], textLimit: TEXT_LIMIT });
 }
 
 /** One value to write: `null` clears it. */

@@ -1,5 +1,5 @@
 import type { ProblemFieldError } from '@shared/api/problem';
-import { normalizeNumber } from '@shared/number';
+import { checkScalar, type ValueCheck } from '@shared/values';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/db/db';
 import { liveRowIds } from '../directories/directories.service';
@@ -7,7 +7,6 @@ import type { FieldRow } from '../forms/forms.repo';
 import * as members from '../identity/members.service';
 
 const UUID = z.uuid();
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A `user` field entry: `user:<id>`, `role:<id>`, or a legacy bare user id. */
 export interface UserEntry {
@@ -33,14 +32,7 @@ function isEmpty(value: unknown): boolean {
   return value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
-function validDate(value: string): boolean {
-  const match = DATE.exec(value);
-  if (!match) return false;
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return date.toISOString().slice(0, 10) === value;
-}
-
-type Check = { ok: true; value: unknown } | { ok: false; detail: string; code: string };
+type Check = ValueCheck;
 
 /** Normalises one value of a field of a known type; user and role existence is checked later. */
 function normalizeValue(field: FieldRow, value: unknown): Check {
@@ -57,29 +49,12 @@ function normalizeValue(field: FieldRow, value: unknown): Check {
   };
   switch (field.type) {
     case 'text':
-      return typeof value === 'string' && value.length <= 100_000
-        ? { ok: true, value }
-        : { ok: false, detail: 'Expected text', code: 'invalid_type' };
-    case 'number': {
-      const normalized = typeof value === 'string' || typeof value === 'number' ? normalizeNumber(value) : undefined;
-      return normalized === undefined
-        ? { ok: false, detail: `"${String(value)}" is not a number`, code: 'not_a_number' }
-        : { ok: true, value: normalized };
-    }
+    case 'number':
     case 'date':
-      return typeof value === 'string' && validDate(value)
-        ? { ok: true, value }
-        : { ok: false, detail: 'Expected a date as YYYY-MM-DD', code: 'invalid_date' };
     case 'checkbox':
-      return typeof value === 'boolean'
-        ? { ok: true, value }
-        : { ok: false, detail: 'Expected true or false', code: 'invalid_type' };
+      return checkScalar(field.type, value);
     case 'select':
-      return many((v) =>
-        typeof v === 'string' && (field.options ?? []).includes(v)
-          ? { ok: true, value: v }
-          : { ok: false, detail: `Choose one of: ${(field.options ?? []).join(', ')}`, code: 'invalid_choice' },
-      );
+      return many((v) => checkScalar('select', v, { choices: field.options ?? [] }));
     case 'user':
       return many((v) => {
         const entry = parseUserEntry(v);
