@@ -53,3 +53,41 @@ describe.skipIf(!available)('signing up in the browser', () => {
     await context.close();
   });
 });
+
+describe.skipIf(!available)('forms and tasks in the browser', () => {
+  it('lists the forms, creates a task from the task list and finds it by search', async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${t.url}/register`);
+    await page.getByLabel('Organization name').fill('Depot');
+    await page.getByLabel('Your name').fill('Oleg');
+    await page.getByLabel('E-mail').fill('oleg@example.org');
+    await page.getByLabel('Password').fill('long enough password');
+    await page.getByRole('button', { name: 'Create the organization' }).click();
+    await page.getByTestId('organization-name').waitFor();
+    // An administrator's form, made through the API with the page's own session.
+    await page.evaluate(async () => {
+      const { accessToken } = JSON.parse(localStorage.getItem('orbita.tokens') as string);
+      await fetch('/api/forms', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` },
+        body: JSON.stringify({ name: 'Repairs', fields: [] }),
+      });
+    });
+    await page.getByRole('menuitem', { name: 'Forms' }).click();
+    await page.getByRole('link', { name: 'Repairs' }).waitFor();
+    await page.getByRole('link', { name: 'Repairs' }).click();
+    await page.getByRole('button', { name: 'New task' }).click();
+    await page.getByLabel('Task title').fill('Fix the turbine bearing');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('cell', { name: 'Fix the turbine bearing' }).waitFor();
+    expect(await page.getByRole('cell', { name: 'New', exact: true }).count()).toBe(1);
+    await page.getByLabel('Search titles and descriptions').fill('TURBINE');
+    await page.getByLabel('Search titles and descriptions').press('Enter');
+    await page.getByRole('cell', { name: 'Fix the turbine bearing' }).waitFor();
+    await page.getByLabel('Search titles and descriptions').fill('no such words');
+    await page.getByLabel('Search titles and descriptions').press('Enter');
+    await page.getByText('No tasks').waitFor();
+    await context.close();
+  });
+});

@@ -10,7 +10,7 @@ interface TokenResponse {
 }
 
 function useSubmit(path: string, failedKey: string) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -18,7 +18,8 @@ function useSubmit(path: string, failedKey: string) {
     setBusy(true);
     setError(undefined);
     try {
-      storeTokens(await api<TokenResponse>('POST', path, values));
+      const body = path.endsWith('/register') ? { ...values, locale: i18n.language === 'en' ? 'en' : 'ru' } : values;
+      storeTokens(await api<TokenResponse>('POST', path, body));
       navigate('/');
     } catch (caught) {
       const problem = caught instanceof ApiError ? caught.problem : undefined;

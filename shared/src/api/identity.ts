@@ -24,7 +24,13 @@ export const TokenResponse = z
 export type TokenResponse = z.infer<typeof TokenResponse>;
 
 export const RegisterRequest = z
-  .object({ organizationName: z.string().trim().min(1).max(200), name: PersonName, email: Email, password: Password })
+  .object({
+    organizationName: z.string().trim().min(1).max(200),
+    name: PersonName,
+    email: Email,
+    password: Password,
+    locale: z.enum(['ru', 'en']).optional().meta({ description: 'The first administrator’s language (default ru)' }),
+  })
   .meta({ id: 'RegisterRequest' });
 
 export const LoginRequest = z

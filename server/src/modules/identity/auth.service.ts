@@ -28,7 +28,7 @@ const ADDRESS_RULE = { limit: 50, windowSeconds: 900, lockSeconds: 900 };
 /** Creates an organization with its first user as administrator, and signs them in. */
 export async function register(
   deps: AuthDeps,
-  input: { organizationName: string; name: string; email: string; password: string },
+  input: { organizationName: string; name: string; email: string; password: string; locale?: 'ru' | 'en' },
   client: ClientInfo,
 ): Promise<TokenResponse> {
   const passwordHash = await hashPassword(input.password);
@@ -44,7 +44,7 @@ export async function register(
       passwordHash,
       isAdmin: true,
       status: 'active',
-      locale: 'ru',
+      locale: input.locale ?? 'ru',
     });
     if (!inserted) {
       throw Problem.of('email_taken', `${input.email} already has an account. Sign in, or reset the password.`);
