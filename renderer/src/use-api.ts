@@ -11,6 +11,7 @@ export function useApi<T>(path: string | undefined) {
   const [error, setError] = useState<string>();
   const [loading, setLoading] = useState(true);
   const [version, setVersion] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `version` is the reload trigger.
   useEffect(() => {
     if (!path) return;
     let current = true;
