@@ -95,8 +95,9 @@ export default async function setup(project: TestProject) {
     );
   } else {
     info = { engine: 'pglite', prefix };
+    const why = wanted === 'pglite' ? 'chosen by TEST_DATABASE_ENGINE=pglite' : `no PostgreSQL answered at ${safeUrl}`;
     console.warn(
-      `\n[orbita tests] !!! database engine: embedded PGlite — no PostgreSQL answered at ${safeUrl}.` +
+      `\n[orbita tests] !!! database engine: embedded PGlite — ${why}.` +
         '\n[orbita tests] !!! Tests that need a PostgreSQL server (concurrent migrations, a dropped database) are skipped.\n',
     );
   }
