@@ -9,6 +9,7 @@ import { i18next, type Language, setLanguage } from './i18n';
 import { RegisterPage, SignInPage } from './pages/auth-pages';
 import { FormsPage } from './pages/forms-page';
 import { HomePage } from './pages/home-page';
+import { TaskPage } from './pages/task-page';
 import { TasksPage } from './pages/tasks-page';
 
 function Shell() {
@@ -61,6 +62,7 @@ function Shell() {
               <Route path="/register" element={<RegisterPage />} />
               <Route path="/forms" element={<FormsPage />} />
               <Route path="/tasks" element={<TasksPage />} />
+              <Route path="/tasks/:taskId" element={<TaskPage />} />
               <Route path="*" element={<HomePage />} />
             </Routes>
           </Layout.Content>

@@ -1,12 +1,15 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { ApiError, api } from './api';
 
-/** Loads `path` (GET) and reloads when it changes; errors come as the server's words. */
+/** Loads `path` (GET) and reloads when it changes or `reload()` is called; errors come as the server's words. */
 export function useApi<T>(path: string | undefined) {
   const { t } = useTranslation();
   const navigate = useNavigate();
+  // Kept in refs: their identity may change between renders, which must not restart a request.
+  const latest = useRef({ t, navigate });
+  latest.current = { t, navigate };
   const [data, setData] = useState<T>();
   const [error, setError] = useState<string>();
   const [loading, setLoading] = useState(true);
@@ -18,22 +21,27 @@ export function useApi<T>(path: string | undefined) {
     setLoading(true);
     api<T>('GET', path)
       .then((result) => {
-        if (current) {
-          setData(result);
-          setError(undefined);
-        }
+        if (!current) return;
+        setData(result);
+        setError(undefined);
       })
       .catch((caught: unknown) => {
         if (!current) return;
         // The session ended (or never began): sign in again.
-        if (caught instanceof ApiError && caught.problem.status === 401) return navigate('/sign-in');
-        setError(caught instanceof ApiError && caught.problem.status > 0 ? caught.problem.detail : t('errors.network'));
+        if (caught instanceof ApiError && caught.problem.status === 401) return latest.current.navigate('/sign-in');
+        setError(
+          caught instanceof ApiError && caught.problem.status > 0
+            ? caught.problem.detail
+            : latest.current.t('errors.network'),
+        );
       })
-      .finally(() => current && setLoading(false));
+      .finally(() => {
+        if (current) setLoading(false);
+      });
     return () => {
       current = false;
     };
-  }, [path, t, version, navigate]);
+  }, [path, version]);
   const reload = useCallback(() => setVersion((v) => v + 1), []);
   return { data, error, loading, reload };
 }

@@ -91,3 +91,55 @@ describe.skipIf(!available)('forms and tasks in the browser', () => {
     await context.close();
   });
 });
+
+describe.skipIf(!available)('the task page', () => {
+  it('edits typed fields (numbers normalised), moves the status and keeps a discussion', async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    page.setDefaultTimeout(8_000);
+    await page.goto(`${t.url}/register`);
+    await page.getByLabel('Organization name').fill('Meters');
+    await page.getByLabel('Your name').fill('Vera');
+    await page.getByLabel('E-mail').fill('vera@example.org');
+    await page.getByLabel('Password').fill('long enough password');
+    await page.getByRole('button', { name: 'Create the organization' }).click();
+    await page.getByTestId('organization-name').waitFor();
+    const taskId = await page.evaluate(async () => {
+      const { accessToken } = JSON.parse(localStorage.getItem('orbita.tokens') as string);
+      const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` };
+      const form = await (
+        await fetch('/api/forms', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'Readings', fields: [{ name: 'Amount', type: 'number' }] }),
+        })
+      ).json();
+      const task = await (
+        await fetch('/api/tasks', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ formId: form.id, title: 'Meter 12' }),
+        })
+      ).json();
+      return task.id as string;
+    });
+    await page.goto(`${t.url}/tasks/${taskId}`);
+    await page.getByRole('heading', { name: 'Meter 12' }).waitFor();
+    expect(await page.getByTestId('task-status').textContent()).toBe('New');
+
+    await page.getByLabel('Amount').fill('1 234,5');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('history-entry').first().waitFor();
+    expect(await page.getByTestId('history-entry').first().textContent()).toContain('"1234.5"');
+    expect(await page.getByLabel('Amount').inputValue()).toBe('1234.5');
+
+    await page.getByLabel('Move to status').click();
+    await page.getByTitle('In progress').click();
+    await page.getByTestId('task-status').filter({ hasText: 'In progress' }).waitFor();
+
+    await page.getByLabel('Message').fill('Reading checked on site');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByTestId('chat-message').filter({ hasText: 'Reading checked on site' }).waitFor();
+    await context.close();
+  });
+});

@@ -3,7 +3,7 @@ import type { Task } from '@shared/api/tasks';
 import { Alert, Form as AntForm, App, Button, Input, Modal, Select, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { ApiError, api } from '../api';
 import { useApi } from '../use-api';
 
@@ -82,7 +82,11 @@ export function TasksPage() {
         locale={{ emptyText: t('tasks.empty') }}
         pagination={{ pageSize: 50, hideOnSinglePage: true }}
         columns={[
-          { title: t('tasks.taskTitle'), dataIndex: 'title' },
+          {
+            title: t('tasks.taskTitle'),
+            dataIndex: 'title',
+            render: (title: string, task) => <Link to={`/tasks/${task.id}`}>{title}</Link>,
+          },
           { title: t('tasks.status'), render: (_, task) => <Tag>{statusName(task)}</Tag>, width: 160 },
           {
             title: t('tasks.updated'),
