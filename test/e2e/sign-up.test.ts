@@ -17,10 +17,11 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe.skipIf(!available)('signing up in the browser', () => {
+describe.skipIf(!available)('signing up in the browser', { timeout: 90_000 }, () => {
   it('registers an organization in Russian, lands on home with the onboarding checklist, and switches to English', async () => {
     const context = await browser.newContext({ locale: 'ru-RU' });
     const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
     await page.goto(`${t.url}/register`);
     await page.getByText('Новая организация').waitFor();
     await page.getByLabel('Название организации').fill('Склад №5');
@@ -43,6 +44,7 @@ describe.skipIf(!available)('signing up in the browser', () => {
   it('shows the server’s reason when sign-in fails', async () => {
     const context = await browser.newContext({ locale: 'en-US' });
     const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
     await page.goto(`${t.url}/sign-in`);
     await page.getByLabel('E-mail').fill('nobody@example.org');
     await page.getByLabel('Password').fill('wrong password');
@@ -54,10 +56,11 @@ describe.skipIf(!available)('signing up in the browser', () => {
   });
 });
 
-describe.skipIf(!available)('forms and tasks in the browser', () => {
+describe.skipIf(!available)('forms and tasks in the browser', { timeout: 90_000 }, () => {
   it('lists the forms, creates a task from the task list and finds it by search', async () => {
     const context = await browser.newContext({ locale: 'en-US' });
     const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
     await page.goto(`${t.url}/register`);
     await page.getByLabel('Organization name').fill('Depot');
     await page.getByLabel('Your name').fill('Oleg');
@@ -92,11 +95,11 @@ describe.skipIf(!available)('forms and tasks in the browser', () => {
   });
 });
 
-describe.skipIf(!available)('the task page', () => {
+describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
   it('edits typed fields (numbers normalised), moves the status and keeps a discussion', async () => {
     const context = await browser.newContext({ locale: 'en-US' });
     const page = await context.newPage();
-    page.setDefaultTimeout(8_000);
+    page.setDefaultTimeout(15_000);
     await page.goto(`${t.url}/register`);
     await page.getByLabel('Organization name').fill('Meters');
     await page.getByLabel('Your name').fill('Vera');
@@ -140,6 +143,57 @@ describe.skipIf(!available)('the task page', () => {
     await page.getByLabel('Message').fill('Reading checked on site');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByTestId('chat-message').filter({ hasText: 'Reading checked on site' }).waitFor();
+    await context.close();
+  });
+});
+
+describe.skipIf(!available)('home', { timeout: 90_000 }, () => {
+  it('lists recently viewed tasks and the inbox with its reasons and filters', async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${t.url}/register`);
+    await page.getByLabel('Organization name').fill('Inbox Ltd');
+    await page.getByLabel('Your name').fill('Nina');
+    await page.getByLabel('E-mail').fill('nina@example.org');
+    await page.getByLabel('Password').fill('long enough password');
+    await page.getByRole('button', { name: 'Create the organization' }).click();
+    await page.getByTestId('organization-name').waitFor();
+    const taskId = await page.evaluate(async () => {
+      const { accessToken } = JSON.parse(localStorage.getItem('orbita.tokens') as string);
+      const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` };
+      const me = await (await fetch('/api/auth/me', { headers })).json();
+      const form = await (
+        await fetch('/api/forms', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: 'Requests', fields: [{ name: 'Owner', type: 'user' }] }),
+        })
+      ).json();
+      const task = await (
+        await fetch('/api/tasks', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            formId: form.id,
+            title: 'Call the supplier',
+            fields: { [form.fields[0].id]: `user:${me.user.id}` },
+          }),
+        })
+      ).json();
+      return task.id as string;
+    });
+    await page.reload();
+    await page.getByTestId('inbox-item').filter({ hasText: 'Call the supplier' }).waitFor();
+    expect(await page.getByTestId('inbox-item').first().textContent()).toContain('assigned');
+    await page.getByText('Substitution').click();
+    await page.getByText('Nothing needs you').waitFor();
+    expect(await page.getByText('You have not opened any task yet').count()).toBe(1);
+
+    await page.goto(`${t.url}/tasks/${taskId}`);
+    await page.getByRole('heading', { name: 'Call the supplier' }).waitFor();
+    await page.getByRole('menuitem', { name: 'Home' }).click();
+    await page.getByTestId('recent-item').filter({ hasText: 'Call the supplier' }).waitFor();
     await context.close();
   });
 });

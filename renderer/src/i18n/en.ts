@@ -28,6 +28,17 @@ export const en: Strings = {
     done: 'Done',
     todo: 'To do',
     loading: 'Loading…',
+    recent: 'Recently viewed',
+    noRecent: 'You have not opened any task yet',
+    inbox: 'Inbox',
+    noInbox: 'Nothing needs you',
+    filters: { all: 'All', assigned: 'Assigned to me', mentioned: 'Mentions', substitution: 'Substitution' },
+    reasons: {
+      assigned: 'assigned',
+      mentioned: 'mentioned',
+      delegation: 'substitution',
+      delegation_review: 'substitution: review',
+    },
   },
   nav: { home: 'Home', forms: 'Forms', tasks: 'Tasks' },
   forms: {

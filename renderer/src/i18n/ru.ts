@@ -27,6 +27,17 @@ export const ru = {
     done: 'Готово',
     todo: 'Не сделано',
     loading: 'Загрузка…',
+    recent: 'Недавно просмотренные',
+    noRecent: 'Вы ещё не открывали задачи',
+    inbox: 'Входящие',
+    noInbox: 'Ничего не требует вашего внимания',
+    filters: { all: 'Все', assigned: 'Назначено мне', mentioned: 'Упоминания', substitution: 'Замещение' },
+    reasons: {
+      assigned: 'назначено',
+      mentioned: 'упоминание',
+      delegation: 'замещение',
+      delegation_review: 'замещение: ознакомиться',
+    },
   },
   nav: { home: 'Главная', forms: 'Формы', tasks: 'Задачи' },
   forms: {

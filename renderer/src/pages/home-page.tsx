@@ -1,9 +1,73 @@
 import type { Me } from '@shared/api/identity';
-import { Alert, Card, List, Spin, Tag, Typography } from 'antd';
+import { Alert, Card, List, Segmented, Spin, Tag, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Navigate } from 'react-router';
+import { Link, Navigate } from 'react-router';
 import { ApiError, api, storedTokens } from '../api';
+import { useApi } from '../use-api';
+
+interface TaskRef {
+  id: string;
+  title: string;
+}
+type Reason = 'assigned' | 'mentioned' | 'delegation' | 'delegation_review';
+type Filter = 'all' | 'assigned' | 'mentioned' | 'substitution';
+
+/** The inbox with its filters; "Substitution" gathers both delegation reasons. */
+function InboxCard() {
+  const { t } = useTranslation();
+  const [filter, setFilter] = useState<Filter>('all');
+  const query = filter === 'assigned' || filter === 'mentioned' ? `?reason=${filter}` : '';
+  const inbox = useApi<{ items: { task: TaskRef; reason: Reason; at: string }[] }>(`/api/home/inbox${query}`);
+  const items = (inbox.data?.items ?? []).filter(
+    (item) => filter !== 'substitution' || item.reason === 'delegation' || item.reason === 'delegation_review',
+  );
+  return (
+    <Card title={t('home.inbox')} style={{ marginBottom: 16 }}>
+      <Segmented<Filter>
+        value={filter}
+        onChange={setFilter}
+        options={(['all', 'assigned', 'mentioned', 'substitution'] as const).map((value) => ({
+          value,
+          label: t(`home.filters.${value}`),
+        }))}
+        style={{ marginBottom: 12 }}
+      />
+      <List
+        size="small"
+        loading={inbox.loading}
+        dataSource={items}
+        locale={{ emptyText: t('home.noInbox') }}
+        renderItem={(item) => (
+          <List.Item data-testid="inbox-item">
+            <Link to={`/tasks/${item.task.id}`}>{item.task.title}</Link>
+            <Tag>{t(`home.reasons.${item.reason}`)}</Tag>
+          </List.Item>
+        )}
+      />
+    </Card>
+  );
+}
+
+function RecentCard() {
+  const { t } = useTranslation();
+  const recent = useApi<{ items: { task: TaskRef; viewedAt: string }[] }>('/api/home/recent');
+  return (
+    <Card title={t('home.recent')} style={{ marginBottom: 16 }}>
+      <List
+        size="small"
+        loading={recent.loading}
+        dataSource={recent.data?.items ?? []}
+        locale={{ emptyText: t('home.noRecent') }}
+        renderItem={(item) => (
+          <List.Item data-testid="recent-item">
+            <Link to={`/tasks/${item.task.id}`}>{item.task.title}</Link>
+          </List.Item>
+        )}
+      />
+    </Card>
+  );
+}
 
 interface Onboarding {
   steps: { key: 'form' | 'colleagues' | 'task'; done: boolean }[];
@@ -43,6 +107,8 @@ export function HomePage() {
       <Typography.Paragraph>
         {t('home.organization')}: <strong data-testid="organization-name">{me.organization.name}</strong>
       </Typography.Paragraph>
+      <InboxCard />
+      <RecentCard />
       {!onboarding.dismissed && (
         <Card title={t('home.onboarding')}>
           <List
