@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { benchApp, benchDatabase, postJson, report, throughput } from './lib';
+import { benchApp, benchDatabase, postJson, registerBenchAdmin, report, throughput } from './lib';
 
 const BATCH = 100;
 
@@ -15,12 +15,7 @@ export async function run() {
   const rounds = 20;
   const raw = database.url ? new pg.Pool({ connectionString: database.url, max: 1 }) : undefined;
   try {
-    const registered = await postJson(url, '/api/auth/register', {
-      organizationName: 'Bench',
-      name: 'Admin',
-      email: `bench-${randomUUID()}@example.org`,
-      password: 'bench password 1',
-    });
+    const registered = await registerBenchAdmin(url);
     const auth = { Authorization: `Bearer ${registered.accessToken}` };
     const form = await postJson(
       url,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,7 +6,7 @@ import pg from 'pg';
 import { io } from 'socket.io-client';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
 import { createOrbitaDatabase, startReplicaSync } from '../renderer/src/data/database';
-import { benchApp, benchDatabase, postJson, report } from './lib';
+import { benchApp, benchDatabase, postJson, registerBenchAdmin, report } from './lib';
 
 const TASKS = 50_000;
 
@@ -21,12 +20,7 @@ export async function run() {
   const { app, url } = await benchApp(database);
   const dir = await mkdtemp(path.join(tmpdir(), 'orbita-first-sync-'));
   try {
-    const { accessToken } = await postJson(url, '/api/auth/register', {
-      organizationName: 'Bench',
-      name: 'Admin',
-      email: `bench-${randomUUID()}@example.org`,
-      password: 'bench password 1',
-    });
+    const { accessToken } = await registerBenchAdmin(url);
     const form = await postJson(
       url,
       '/api/forms',

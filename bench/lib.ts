@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createApp } from '../server/src/app';
 import { loadConfig } from '../server/src/platform/config';
@@ -88,4 +88,14 @@ export async function postJson(url: string, route: string, body: unknown, auth?:
   if (!response.ok) throw new Error(`POST ${route} answered ${response.status}: ${text.slice(0, 500)}`);
   // biome-ignore lint/suspicious/noExplicitAny: benches read a few fields of known answers.
   return JSON.parse(text) as any;
+}
+
+/** Registers a new organization on the bench app; returns its administrator's tokens. */
+export function registerBenchAdmin(url: string): Promise<{ accessToken: string; refreshToken: string }> {
+  return postJson(url, '/api/auth/register', {
+    organizationName: 'Bench',
+    name: 'Admin',
+    email: `bench-${randomUUID()}@example.org`,
+    password: 'bench password 1',
+  });
 }

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { benchApp, benchDatabase, postJson, report } from './lib';
+import { benchApp, benchDatabase, postJson, registerBenchAdmin, report } from './lib';
 
 const ROWS = 50_000;
 
@@ -13,12 +12,7 @@ export async function run() {
   const { app, url } = await benchApp(database);
   const raw = database.url ? new pg.Pool({ connectionString: database.url, max: 1 }) : undefined;
   try {
-    const { accessToken } = await postJson(url, '/api/auth/register', {
-      organizationName: 'Bench',
-      name: 'Admin',
-      email: `bench-${randomUUID()}@example.org`,
-      password: 'bench password 1',
-    });
+    const { accessToken } = await registerBenchAdmin(url);
     const directory = await postJson(
       url,
       '/api/directories',

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { chromiumAvailable, launchChromium } from '../helpers/browser';
+import { apiInPage, chromiumAvailable, launchChromium, registeredPage } from '../helpers/browser';
 
 const available = chromiumAvailable();
 let t: TestApp;
@@ -58,25 +58,13 @@ describe.skipIf(!available)('signing up in the browser', { timeout: 90_000 }, ()
 
 describe.skipIf(!available)('forms and tasks in the browser', { timeout: 90_000 }, () => {
   it('lists the forms, creates a task from the task list and finds it by search', async () => {
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${t.url}/register`);
-    await page.getByLabel('Organization name').fill('Depot');
-    await page.getByLabel('Your name').fill('Oleg');
-    await page.getByLabel('E-mail').fill('oleg@example.org');
-    await page.getByLabel('Password').fill('long enough password');
-    await page.getByRole('button', { name: 'Create the organization' }).click();
-    await page.getByTestId('organization-name').waitFor();
-    // An administrator's form, made through the API with the page's own session.
-    await page.evaluate(async () => {
-      const { accessToken } = JSON.parse(localStorage.getItem('orbita.tokens') as string);
-      await fetch('/api/forms', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` },
-        body: JSON.stringify({ name: 'Repairs', fields: [] }),
-      });
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Depot',
+      name: 'Oleg',
+      email: 'oleg@example.org',
     });
+    // An administrator's form, made through the API with the page's own session.
+    await apiInPage(page, 'POST', '/api/forms', { name: 'Repairs', fields: [] });
     await page.getByRole('menuitem', { name: 'Forms' }).click();
     await page.getByRole('link', { name: 'Repairs' }).waitFor();
     await page.getByRole('link', { name: 'Repairs' }).click();
@@ -97,35 +85,19 @@ describe.skipIf(!available)('forms and tasks in the browser', { timeout: 90_000 
 
 describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
   it('edits typed fields (numbers normalised), moves the status and keeps a discussion', async () => {
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${t.url}/register`);
-    await page.getByLabel('Organization name').fill('Meters');
-    await page.getByLabel('Your name').fill('Vera');
-    await page.getByLabel('E-mail').fill('vera@example.org');
-    await page.getByLabel('Password').fill('long enough password');
-    await page.getByRole('button', { name: 'Create the organization' }).click();
-    await page.getByTestId('organization-name').waitFor();
-    const taskId = await page.evaluate(async () => {
-      const { accessToken } = JSON.parse(localStorage.getItem('orbita.tokens') as string);
-      const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` };
-      const form = await (
-        await fetch('/api/forms', {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ name: 'Readings', fields: [{ name: 'Amount', type: 'number' }] }),
-        })
-      ).json();
-      const task = await (
-        await fetch('/api/tasks', {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ formId: form.id, title: 'Meter 12' }),
-        })
-      ).json();
-      return task.id as string;
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Meters',
+      name: 'Vera',
+      email: 'vera@example.org',
     });
+    const form = (await apiInPage(page, 'POST', '/api/forms', {
+      name: 'Readings',
+      fields: [{ name: 'Amount', type: 'number' }],
+    })) as { id: string };
+    const task = (await apiInPage(page, 'POST', '/api/tasks', { formId: form.id, title: 'Meter 12' })) as {
+      id: string;
+    };
+    const taskId = task.id;
     await page.goto(`${t.url}/tasks/${taskId}`);
     await page.getByRole('heading', { name: 'Meter 12' }).waitFor();
     expect(await page.getByTestId('task-status').textContent()).toBe('New');
@@ -149,40 +121,22 @@ describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
 
 describe.skipIf(!available)('home', { timeout: 90_000 }, () => {
   it('lists recently viewed tasks and the inbox with its reasons and filters', async () => {
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${t.url}/register`);
-    await page.getByLabel('Organization name').fill('Inbox Ltd');
-    await page.getByLabel('Your name').fill('Nina');
-    await page.getByLabel('E-mail').fill('nina@example.org');
-    await page.getByLabel('Password').fill('long enough password');
-    await page.getByRole('button', { name: 'Create the organization' }).click();
-    await page.getByTestId('organization-name').waitFor();
-    const taskId = await page.evaluate(async () => {
-      const { accessToken } = JSON.parse(localStorage.getItem('orbita.tokens') as string);
-      const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` };
-      const me = await (await fetch('/api/auth/me', { headers })).json();
-      const form = await (
-        await fetch('/api/forms', {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ name: 'Requests', fields: [{ name: 'Owner', type: 'user' }] }),
-        })
-      ).json();
-      const task = await (
-        await fetch('/api/tasks', {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({
-            formId: form.id,
-            title: 'Call the supplier',
-            fields: { [form.fields[0].id]: `user:${me.user.id}` },
-          }),
-        })
-      ).json();
-      return task.id as string;
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Inbox Ltd',
+      name: 'Nina',
+      email: 'nina@example.org',
     });
+    const me = (await apiInPage(page, 'GET', '/api/auth/me')) as { user: { id: string } };
+    const form = (await apiInPage(page, 'POST', '/api/forms', {
+      name: 'Requests',
+      fields: [{ name: 'Owner', type: 'user' }],
+    })) as { id: string; fields: { id: string }[] };
+    const task = (await apiInPage(page, 'POST', '/api/tasks', {
+      formId: form.id,
+      title: 'Call the supplier',
+      fields: { [form.fields[0]?.id as string]: `user:${me.user.id}` },
+    })) as { id: string };
+    const taskId = task.id;
     await page.reload();
     await page.getByTestId('inbox-item').filter({ hasText: 'Call the supplier' }).waitFor();
     expect(await page.getByTestId('inbox-item').first().textContent()).toContain('assigned');

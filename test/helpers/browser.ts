@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -30,4 +30,39 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** A new English page of the app, registered as the first administrator of a new organization. */
+export async function registeredPage(
+  browser: Browser,
+  url: string,
+  who: { organization: string; name: string; email: string },
+) {
+  const context = await browser.newContext({ locale: 'en-US' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(`${url}/register`);
+  await page.getByLabel('Organization name').fill(who.organization);
+  await page.getByLabel('Your name').fill(who.name);
+  await page.getByLabel('E-mail').fill(who.email);
+  await page.getByLabel('Password').fill('long enough password');
+  await page.getByRole('button', { name: 'Create the organization' }).click();
+  await page.getByTestId('organization-name').waitFor();
+  return { context, page };
+}
+
+/** Calls the API from inside the page with the page's own session (for arranging data). */
+export function apiInPage(page: Page, method: string, path: string, body?: unknown): Promise<unknown> {
+  return page.evaluate(
+    async ([m, p, b]) => {
+      const { accessToken } = JSON.parse(localStorage.getItem('orbita.tokens') as string);
+      const response = await fetch(p as string, {
+        method: m as string,
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` },
+        body: b === undefined ? undefined : JSON.stringify(b),
+      });
+      return response.json();
+    },
+    [method, path, body] as const,
+  );
 }
