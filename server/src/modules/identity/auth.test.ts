@@ -164,14 +164,21 @@ describe('access token lifetime', () => {
       config: { accessTokenSeconds: loadConfig({ JWT_ACCESS_EXPIRES: '1s' }).accessTokenSeconds },
     });
     try {
-      const admin = await createOrg(short);
-      const claims = decodeJwt(admin.client.accessToken as string);
+      // Registration alone (no follow-up call) so a slow machine cannot outlive the one-second token first.
+      const registered = await apiClient(short).post('/api/auth/register', {
+        organizationName: 'Short-lived',
+        name: 'Admin',
+        email: 'short-lived@example.org',
+        password: 'long enough password',
+      });
+      expect(registered.body.expiresIn).toBe(1);
+      const claims = decodeJwt(registered.body.accessToken);
       expect((claims.exp as number) - (claims.iat as number)).toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 2_100));
-      const expired = await admin.client.get('/api/auth/me');
+      const expired = await apiClient(short, registered.body.accessToken).get('/api/auth/me');
       expect(expired.status).toBe(401);
       expect(expired.body.code).toBe('token_expired');
-      const renewed = await apiClient(short).post('/api/auth/refresh', { refreshToken: admin.refreshToken });
+      const renewed = await apiClient(short).post('/api/auth/refresh', { refreshToken: registered.body.refreshToken });
       expect(renewed.status).toBe(200);
     } finally {
       await short.close();
