@@ -90,9 +90,14 @@ describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
       name: 'Vera',
       email: 'vera@example.org',
     });
+    const me = (await apiInPage(page, 'GET', '/api/auth/me')) as { user: { id: string } };
+    await apiInPage(page, 'POST', '/api/roles', { name: 'Meter readers', memberIds: [me.user.id] });
     const form = (await apiInPage(page, 'POST', '/api/forms', {
       name: 'Readings',
-      fields: [{ name: 'Amount', type: 'number' }],
+      fields: [
+        { name: 'Amount', type: 'number' },
+        { name: 'Team', type: 'user', allow_multiple: true },
+      ],
     })) as { id: string };
     const task = (await apiInPage(page, 'POST', '/api/tasks', { formId: form.id, title: 'Meter 12' })) as {
       id: string;
@@ -107,6 +112,14 @@ describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
     await page.getByTestId('history-entry').first().waitFor();
     expect(await page.getByTestId('history-entry').first().textContent()).toContain('"1234.5"');
     expect(await page.getByLabel('Amount').inputValue()).toBe('1234.5');
+
+    // A role in a user field makes its members assignees.
+    expect(await page.getByTestId('assignee').count()).toBe(0);
+    await page.getByLabel('Team').click();
+    await page.getByTitle('Meter readers').click();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('assignee').filter({ hasText: 'Vera' }).waitFor();
 
     await page.getByLabel('Move to status').click();
     await page.getByTitle('In progress').click();

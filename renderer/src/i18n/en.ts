@@ -75,6 +75,10 @@ export const en: Strings = {
     noHistory: 'No changes yet',
     noMessages: 'No messages yet',
     back: 'Back to tasks',
+    assignees: 'Assignees',
+    users: 'Users',
+    roles: 'Roles',
+    noAssignees: 'No assignees',
   },
   errors: {
     network: 'The server cannot be reached. Check the connection and try again.',

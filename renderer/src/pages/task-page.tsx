@@ -35,12 +35,33 @@ interface Message {
   createdAt: string;
 }
 
+interface People {
+  users: { value: string; label: string }[];
+  roles: { value: string; label: string }[];
+  labels: { users: string; roles: string };
+}
+
 /**
  * An editor for a value of the field's type; the server normalises what is saved. Form.Item hands
  * `value`/`checked` and `onChange` to this component, which passes them to the control.
  */
-function FieldInput({ field, ...control }: { field: FormField } & Record<string, unknown>) {
+function FieldInput({ field, people, ...control }: { field: FormField; people: People } & Record<string, unknown>) {
   switch (field.type) {
+    case 'user':
+      // Values are `user:<id>` or `role:<id>`; a role stands for its current members.
+      return (
+        <Select
+          {...control}
+          aria-label={field.name}
+          allowClear
+          showSearch={{ optionFilterProp: 'label' }}
+          mode={field.allow_multiple ? 'multiple' : undefined}
+          options={[
+            { label: people.labels.users, title: people.labels.users, options: people.users },
+            { label: people.labels.roles, title: people.labels.roles, options: people.roles },
+          ]}
+        />
+      );
     case 'number':
       return <Input {...control} inputMode="decimal" aria-label={field.name} />;
     case 'date':
@@ -62,7 +83,7 @@ function FieldInput({ field, ...control }: { field: FormField } & Record<string,
   }
 }
 
-const EDITABLE = new Set(['text', 'number', 'date', 'checkbox', 'select']);
+const EDITABLE = new Set(['text', 'number', 'date', 'checkbox', 'select', 'user']);
 
 /** One task: its fields by type, status moves, change history and discussion. View recorded on open. */
 export function TaskPage() {
@@ -73,6 +94,14 @@ export function TaskPage() {
   const form = useApi<Form>(task.data ? `/api/forms/${task.data.formId}` : undefined);
   const history = useApi<{ items: HistoryEntry[] }>(`/api/tasks/${taskId}/history`);
   const messages = useApi<{ items: Message[] }>(`/api/tasks/${taskId}/messages`);
+  const users = useApi<{ items: { id: string; name: string }[] }>('/api/users?limit=200');
+  const roles = useApi<{ items: { id: string; name: string }[] }>('/api/roles');
+  const people: People = {
+    users: (users.data?.items ?? []).map((u) => ({ value: `user:${u.id}`, label: u.name })),
+    roles: (roles.data?.items ?? []).map((r) => ({ value: `role:${r.id}`, label: r.name })),
+    labels: { users: t('task.users'), roles: t('task.roles') },
+  };
+  const userName = (id: string) => users.data?.items.find((u) => u.id === id)?.name ?? id;
   const [error, setError] = useState<string>();
   const [draft, setDraft] = useState('');
 
@@ -156,13 +185,21 @@ export function TaskPage() {
               label={field.name}
               valuePropName={field.type === 'checkbox' ? 'checked' : 'value'}
             >
-              <FieldInput field={field} />
+              <FieldInput field={field} people={people} />
             </AntForm.Item>
           ))}
           <Button type="primary" htmlType="submit">
             {t('task.save')}
           </Button>
         </AntForm>
+      </Card>
+      <Card title={t('task.assignees')} style={{ marginBottom: 16 }}>
+        <List
+          size="small"
+          dataSource={current.assignees}
+          locale={{ emptyText: t('task.noAssignees') }}
+          renderItem={(assignee) => <List.Item data-testid="assignee">{userName(assignee.userId)}</List.Item>}
+        />
       </Card>
       <Card title={t('task.history')} style={{ marginBottom: 16 }}>
         <List
