@@ -92,11 +92,18 @@ describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
     });
     const me = (await apiInPage(page, 'GET', '/api/auth/me')) as { user: { id: string } };
     await apiInPage(page, 'POST', '/api/roles', { name: 'Meter readers', memberIds: [me.user.id] });
+    const sites = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Sites',
+      columns: [{ name: 'Code' }, { name: 'Name' }],
+    })) as { id: string };
+    await apiInPage(page, 'POST', `/api/directories/${sites.id}/rows`, { cells: ['S-1', 'North station'] });
+    await apiInPage(page, 'POST', `/api/directories/${sites.id}/rows`, { cells: ['S-2', 'South station'] });
     const form = (await apiInPage(page, 'POST', '/api/forms', {
       name: 'Readings',
       fields: [
         { name: 'Amount', type: 'number' },
         { name: 'Team', type: 'user', allow_multiple: true },
+        { name: 'Site', type: 'table', directoryId: sites.id, displayColumn: 'Name' },
       ],
     })) as { id: string };
     const task = (await apiInPage(page, 'POST', '/api/tasks', { formId: form.id, title: 'Meter 12' })) as {
@@ -120,6 +127,22 @@ describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByTestId('assignee').filter({ hasText: 'Vera' }).waitFor();
+
+    // A table field offers the directory's rows by their display column and keeps the choice.
+    await page.getByLabel('Site').click();
+    await page.getByTitle('South station').click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('history-entry').nth(2).waitFor();
+    const saved = (await apiInPage(page, 'GET', `/api/tasks/${taskId}`)) as {
+      labels: Record<string, { label: string }[]>;
+    };
+    expect(
+      Object.values(saved.labels)
+        .flat()
+        .map((l) => l.label),
+    ).toEqual(['South station']);
+    // After the reload the field shows the chosen row by its label.
+    await page.locator('.ant-form-item').filter({ hasText: 'Site' }).filter({ hasText: 'South station' }).waitFor();
 
     await page.getByLabel('Move to status').click();
     await page.getByTitle('In progress').click();

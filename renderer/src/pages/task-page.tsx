@@ -41,12 +41,39 @@ interface People {
   labels: { users: string; roles: string };
 }
 
+/** Rows of the field's directory, labelled by `displayColumn` or the directory's tree display column. */
+function TableFieldInput({ field, ...control }: { field: FormField } & Record<string, unknown>) {
+  const directory = useApi<{ columns: { name: string }[]; tree_display_column_index: number }>(
+    field.directoryId ? `/api/directories/${field.directoryId}` : undefined,
+  );
+  const rows = useApi<{ items: { id: string; cells: unknown[] }[] }>(
+    field.directoryId ? `/api/directories/${field.directoryId}/rows?limit=1000` : undefined,
+  );
+  const named = directory.data?.columns.findIndex(
+    (c) => c.name.toLowerCase() === (field.displayColumn ?? '').toLowerCase(),
+  );
+  const index = named !== undefined && named >= 0 ? named : (directory.data?.tree_display_column_index ?? 0);
+  return (
+    <Select
+      {...control}
+      aria-label={field.name}
+      allowClear
+      showSearch={{ optionFilterProp: 'label' }}
+      mode={field.allow_multiple ? 'multiple' : undefined}
+      loading={rows.loading}
+      options={(rows.data?.items ?? []).map((row) => ({ value: row.id, label: String(row.cells[index] ?? '') }))}
+    />
+  );
+}
+
 /**
  * An editor for a value of the field's type; the server normalises what is saved. Form.Item hands
  * `value`/`checked` and `onChange` to this component, which passes them to the control.
  */
 function FieldInput({ field, people, ...control }: { field: FormField; people: People } & Record<string, unknown>) {
   switch (field.type) {
+    case 'table':
+      return <TableFieldInput {...control} field={field} />;
     case 'user':
       // Values are `user:<id>` or `role:<id>`; a role stands for its current members.
       return (
@@ -83,7 +110,7 @@ function FieldInput({ field, people, ...control }: { field: FormField; people: P
   }
 }
 
-const EDITABLE = new Set(['text', 'number', 'date', 'checkbox', 'select', 'user']);
+const EDITABLE = new Set(['text', 'number', 'date', 'checkbox', 'select', 'user', 'table']);
 
 /** One task: its fields by type, status moves, change history and discussion. View recorded on open. */
 export function TaskPage() {
