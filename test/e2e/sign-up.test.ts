@@ -147,6 +147,7 @@ describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
     await page.getByLabel('Move to status').click();
     await page.getByTitle('In progress').click();
     await page.getByTestId('task-status').filter({ hasText: 'In progress' }).waitFor();
+    await page.getByTestId('audit-entry').filter({ hasText: 'status changed — Vera' }).waitFor();
 
     await page.getByLabel('Message').fill('Reading checked on site');
     await page.getByRole('button', { name: 'Send' }).click();

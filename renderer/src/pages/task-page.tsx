@@ -121,6 +121,9 @@ export function TaskPage() {
   const form = useApi<Form>(task.data ? `/api/forms/${task.data.formId}` : undefined);
   const history = useApi<{ items: HistoryEntry[] }>(`/api/tasks/${taskId}/history`);
   const messages = useApi<{ items: Message[] }>(`/api/tasks/${taskId}/messages`);
+  const audit = useApi<{ items: { id: string; action: string; actorUserId: string | null; createdAt: string }[] }>(
+    `/api/tasks/${taskId}/audit`,
+  );
   const users = useApi<{ items: { id: string; name: string }[] }>('/api/users?limit=200');
   const roles = useApi<{ items: { id: string; name: string }[] }>('/api/roles');
   const people: People = {
@@ -141,6 +144,7 @@ export function TaskPage() {
   const refresh = () => {
     task.reload();
     history.reload();
+    audit.reload();
   };
 
   if (task.error) return <Alert type="error" title={task.error} role="alert" />;
@@ -237,6 +241,19 @@ export function TaskPage() {
             <List.Item data-testid="history-entry">
               {fieldName(entry.fieldId)}: {JSON.stringify(entry.oldValue)} → {JSON.stringify(entry.newValue)} (
               {new Date(entry.changedAt).toLocaleString(i18n.language)})
+            </List.Item>
+          )}
+        />
+      </Card>
+      <Card title={t('task.audit')} style={{ marginBottom: 16 }}>
+        <List
+          size="small"
+          dataSource={audit.data?.items ?? []}
+          renderItem={(entry) => (
+            <List.Item data-testid="audit-entry">
+              {t(`task.actions.${entry.action}`, { defaultValue: entry.action })}
+              {entry.actorUserId ? ` — ${userName(entry.actorUserId)}` : ''} (
+              {new Date(entry.createdAt).toLocaleString(i18n.language)})
             </List.Item>
           )}
         />
