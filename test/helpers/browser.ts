@@ -66,3 +66,8 @@ export function apiInPage(page: Page, method: string, path: string, body?: unkno
     [method, path, body] as const,
   );
 }
+
+/** Saves a screenshot of the page as a run artefact (test-artifacts/screenshots/<name>.png). */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `test-artifacts/screenshots/${name}.png`, fullPage: true });
+}

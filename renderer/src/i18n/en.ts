@@ -1,3 +1,7 @@
+import * as directories from '../pages/directories/strings';
+import * as formEditor from '../pages/form-editor/strings';
+import * as profile from '../pages/profile/strings';
+import * as settings from '../pages/settings/strings';
 import type { Strings } from './ru';
 
 export const en: Strings = {
@@ -40,7 +44,14 @@ export const en: Strings = {
       delegation_review: 'substitution: review',
     },
   },
-  nav: { home: 'Home', forms: 'Forms', tasks: 'Tasks' },
+  nav: {
+    home: 'Home',
+    forms: 'Forms',
+    tasks: 'Tasks',
+    directories: 'Directories',
+    settings: 'Settings',
+    profile: 'Profile',
+  },
   forms: {
     title: 'Forms',
     name: 'Name',
@@ -89,6 +100,10 @@ export const en: Strings = {
     roles: 'Roles',
     noAssignees: 'No assignees',
   },
+  directories: directories.en,
+  formEditor: formEditor.en,
+  settings: settings.en,
+  profile: profile.en,
   errors: {
     network: 'The server cannot be reached. Check the connection and try again.',
     required: 'Fill in this field',

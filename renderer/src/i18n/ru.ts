@@ -1,3 +1,8 @@
+import * as directories from '../pages/directories/strings';
+import * as formEditor from '../pages/form-editor/strings';
+import * as profile from '../pages/profile/strings';
+import * as settings from '../pages/settings/strings';
+
 /** Russian strings; `en.ts` must have the same keys (the type checks it). */
 export const ru = {
   app: { name: 'Orbita', signOut: 'Выйти', language: 'Язык' },
@@ -39,7 +44,14 @@ export const ru = {
       delegation_review: 'замещение: ознакомиться',
     },
   },
-  nav: { home: 'Главная', forms: 'Формы', tasks: 'Задачи' },
+  nav: {
+    home: 'Главная',
+    forms: 'Формы',
+    tasks: 'Задачи',
+    directories: 'Справочники',
+    settings: 'Настройки',
+    profile: 'Профиль',
+  },
   forms: {
     title: 'Формы',
     name: 'Название',
@@ -88,6 +100,10 @@ export const ru = {
     roles: 'Роли',
     noAssignees: 'Исполнителей нет',
   },
+  directories: directories.ru,
+  formEditor: formEditor.ru,
+  settings: settings.ru,
+  profile: profile.ru,
   errors: { network: 'Сервер недоступен. Проверьте подключение и повторите.', required: 'Заполните поле' },
 };
 

@@ -1,0 +1,11 @@
+import { Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+
+export function SettingsPage() {
+  const { t } = useTranslation();
+  return (
+    <div style={{ padding: 24 }}>
+      <Typography.Title level={3}>{t('settings.title')}</Typography.Title>
+    </div>
+  );
+}
