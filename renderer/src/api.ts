@@ -19,16 +19,32 @@ export function storedTokens(): Tokens | undefined {
   return raw ? (JSON.parse(raw) as Tokens) : undefined;
 }
 
+const tokenListeners = new Set<(tokens: Tokens | undefined) => void>();
+
 export function storeTokens(tokens: Tokens | undefined): void {
   if (tokens) localStorage.setItem(TOKENS_KEY, JSON.stringify(tokens));
   else localStorage.removeItem(TOKENS_KEY);
+  for (const listener of tokenListeners) listener(tokens);
 }
 
-async function send(method: string, path: string, body: unknown, token?: string): Promise<Response> {
+/** Calls `listener` whenever the session's tokens change (refreshed, or gone on sign-out). */
+export function onTokens(listener: (tokens: Tokens | undefined) => void): () => void {
+  tokenListeners.add(listener);
+  return () => tokenListeners.delete(listener);
+}
+
+async function send(
+  method: string,
+  path: string,
+  body: unknown,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   try {
     return await fetch(path, {
       method,
       headers: {
+        ...headers,
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         ...(token ? { Authorization: `Bearer ${token}` } : {}),
       },
@@ -39,19 +55,46 @@ async function send(method: string, path: string, body: unknown, token?: string)
   }
 }
 
-/** Calls the API with the stored access token, refreshing it once when it has expired. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let tokens = storedTokens();
-  let response = await send(method, path, body, tokens?.accessToken);
-  if (response.status === 401 && tokens) {
+let refreshing: Promise<Tokens | undefined> | undefined;
+
+/**
+ * Trades the refresh token for new tokens. Concurrent callers share one request (a refresh token
+ * is single-use). Resolves undefined when the session is over (and forgets it); a network failure
+ * throws and keeps the session for a later try.
+ */
+export function refreshSession(): Promise<Tokens | undefined> {
+  refreshing ??= (async () => {
+    const tokens = storedTokens();
+    if (!tokens) return undefined;
     const refreshed = await send('POST', '/api/auth/refresh', { refreshToken: tokens.refreshToken });
-    if (refreshed.ok) {
-      tokens = (await refreshed.json()) as Tokens;
-      storeTokens(tokens);
-      response = await send(method, path, body, tokens.accessToken);
-    } else {
+    if (!refreshed.ok) {
+      // Another tab may have refreshed first: its tokens are the session now.
+      const current = storedTokens();
+      if (current && current.refreshToken !== tokens.refreshToken) return current;
       storeTokens(undefined);
+      return undefined;
     }
+    const next = (await refreshed.json()) as Tokens;
+    storeTokens(next);
+    return next;
+  })().finally(() => {
+    refreshing = undefined;
+  });
+  return refreshing;
+}
+
+/** Calls the API with the stored access token, refreshing it once when it has expired. */
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { headers?: Record<string, string> } = {},
+): Promise<T> {
+  let tokens = storedTokens();
+  let response = await send(method, path, body, tokens?.accessToken, options.headers);
+  if (response.status === 401 && tokens) {
+    tokens = await refreshSession();
+    if (tokens) response = await send(method, path, body, tokens.accessToken, options.headers);
   }
   if (!response.ok) throw new ApiError((await response.json()) as Problem);
   return (response.status === 204 ? undefined : await response.json()) as T;

@@ -1,11 +1,14 @@
-import { App as AntApp, ConfigProvider, Layout, Menu, Select, Space, Typography } from 'antd';
+import { App as AntApp, Button, ConfigProvider, Layout, Menu, Modal, Select, Space, Table, Typography } from 'antd';
 import enUS from 'antd/locale/en_US';
 import ruRU from 'antd/locale/ru_RU';
 import { StrictMode, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router';
-import { i18next, type Language, setLanguage } from './i18n';
+import { api, storedTokens, storeTokens } from './api';
+import { ReplicaProvider, useReplica } from './data/replica-context';
+import { type Language, setLanguage } from './i18n';
+import { OfflineBanner } from './offline-banner';
 import { RegisterPage, SignInPage } from './pages/auth-pages';
 import { DirectoriesPage } from './pages/directories/directories-page';
 import { FormEditorPage } from './pages/form-editor/form-editor-page';
@@ -16,13 +19,54 @@ import { ProfilePage } from './pages/profile/profile-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { TaskPage } from './pages/task-page';
 import { TasksPage } from './pages/tasks-page';
+import { SHORTCUTS, useShortcut } from './shortcuts';
 
 /** Screens shown to someone who is not signed in. */
 const SIGNED_OUT_PATHS = ['/sign-in', '/register', '/forgot-password', '/reset-password'];
+/** The main menu, in the order of its Alt+digit shortcuts. */
+const SECTIONS = ['/', '/forms', '/tasks', '/directories', '/profile', '/settings'] as const;
+const SECTION_LABEL: Record<(typeof SECTIONS)[number], string> = {
+  '/': 'nav.home',
+  '/forms': 'nav.forms',
+  '/tasks': 'nav.tasks',
+  '/directories': 'nav.directories',
+  '/profile': 'nav.profile',
+  '/settings': 'nav.settings',
+};
+
+function SectionShortcut({ index }: { index: number }) {
+  const navigate = useNavigate();
+  useShortcut(`Alt+${index + 1}`, () => navigate(SECTIONS[index] as string));
+  return null;
+}
+
+function ShortcutsHelp() {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  useShortcut('?', () => setOpen(true));
+  return (
+    <Modal open={open} title={t('shortcuts.title')} footer={null} onCancel={() => setOpen(false)}>
+      <Table
+        size="small"
+        pagination={false}
+        rowKey="keys"
+        dataSource={SHORTCUTS}
+        columns={[
+          { title: t('shortcuts.keys'), dataIndex: 'keys', width: 160, render: (keys: string) => <kbd>{keys}</kbd> },
+          { title: t('shortcuts.action'), dataIndex: 'action', render: (action: string) => t(action) },
+        ]}
+      />
+    </Modal>
+  );
+}
 
 function Shell() {
-  const { t } = useTranslation();
-  const [language, setCurrent] = useState<Language>(i18next.language as Language);
+  const { t, i18n } = useTranslation();
+  // Follows every switch (the header's or the profile's).
+  const language = (i18n.language === 'en' ? 'en' : 'ru') as Language;
+  const { me } = useReplica();
+  // Settings are for administrators (the page also says so to anyone else).
+  const sections = SECTIONS.filter((key) => key !== '/settings' || me?.user.isAdmin);
   const location = useLocation();
   const navigate = useNavigate();
   const signedIn = !SIGNED_OUT_PATHS.includes(location.pathname);
@@ -39,15 +83,8 @@ function Shell() {
                   mode="horizontal"
                   selectedKeys={[`/${location.pathname.split('/')[1]}`]}
                   onClick={({ key }) => navigate(key)}
-                  style={{ minWidth: 320 }}
-                  items={[
-                    { key: '/', label: t('nav.home') },
-                    { key: '/forms', label: t('nav.forms') },
-                    { key: '/tasks', label: t('nav.tasks') },
-                    { key: '/directories', label: t('nav.directories') },
-                    { key: '/profile', label: t('nav.profile') },
-                    { key: '/settings', label: t('nav.settings') },
-                  ]}
+                  style={{ minWidth: 720, flex: 1 }}
+                  items={sections.map((key) => ({ key, label: t(SECTION_LABEL[key]) }))}
                 />
               )}
             </Space>
@@ -56,17 +93,32 @@ function Shell() {
                 aria-label={t('app.language')}
                 value={language}
                 style={{ width: 120 }}
-                onChange={(next: Language) => {
-                  setLanguage(next);
-                  setCurrent(next);
-                }}
+                onChange={(next: Language) => setLanguage(next)}
                 options={[
                   { value: 'ru', label: 'Русский' },
                   { value: 'en', label: 'English' },
                 ]}
               />
+              {signedIn && storedTokens() && (
+                <Button
+                  type="text"
+                  style={{ color: '#fff' }}
+                  onClick={async () => {
+                    await api('POST', '/api/auth/logout', { refreshToken: storedTokens()?.refreshToken }).catch(
+                      () => undefined,
+                    );
+                    storeTokens(undefined);
+                    navigate('/sign-in');
+                  }}
+                >
+                  {t('app.signOut')}
+                </Button>
+              )}
             </Space>
           </Layout.Header>
+          {signedIn && <OfflineBanner />}
+          {signedIn && SECTIONS.map((key, index) => <SectionShortcut key={key} index={index} />)}
+          <ShortcutsHelp />
           <Layout.Content>
             <Routes>
               <Route path="/sign-in" element={<SignInPage />} />
@@ -94,7 +146,9 @@ function Shell() {
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>
     <BrowserRouter>
-      <Shell />
+      <ReplicaProvider>
+        <Shell />
+      </ReplicaProvider>
     </BrowserRouter>
   </StrictMode>,
 );

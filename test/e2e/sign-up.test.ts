@@ -66,8 +66,8 @@ describe.skipIf(!available)('forms and tasks in the browser', { timeout: 90_000 
     // An administrator's form, made through the API with the page's own session.
     await apiInPage(page, 'POST', '/api/forms', { name: 'Repairs', fields: [] });
     await page.getByRole('menuitem', { name: 'Forms' }).click();
-    await page.getByRole('link', { name: 'Repairs' }).waitFor();
-    await page.getByRole('link', { name: 'Repairs' }).click();
+    await page.getByRole('link', { name: 'Repairs', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Repairs', exact: true }).click();
     await page.getByRole('button', { name: 'New task' }).click();
     await page.getByLabel('Task title').fill('Fix the turbine bearing');
     await page.getByRole('button', { name: 'Create', exact: true }).click();

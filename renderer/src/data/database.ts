@@ -60,8 +60,15 @@ export function startReplicaSync(
   socket: Socket,
   options: {
     onLostEdits?: (lost: LostEdit[]) => void;
+    /** Documents whose push the server answered. */
+    onPushed?: (collection: CollectionName, ids: string[]) => void;
     /** Called when the server no longer accepts the session: replication pauses until `resume()`. */
     onSignedOut?: () => void;
+    /**
+     * Called when the access token expired: a fresh token (sent to the server with `sync:auth`, the
+     * stream goes on) or undefined when the session is over.
+     */
+    reauthenticate?: () => Promise<string | undefined>;
     retryTimeMs?: number;
   } = {},
 ): ReplicaSync {
@@ -78,6 +85,7 @@ export function startReplicaSync(
         batchSize: 1000,
         retryTimeMs: options.retryTimeMs,
         onLostEdits: options.onLostEdits,
+        onPushed: (ids) => options.onPushed?.(name, ids),
       }),
     ]),
   ) as Partial<Record<CollectionName, RxReplicationState<unknown, unknown>>>;
@@ -90,12 +98,37 @@ export function startReplicaSync(
   };
   const describe = (value: unknown) =>
     JSON.stringify(value, (_key, inner) => (inner instanceof Error ? { ...inner, message: inner.message } : inner));
+  let renewing = false;
+  const renew = () => {
+    const reauthenticate = options.reauthenticate;
+    if (!reauthenticate) return signOut();
+    if (renewing) return;
+    renewing = true;
+    void reauthenticate()
+      .then(async (token) => {
+        if (!token) return signOut();
+        if (socket.connected) await socket.timeout(10_000).emitWithAck('sync:auth', { token });
+        else socket.connect();
+      })
+      // The network failed while renewing: the next failure tries again.
+      .catch(() => undefined)
+      .finally(() => {
+        renewing = false;
+      });
+  };
   for (const state of all) {
     state.error$.subscribe((error) => {
       const text = `${error.message} ${describe((error as { parameters?: unknown }).parameters)}`;
-      if (/"status":401|unauthenticated|invalid_token|token_expired|account_deactivated/.test(text)) signOut();
+      if (/account_deactivated/.test(text)) signOut();
+      else if (/"status":401|unauthenticated|invalid_token|token_expired/.test(text)) renew();
     });
   }
+  // A reconnect with an expired token is refused at the handshake.
+  socket.on('connect_error', (error) => {
+    const data = (error as { data?: { status?: number; code?: string } }).data;
+    if (data?.code === 'account_deactivated') signOut();
+    else if (data?.status === 401) renew();
+  });
   // The server drops the connection of a session that ended (sign-out elsewhere, deactivation).
   socket.on('disconnect', (reason) => {
     if (reason === 'io server disconnect') signOut();

@@ -21,9 +21,75 @@ export class SyncProblemError extends Error {
 }
 
 async function call<T>(socket: Socket, event: string, payload: unknown, timeoutMs: number): Promise<T> {
+  // While disconnected fail at once: socket.io would buffer the event and send it again on reconnect.
+  if (!socket.connected) {
+    throw new SyncProblemError({ status: 0, code: 'offline', title: 'Offline', detail: 'Not connected' });
+  }
   const answer = (await socket.timeout(timeoutMs).emitWithAck(event, payload)) as SyncAck<T>;
   if (!answer.ok) throw new SyncProblemError(answer.problem);
   return answer.data;
+}
+
+/**
+ * Exponential backoff between retries of a failing pull or push: `baseMs`, doubled per consecutive
+ * failure up to `maxMs`, with jitter so that many clients do not retry in step. `wake()` ends the
+ * current wait (the connection is back).
+ */
+export class RetryBackoff {
+  private failures = 0;
+  private waking = new Set<() => void>();
+  constructor(
+    private readonly baseMs: number,
+    private readonly maxMs: number,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** How long the next attempt waits (0 after a success). */
+  delayMs(): number {
+    if (this.failures === 0) return 0;
+    const exponential = Math.min(this.baseMs * 2 ** (this.failures - 1), this.maxMs);
+    return Math.round(exponential * (0.5 + this.random() / 2));
+  }
+
+  wait(): Promise<void> {
+    const ms = this.delayMs();
+    if (ms === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waking.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waking.add(done);
+    });
+  }
+
+  succeeded(): void {
+    this.failures = 0;
+  }
+
+  failed(): void {
+    this.failures += 1;
+  }
+
+  wake(): void {
+    this.failures = 0;
+    for (const done of [...this.waking]) done();
+  }
+
+  /** Runs `attempt` after the current wait, counting its outcome. */
+  async run<T>(attempt: () => Promise<T>): Promise<T> {
+    await this.wait();
+    try {
+      const result = await attempt();
+      this.succeeded();
+      return result;
+    } catch (error) {
+      this.failed();
+      throw error;
+    }
+  }
 }
 
 export interface SocketReplicationOptions<RxDocType> {
@@ -39,11 +105,14 @@ export interface SocketReplicationOptions<RxDocType> {
   batchSize?: number;
   /** Documents per push (the server allows up to 500). */
   pushBatchSize?: number;
-  /** Wait before retrying a failed pull or push; RxDB doubles nothing, so keep it modest. */
+  /** First wait before retrying a failed pull or push; it doubles per failure up to `maxRetryTimeMs`. */
   retryTimeMs?: number;
+  maxRetryTimeMs?: number;
   ackTimeoutMs?: number;
   /** Offline edits the server did not keep (changed there meanwhile, or refused), for the UI to show. */
   onLostEdits?: (lost: LostEdit[]) => void;
+  /** Documents whose push the server answered (kept, merged or refused: it holds the outcome). */
+  onPushed?: (ids: string[]) => void;
 }
 
 /**
@@ -64,16 +133,23 @@ export function replicateOverSocket<RxDocType>(
       checkpoint: message.checkpoint ?? undefined,
     } as RxReplicationPullStreamItem<RxDocType, SyncCheckpoint>);
   };
+  const retryTimeMs = options.retryTimeMs ?? 1_000;
+  const backoff = new RetryBackoff(retryTimeMs, options.maxRetryTimeMs ?? 60_000);
   const onResync = () => stream$.next('RESYNC');
+  const onConnect = () => {
+    backoff.wake();
+    onResync();
+  };
   socket.on('sync:stream', onStream);
   socket.on('sync:resync', onResync);
-  socket.on('connect', onResync);
+  socket.on('connect', onConnect);
 
   const state = replicateRxCollection<RxDocType, SyncCheckpoint>({
     collection: options.collection,
     replicationIdentifier: `orbita-sync-${remoteCollection}`,
     live: options.live ?? true,
-    retryTime: options.retryTimeMs ?? 5_000,
+    // RxDB waits this fixed time after a failure; the backoff adds the growing part.
+    retryTime: retryTimeMs,
     waitForLeadership: false,
     autoStart: true,
     deletedField: '_deleted',
@@ -81,11 +157,13 @@ export function replicateOverSocket<RxDocType>(
       batchSize: options.batchSize ?? 100,
       stream$: stream$.asObservable(),
       async handler(checkpoint, batchSize) {
-        const result = await call<PullResponse>(
-          socket,
-          'sync:pull',
-          { collection: remoteCollection, checkpoint: checkpoint ?? null, batchSize },
-          ackTimeoutMs,
+        const result = await backoff.run(() =>
+          call<PullResponse>(
+            socket,
+            'sync:pull',
+            { collection: remoteCollection, checkpoint: checkpoint ?? null, batchSize },
+            ackTimeoutMs,
+          ),
         );
         return { documents: result.documents as never, checkpoint: result.checkpoint ?? undefined };
       },
@@ -96,19 +174,22 @@ export function replicateOverSocket<RxDocType>(
         : {
             batchSize: options.pushBatchSize ?? 100,
             async handler(rows) {
-              const result = await call<PushResponse>(
-                socket,
-                'sync:push',
-                {
-                  collection: remoteCollection,
-                  rows: rows.map((row) => ({
-                    assumedMasterState: (row.assumedMasterState ?? null) as SyncDocument | null,
-                    newDocumentState: row.newDocumentState as unknown as SyncDocument,
-                  })),
-                },
-                ackTimeoutMs,
+              const result = await backoff.run(() =>
+                call<PushResponse>(
+                  socket,
+                  'sync:push',
+                  {
+                    collection: remoteCollection,
+                    rows: rows.map((row) => ({
+                      assumedMasterState: (row.assumedMasterState ?? null) as SyncDocument | null,
+                      newDocumentState: row.newDocumentState as unknown as SyncDocument,
+                    })),
+                  },
+                  ackTimeoutMs,
+                ),
               );
               if (result.lost.length > 0) options.onLostEdits?.(result.lost);
+              options.onPushed?.(rows.map((row) => (row.newDocumentState as unknown as { id: string }).id));
               return result.conflicts as never;
             },
           },
@@ -117,7 +198,7 @@ export function replicateOverSocket<RxDocType>(
     if (!canceled) return;
     socket.off('sync:stream', onStream);
     socket.off('sync:resync', onResync);
-    socket.off('connect', onResync);
+    socket.off('connect', onConnect);
     stream$.complete();
   });
   return state;

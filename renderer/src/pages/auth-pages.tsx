@@ -53,6 +53,9 @@ export function SignInPage() {
           >
             <Input.Password autoComplete="current-password" />
           </Form.Item>
+          <Typography.Paragraph style={{ marginTop: -8, textAlign: 'right' }}>
+            <Link to="/forgot-password">{t('profile.forgot.link')}</Link>
+          </Typography.Paragraph>
           <Button type="primary" htmlType="submit" loading={busy} block>
             {t('signIn.submit')}
           </Button>

@@ -1,23 +1,38 @@
 import type { Form } from '@shared/api/forms';
-import { Alert, Empty, Table, Tag, Typography } from 'antd';
+import type { Me } from '@shared/api/identity';
+import { Alert, Button, Empty, Flex, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { useApi } from '../use-api';
 
-/** The forms registry: every form the user may use, with its statuses. */
+/** The forms registry: every form the user may use, with its statuses; administrators create and edit forms here. */
 export function FormsPage() {
   const { t } = useTranslation();
+  const navigate = useNavigate();
   const { data, error, loading } = useApi<{ items: Form[] }>('/api/forms');
+  const me = useApi<Me>('/api/auth/me');
+  const manages = me.data?.user.isAdmin === true;
   if (error) return <Alert type="error" title={error} role="alert" />;
   return (
     <div style={{ padding: 24 }}>
-      <Typography.Title level={3}>{t('forms.title')}</Typography.Title>
+      <Flex justify="space-between" align="center" style={{ marginBottom: 16 }}>
+        <Typography.Title level={3} style={{ margin: 0 }}>
+          {t('forms.title')}
+        </Typography.Title>
+        {manages && (
+          <Button type="primary" onClick={() => navigate('/forms/new')}>
+            {t('formEditor.newForm')}
+          </Button>
+        )}
+      </Flex>
       <Table<Form>
         rowKey="id"
         size="small"
         loading={loading}
         dataSource={data?.items ?? []}
-        locale={{ emptyText: <Empty description={t('forms.empty')} /> }}
+        locale={{
+          emptyText: <Empty description={manages ? t('formEditor.registryEmpty') : t('forms.empty')} />,
+        }}
         pagination={false}
         columns={[
           {
@@ -30,6 +45,19 @@ export function FormsPage() {
             title: t('forms.statuses'),
             render: (_, form) => form.statuses.map((s) => <Tag key={s.id}>{s.name}</Tag>),
           },
+          ...(manages
+            ? [
+                {
+                  title: t('formEditor.actions'),
+                  width: 120,
+                  render: (_: unknown, form: Form) => (
+                    <Link to={`/forms/${form.id}/edit`} aria-label={t('formEditor.editForm', { name: form.name })}>
+                      {t('formEditor.edit')}
+                    </Link>
+                  ),
+                },
+              ]
+            : []),
         ]}
       />
     </div>

@@ -1,5 +1,6 @@
 import type { Form, FormField } from '@shared/api/forms';
-import type { Task } from '@shared/api/tasks';
+import { normalizeNumber } from '@shared/number';
+import type { LostEdit } from '@shared/sync';
 import {
   Alert,
   Form as AntForm,
@@ -16,10 +17,14 @@ import {
   Typography,
 } from 'antd';
 import dayjs from 'dayjs';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
+import { map } from 'rxjs';
 import { ApiError, api } from '../api';
+import { useLive, useReplica } from '../data/replica-context';
+import type { TaskDocument } from '../data/schemas';
+import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
 
 interface HistoryEntry {
@@ -41,18 +46,29 @@ interface People {
   labels: { users: string; roles: string };
 }
 
-/** Rows of the field's directory, labelled by `displayColumn` or the directory's tree display column. */
+/** Rows of the field's directory (from the replica), labelled by `displayColumn` or the tree display column. */
 function TableFieldInput({ field, ...control }: { field: FormField } & Record<string, unknown>) {
-  const directory = useApi<{ columns: { name: string }[]; tree_display_column_index: number }>(
-    field.directoryId ? `/api/directories/${field.directoryId}` : undefined,
+  const directoryId = field.directoryId ?? '';
+  const directory = useLive(
+    (r) =>
+      r.db.directories
+        .findOne(directoryId)
+        .$.pipe(
+          map(
+            (doc) => doc?.toJSON() as { columns: { name: string }[]; tree_display_column_index?: number } | undefined,
+          ),
+        ),
+    [directoryId],
   );
-  const rows = useApi<{ items: { id: string; cells: unknown[] }[] }>(
-    field.directoryId ? `/api/directories/${field.directoryId}/rows?limit=1000` : undefined,
+  const rows = useLive(
+    (r) =>
+      r.db.directory_rows
+        .find({ selector: { directoryId } })
+        .$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as { id: string; cells: unknown[] }))),
+    [directoryId],
   );
-  const named = directory.data?.columns.findIndex(
-    (c) => c.name.toLowerCase() === (field.displayColumn ?? '').toLowerCase(),
-  );
-  const index = named !== undefined && named >= 0 ? named : (directory.data?.tree_display_column_index ?? 0);
+  const named = directory?.columns.findIndex((c) => c.name.toLowerCase() === (field.displayColumn ?? '').toLowerCase());
+  const index = named !== undefined && named >= 0 ? named : (directory?.tree_display_column_index ?? 0);
   return (
     <Select
       {...control}
@@ -60,8 +76,10 @@ function TableFieldInput({ field, ...control }: { field: FormField } & Record<st
       allowClear
       showSearch={{ optionFilterProp: 'label' }}
       mode={field.allow_multiple ? 'multiple' : undefined}
-      loading={rows.loading}
-      options={(rows.data?.items ?? []).map((row) => ({ value: row.id, label: String(row.cells[index] ?? '') }))}
+      loading={!rows}
+      options={(rows ?? [])
+        .map((row) => ({ value: row.id, label: String(row.cells[index] ?? '') }))
+        .sort((a, b) => a.label.localeCompare(b.label))}
     />
   );
 }
@@ -112,69 +130,202 @@ function FieldInput({ field, people, ...control }: { field: FormField; people: P
 
 const EDITABLE = new Set(['text', 'number', 'date', 'checkbox', 'select', 'user', 'table']);
 
-/** One task: its fields by type, status moves, change history and discussion. View recorded on open. */
+type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'fields' | 'assignees'>> &
+  TaskDocument;
+
+/** A value as the form shows it, e.g. a date as dayjs. */
+function shownValue(field: FormField, value: unknown): unknown {
+  if (field.type === 'date' && value) return dayjs(String(value));
+  return value;
+}
+
+/** A value as stored: dates as `YYYY-MM-DD`, numbers normalised as the server does (SPEC §2.4). */
+export function storedValue(field: FormField, value: unknown): { value: unknown } | { invalid: true } {
+  if (value === undefined || value === null || value === '') return { value: null };
+  if (dayjs.isDayjs(value)) return { value: value.format('YYYY-MM-DD') };
+  if (field.type === 'number') {
+    const normalized = normalizeNumber(value as string | number);
+    return normalized === undefined ? { invalid: true } : { value: normalized };
+  }
+  return { value };
+}
+
+/** Offline edits of this task that the server did not keep, with what it kept instead. */
+function LostEdits({ taskId, form }: { taskId: string; form: Form }) {
+  const { t } = useTranslation();
+  const { replica } = useReplica();
+  const lost = useLive((r) => r.lost$.pipe(map((all) => all.filter((edit) => edit.id === taskId))), [taskId]);
+  if (!lost?.length) return null;
+  const label = (edit: LostEdit) => {
+    if (edit.path === 'statusId') return t('tasks.status');
+    if (edit.path === 'title') return t('tasks.taskTitle');
+    if (edit.path === 'description') return t('tasks.description');
+    const fieldId = edit.path.replace(/^fields\./, '');
+    return form.fields.find((f) => f.id === fieldId)?.name ?? fieldId;
+  };
+  const show = (edit: LostEdit, value: unknown) => {
+    if (edit.path === 'statusId') return form.statuses.find((s) => s.id === value)?.name ?? String(value);
+    return value === null || value === undefined || value === '' ? '—' : JSON.stringify(value);
+  };
+  return (
+    <Alert
+      type="warning"
+      role="alert"
+      data-testid="lost-edits"
+      style={{ marginBottom: 16 }}
+      title={t('conflicts.title')}
+      description={
+        <List
+          size="small"
+          dataSource={lost}
+          renderItem={(edit) => (
+            <List.Item data-testid="lost-edit">
+              <strong>{label(edit)}</strong>: {t('conflicts.yours', { value: show(edit, edit.attempted) })};{' '}
+              {t('conflicts.kept', { value: show(edit, edit.kept) })} —{' '}
+              {edit.reason === 'refused' ? (edit.detail ?? t('conflicts.refused')) : t('conflicts.changedOnServer')}
+            </List.Item>
+          )}
+        />
+      }
+      action={
+        <Button size="small" onClick={() => replica?.dismissLost(taskId)}>
+          {t('conflicts.dismiss')}
+        </Button>
+      }
+    />
+  );
+}
+
+/**
+ * One task, read from the offline replica: its fields by type and status moves (saved on this
+ * device and sent when online), edits the server did not keep, and — online — the change history,
+ * audit and discussion. The view is recorded on open.
+ */
 export function TaskPage() {
   const { t, i18n } = useTranslation();
   const { message } = App.useApp();
-  const { taskId } = useParams();
-  const task = useApi<Task>(`/api/tasks/${taskId}`);
-  const form = useApi<Form>(task.data ? `/api/forms/${task.data.formId}` : undefined);
-  const history = useApi<{ items: HistoryEntry[] }>(`/api/tasks/${taskId}/history`);
-  const messages = useApi<{ items: Message[] }>(`/api/tasks/${taskId}/messages`);
-  const audit = useApi<{ items: { id: string; action: string; actorUserId: string | null; createdAt: string }[] }>(
-    `/api/tasks/${taskId}/audit`,
+  const { taskId = '' } = useParams();
+  const { replica, status } = useReplica();
+  const online = status?.online ?? false;
+  const task = useLive(
+    (r) => r.db.tasks.findOne(taskId).$.pipe(map((doc) => (doc ? (doc.toJSON() as unknown as ReplicaTask) : null))),
+    [taskId],
   );
-  const users = useApi<{ items: { id: string; name: string }[] }>('/api/users?limit=200');
-  const roles = useApi<{ items: { id: string; name: string }[] }>('/api/roles');
+  const formId = task?.formId ?? '';
+  const form = useLive(
+    (r) => r.db.forms.findOne(formId).$.pipe(map((doc) => (doc ? (doc.toJSON() as unknown as Form) : null))),
+    [formId],
+  );
+  const users = useLive(
+    (r) => r.db.users.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as { id: string; name: string }))),
+    [],
+  );
+  const roles = useLive(
+    (r) => r.db.roles.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as { id: string; name: string }))),
+    [],
+  );
+  // Server-side records, shown while connected; reloaded whenever the server's copy of the task changes.
+  const serverVersion = online ? task?.updatedAt : undefined;
+  const history = useApi<{ items: HistoryEntry[] }>(serverVersion ? `/api/tasks/${taskId}/history` : undefined);
+  const messages = useApi<{ items: Message[] }>(online ? `/api/tasks/${taskId}/messages` : undefined);
+  const audit = useApi<{ items: { id: string; action: string; actorUserId: string | null; createdAt: string }[] }>(
+    serverVersion ? `/api/tasks/${taskId}/audit` : undefined,
+  );
+  const { reload: reloadHistory } = history;
+  const { reload: reloadAudit } = audit;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new server version is the reload trigger.
+  useEffect(() => {
+    reloadHistory();
+    reloadAudit();
+  }, [serverVersion, reloadHistory, reloadAudit]);
   const people: People = {
-    users: (users.data?.items ?? []).map((u) => ({ value: `user:${u.id}`, label: u.name })),
-    roles: (roles.data?.items ?? []).map((r) => ({ value: `role:${r.id}`, label: r.name })),
+    users: [...(users ?? [])]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((u) => ({ value: `user:${u.id}`, label: u.name })),
+    roles: [...(roles ?? [])]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((r) => ({ value: `role:${r.id}`, label: r.name })),
     labels: { users: t('task.users'), roles: t('task.roles') },
   };
-  const userName = (id: string) => users.data?.items.find((u) => u.id === id)?.name ?? id;
+  const userName = (id: string) => users?.find((u) => u.id === id)?.name ?? id;
   const [error, setError] = useState<string>();
   const [draft, setDraft] = useState('');
+  const [editor] = AntForm.useForm();
+  const chatInput = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
-    void api('POST', `/api/tasks/${taskId}/view`).catch(() => undefined);
-  }, [taskId]);
+    if (online) void api('POST', `/api/tasks/${taskId}/view`).catch(() => undefined);
+  }, [taskId, online]);
+  useShortcut('Mod+s', () => editor.submit());
+  // Values that arrive (from the server, or saved here) replace what the user has not touched.
+  const fieldsKey = JSON.stringify(task?.fields ?? null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `fieldsKey` stands for the task's values.
+  useEffect(() => {
+    if (!task || !form) return;
+    editor.setFields(
+      form.fields
+        .filter((field) => EDITABLE.has(field.type) && !editor.isFieldTouched(field.id))
+        .map((field) => ({ name: field.id, value: shownValue(field, task.fields[field.id]) })),
+    );
+  }, [fieldsKey, form, editor]);
 
   const fail = (caught: unknown) =>
-    setError(caught instanceof ApiError && caught.problem.status > 0 ? caught.problem.detail : t('errors.network'));
-  const refresh = () => {
-    task.reload();
-    history.reload();
-    audit.reload();
-  };
+    setError(
+      caught instanceof ApiError && caught.problem.status > 0
+        ? caught.problem.detail
+        : caught instanceof ApiError
+          ? t('errors.network')
+          : String(caught),
+    );
 
-  if (task.error) return <Alert type="error" title={task.error} role="alert" />;
-  if (!task.data || !form.data) return <Spin description={t('home.loading')} />;
-  const current = task.data;
-  const fields = form.data.fields.filter((f) => EDITABLE.has(f.type));
-  const initial = Object.fromEntries(
-    fields.map((f) => [
-      f.id,
-      f.type === 'date' && current.fields[f.id] ? dayjs(String(current.fields[f.id])) : current.fields[f.id],
-    ]),
-  );
-  const moves = form.data.transitions
+  if (!replica || task === undefined || (task === null && !status?.ready)) {
+    return <Spin description={t('home.loading')} style={{ display: 'block', padding: 48 }} />;
+  }
+  if (task === null) {
+    return (
+      <div style={{ padding: 24 }}>
+        <Alert type="error" role="alert" title={t('task.notFound')} />
+        <Link to="/tasks">← {t('task.back')}</Link>
+      </div>
+    );
+  }
+  if (!form) return <Spin description={t('home.loading')} style={{ display: 'block', padding: 48 }} />;
+  const current = task;
+  const fields = form.fields.filter((f) => EDITABLE.has(f.type));
+  const initial = Object.fromEntries(fields.map((f) => [f.id, shownValue(f, current.fields[f.id])]));
+  const moves = form.transitions
     .filter((move) => move.from === current.statusId)
-    .map((move) => form.data?.statuses.find((s) => s.id === move.to))
-    .filter((status) => status !== undefined);
-  const fieldName = (id: string) => form.data?.fields.find((f) => f.id === id)?.name ?? id;
+    .map((move) => form.statuses.find((s) => s.id === move.to))
+    .filter((next) => next !== undefined);
+  const fieldName = (id: string) => form.fields.find((f) => f.id === id)?.name ?? id;
 
   const save = async (values: Record<string, unknown>) => {
-    const changed = Object.fromEntries(
-      Object.entries(values).map(([id, value]) => [
-        id,
-        dayjs.isDayjs(value) ? value.format('YYYY-MM-DD') : (value ?? null),
-      ]),
-    );
+    const changed: Record<string, unknown> = {};
+    for (const field of fields) {
+      if (!(field.id in values)) continue;
+      const stored = storedValue(field, values[field.id]);
+      if ('invalid' in stored) {
+        editor.setFields([{ name: field.id, errors: [t('task.notANumber')] }]);
+        return;
+      }
+      if (JSON.stringify(stored.value) !== JSON.stringify(current.fields[field.id] ?? null)) {
+        changed[field.id] = stored.value;
+      }
+    }
+    const untouch = () =>
+      editor.setFields(
+        fields.map((field) => ({
+          name: field.id,
+          touched: false,
+          ...(field.id in changed ? { value: shownValue(field, changed[field.id]) } : {}),
+        })),
+      );
+    if (Object.keys(changed).length === 0) return untouch();
     try {
-      await api('PATCH', `/api/tasks/${current.id}`, { fields: changed });
+      await replica.changeTask(current.id, { fields: changed });
+      untouch();
       setError(undefined);
-      message.success(t('task.saved'));
-      refresh();
+      message.success(online ? t('task.saved') : t('task.savedOffline'));
     } catch (caught) {
       fail(caught);
     }
@@ -186,21 +337,23 @@ export function TaskPage() {
       <Typography.Title level={3}>{current.title}</Typography.Title>
       {current.description && <Typography.Paragraph>{current.description}</Typography.Paragraph>}
       {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 16 }} />}
+      <LostEdits taskId={current.id} form={form} />
       <Space style={{ marginBottom: 16 }}>
         <Typography.Text strong data-testid="task-status">
-          {form.data.statuses.find((s) => s.id === current.statusId)?.name}
+          {form.statuses.find((s) => s.id === current.statusId)?.name}
         </Typography.Text>
         <Select
           aria-label={t('task.moveTo')}
           placeholder={t('task.moveTo')}
           style={{ width: 220 }}
           value={null}
-          options={moves.map((status) => ({ value: status.id, label: status.name }))}
+          disabled={moves.length === 0}
+          options={moves.map((next) => ({ value: next.id, label: next.name }))}
           onChange={async (statusId: string) => {
             try {
-              await api('POST', `/api/tasks/${current.id}/transition`, { statusId });
+              // Checked again by the server when it arrives; a refused move comes back as a lost edit.
+              await replica.changeTask(current.id, { statusId });
               setError(undefined);
-              refresh();
             } catch (caught) {
               fail(caught);
             }
@@ -208,18 +361,19 @@ export function TaskPage() {
         />
       </Space>
       <Card title={t('task.fields')} style={{ marginBottom: 16 }}>
-        <AntForm layout="vertical" initialValues={initial} onFinish={save} key={current.updatedAt}>
+        <AntForm form={editor} layout="vertical" initialValues={initial} onFinish={save}>
           {fields.map((field) => (
             <AntForm.Item
               key={field.id}
               name={field.id}
               label={field.name}
+              required={field.required}
               valuePropName={field.type === 'checkbox' ? 'checked' : 'value'}
             >
               <FieldInput field={field} people={people} />
             </AntForm.Item>
           ))}
-          <Button type="primary" htmlType="submit">
+          <Button type="primary" htmlType="submit" title="Ctrl+S">
             {t('task.save')}
           </Button>
         </AntForm>
@@ -233,57 +387,81 @@ export function TaskPage() {
         />
       </Card>
       <Card title={t('task.history')} style={{ marginBottom: 16 }}>
-        <List
-          size="small"
-          dataSource={history.data?.items ?? []}
-          locale={{ emptyText: t('task.noHistory') }}
-          renderItem={(entry) => (
-            <List.Item data-testid="history-entry">
-              {fieldName(entry.fieldId)}: {JSON.stringify(entry.oldValue)} → {JSON.stringify(entry.newValue)} (
-              {new Date(entry.changedAt).toLocaleString(i18n.language)})
-            </List.Item>
-          )}
-        />
+        {online ? (
+          <List
+            size="small"
+            loading={history.loading && !history.data}
+            dataSource={history.data?.items ?? []}
+            locale={{ emptyText: history.error ?? t('task.noHistory') }}
+            renderItem={(entry) => (
+              <List.Item data-testid="history-entry">
+                {fieldName(entry.fieldId)}: {JSON.stringify(entry.oldValue)} → {JSON.stringify(entry.newValue)} (
+                {new Date(entry.changedAt).toLocaleString(i18n.language)})
+              </List.Item>
+            )}
+          />
+        ) : (
+          <Typography.Text type="secondary">{t('task.onlineOnly')}</Typography.Text>
+        )}
       </Card>
       <Card title={t('task.audit')} style={{ marginBottom: 16 }}>
-        <List
-          size="small"
-          dataSource={audit.data?.items ?? []}
-          renderItem={(entry) => (
-            <List.Item data-testid="audit-entry">
-              {t(`task.actions.${entry.action}`, { defaultValue: entry.action })}
-              {entry.actorUserId ? ` — ${userName(entry.actorUserId)}` : ''} (
-              {new Date(entry.createdAt).toLocaleString(i18n.language)})
-            </List.Item>
-          )}
-        />
+        {online ? (
+          <List
+            size="small"
+            loading={audit.loading && !audit.data}
+            dataSource={audit.data?.items ?? []}
+            locale={{ emptyText: audit.error ?? t('task.noHistory') }}
+            renderItem={(entry) => (
+              <List.Item data-testid="audit-entry">
+                {t(`task.actions.${entry.action}`, { defaultValue: entry.action })}
+                {entry.actorUserId ? ` — ${userName(entry.actorUserId)}` : ''} (
+                {new Date(entry.createdAt).toLocaleString(i18n.language)})
+              </List.Item>
+            )}
+          />
+        ) : (
+          <Typography.Text type="secondary">{t('task.onlineOnly')}</Typography.Text>
+        )}
       </Card>
       <Card title={t('task.chat')}>
-        <List
-          size="small"
-          dataSource={messages.data?.items ?? []}
-          locale={{ emptyText: t('task.noMessages') }}
-          renderItem={(item) => <List.Item data-testid="chat-message">{item.body}</List.Item>}
-        />
-        <Space.Compact style={{ width: '100%', marginTop: 12 }}>
-          <Input aria-label={t('task.message')} value={draft} onChange={(event) => setDraft(event.target.value)} />
-          <Button
-            type="primary"
-            disabled={!draft.trim()}
-            onClick={async () => {
-              try {
-                await api('POST', `/api/tasks/${current.id}/messages`, { body: draft });
-                setDraft('');
-                messages.reload();
-              } catch (caught) {
-                fail(caught);
-              }
-            }}
-          >
-            {t('task.send')}
-          </Button>
-        </Space.Compact>
+        {online ? (
+          <>
+            <List
+              size="small"
+              dataSource={messages.data?.items ?? []}
+              locale={{ emptyText: messages.error ?? t('task.noMessages') }}
+              renderItem={(item) => <List.Item data-testid="chat-message">{item.body}</List.Item>}
+            />
+            <Space.Compact style={{ width: '100%', marginTop: 12 }}>
+              <Input
+                ref={chatInput as never}
+                aria-label={t('task.message')}
+                value={draft}
+                onChange={(event) => setDraft(event.target.value)}
+                onKeyDown={(event) => {
+                  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void sendMessage();
+                }}
+              />
+              <Button type="primary" disabled={!draft.trim()} onClick={() => void sendMessage()}>
+                {t('task.send')}
+              </Button>
+            </Space.Compact>
+          </>
+        ) : (
+          <Typography.Text type="secondary">{t('task.onlineOnly')}</Typography.Text>
+        )}
       </Card>
     </div>
   );
+
+  async function sendMessage() {
+    if (!draft.trim()) return;
+    try {
+      await api('POST', `/api/tasks/${current.id}/messages`, { body: draft });
+      setDraft('');
+      messages.reload();
+    } catch (caught) {
+      fail(caught);
+    }
+  }
 }

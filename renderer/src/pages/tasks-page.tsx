@@ -1,46 +1,103 @@
 import type { Form } from '@shared/api/forms';
-import type { Task } from '@shared/api/tasks';
-import { Alert, Form as AntForm, App, Button, Input, Modal, Select, Space, Table, Tag, Typography } from 'antd';
-import { useState } from 'react';
+import {
+  Alert,
+  Form as AntForm,
+  App,
+  Button,
+  Checkbox,
+  Input,
+  Modal,
+  Select,
+  Space,
+  Table,
+  Tag,
+  Typography,
+} from 'antd';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
-import { ApiError, api } from '../api';
-import { useApi } from '../use-api';
+import { map } from 'rxjs';
+import { v7 as uuidv7 } from 'uuid';
+import { useLive, useReplica } from '../data/replica-context';
+import type { TaskDocument } from '../data/schemas';
+import { useShortcut } from '../shortcuts';
+import { BatchCreateDialog } from './batch-create';
 
-/** Task list: filter by form, substring search, and creation of a task. */
+type ListedTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'updatedAt'>> & TaskDocument;
+
+/** Whether the task's title or description contains the words (case-insensitive substring, as the server searches). */
+export function matchesSearch(task: TaskDocument, query: string): boolean {
+  const needle = query.trim().toLocaleLowerCase();
+  if (!needle) return true;
+  return `${task.title ?? ''}\n${task.description ?? ''}`.toLocaleLowerCase().includes(needle);
+}
+
+/**
+ * Task list, read from the offline replica: filter by form, status and assignee, substring
+ * search, creation of a task (also offline) and batch creation from a pasted table.
+ */
 export function TasksPage() {
   const { t, i18n } = useTranslation();
   const { message } = App.useApp();
+  const { replica, status, me } = useReplica();
   const [params, setParams] = useSearchParams();
   const formId = params.get('formId') ?? undefined;
+  const statusId = params.get('statusId') ?? undefined;
+  const mine = params.get('mine') === '1';
   const [query, setQuery] = useState('');
   const [creating, setCreating] = useState(false);
+  const [batch, setBatch] = useState(false);
   const [createError, setCreateError] = useState<string>();
-  const forms = useApi<{ items: Form[] }>('/api/forms');
-  const path = query
-    ? `/api/tasks/search?q=${encodeURIComponent(query)}&limit=100`
-    : `/api/tasks?limit=100${formId ? `&formId=${formId}` : ''}`;
-  const tasks = useApi<{ items: Task[] }>(path);
-  const statusName = (task: Task) =>
-    forms.data?.items.find((f) => f.id === task.formId)?.statuses.find((s) => s.id === task.statusId)?.name ?? '';
+  const search = useRef<{ focus(): void }>(null);
+  useShortcut('/', () => search.current?.focus());
+  useShortcut('n', () => setCreating(true));
+
+  const forms = useLive(
+    (r) => r.db.forms.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as Form))),
+    [],
+  );
+  const tasks = useLive(
+    (r) =>
+      r.db.tasks
+        .find(formId ? { selector: { formId } } : {})
+        .$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as ListedTask))),
+    [formId],
+  );
+  const sortedForms = [...(forms ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+  const form = sortedForms.find((f) => f.id === formId);
+  const statusOf = (task: ListedTask) =>
+    forms?.find((f) => f.id === task.formId)?.statuses.find((s) => s.id === task.statusId);
+  const shown = (tasks ?? [])
+    .filter((task) => !statusId || task.statusId === statusId)
+    .filter((task) => !mine || task.assignees?.some((a) => a.userId === me?.user.id))
+    .filter((task) => matchesSearch(task, query))
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
+
+  const setFilter = (name: string, value: string | undefined) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    if (name === 'formId') next.delete('statusId');
+    setParams(next);
+  };
 
   const create = async (values: { title: string; description?: string }) => {
-    const targetForm = formId ?? forms.data?.items[0]?.id;
-    if (!targetForm) return;
+    const target = form ?? sortedForms[0];
+    const initial = target?.statuses.find((s) => s.initial) ?? target?.statuses[0];
+    if (!replica || !target || !initial) return;
     try {
-      await api('POST', '/api/tasks', {
-        formId: targetForm,
-        title: values.title,
+      await replica.createTask({
+        id: uuidv7(),
+        formId: target.id,
+        statusId: initial.id,
+        title: values.title.trim(),
         description: values.description ?? '',
       });
       setCreating(false);
       setCreateError(undefined);
-      message.success(t('tasks.created'));
-      tasks.reload();
+      message.success(status?.online ? t('tasks.created') : t('tasks.createdOffline'));
     } catch (caught) {
-      setCreateError(
-        caught instanceof ApiError && caught.problem.status > 0 ? caught.problem.detail : t('errors.network'),
-      );
+      setCreateError(caught instanceof Error ? caught.message : String(caught));
     }
   };
 
@@ -55,39 +112,57 @@ export function TasksPage() {
             aria-label={t('tasks.form')}
             style={{ width: 220 }}
             value={formId ?? ''}
-            onChange={(value: string) => setParams(value ? { formId: value } : {})}
+            onChange={(value: string) => setFilter('formId', value || undefined)}
             options={[
               { value: '', label: t('tasks.allForms') },
-              ...(forms.data?.items ?? []).map((f) => ({ value: f.id, label: f.name })),
+              ...sortedForms.map((f) => ({ value: f.id, label: f.name })),
             ]}
           />
+          {form && (
+            <Select
+              aria-label={t('tasks.status')}
+              style={{ width: 180 }}
+              value={statusId ?? ''}
+              onChange={(value: string) => setFilter('statusId', value || undefined)}
+              options={[
+                { value: '', label: t('tasks.allStatuses') },
+                ...form.statuses.map((s) => ({ value: s.id, label: s.name })),
+              ]}
+            />
+          )}
+          <Checkbox checked={mine} onChange={(event) => setFilter('mine', event.target.checked ? '1' : undefined)}>
+            {t('tasks.mine')}
+          </Checkbox>
           <Input.Search
+            ref={search as never}
             aria-label={t('tasks.search')}
             placeholder={t('tasks.search')}
             allowClear
             onSearch={setQuery}
             style={{ width: 300 }}
           />
-          <Button type="primary" onClick={() => setCreating(true)} disabled={!forms.data?.items.length}>
+          <Button onClick={() => setBatch(true)} disabled={!sortedForms.length || !status?.online}>
+            {t('batch.open')}
+          </Button>
+          <Button type="primary" onClick={() => setCreating(true)} disabled={!sortedForms.length}>
             {t('tasks.create')}
           </Button>
         </Space>
       </Space>
-      {tasks.error && <Alert type="error" title={tasks.error} role="alert" />}
-      <Table<Task>
+      <Table<ListedTask>
         rowKey="id"
         size="small"
-        loading={tasks.loading}
-        dataSource={tasks.data?.items ?? []}
-        locale={{ emptyText: t('tasks.empty') }}
-        pagination={{ pageSize: 50, hideOnSinglePage: true }}
+        loading={!tasks || (!status?.ready && shown.length === 0)}
+        dataSource={shown}
+        locale={{ emptyText: query ? t('tasks.nothingFound') : t('tasks.empty') }}
+        pagination={{ pageSize: 50, hideOnSinglePage: true, showSizeChanger: false }}
         columns={[
           {
             title: t('tasks.taskTitle'),
             dataIndex: 'title',
             render: (title: string, task) => <Link to={`/tasks/${task.id}`}>{title}</Link>,
           },
-          { title: t('tasks.status'), render: (_, task) => <Tag>{statusName(task)}</Tag>, width: 160 },
+          { title: t('tasks.status'), render: (_, task) => <Tag>{statusOf(task)?.name ?? ''}</Tag>, width: 160 },
           {
             title: t('tasks.updated'),
             dataIndex: 'updatedAt',
@@ -108,7 +183,7 @@ export function TasksPage() {
           <AntForm.Item
             name="title"
             label={t('tasks.taskTitle')}
-            rules={[{ required: true, message: t('errors.required') }]}
+            rules={[{ required: true, whitespace: true, message: t('errors.required') }]}
           >
             <Input autoFocus />
           </AntForm.Item>
@@ -123,6 +198,7 @@ export function TasksPage() {
           </Space>
         </AntForm>
       </Modal>
+      {batch && <BatchCreateDialog forms={sortedForms} formId={form?.id} onClose={() => setBatch(false)} />}
     </div>
   );
 }

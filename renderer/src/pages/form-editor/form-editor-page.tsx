@@ -1,11 +1,370 @@
-import { Typography } from 'antd';
+import type { Directory } from '@shared/api/directories';
+import type { Form, Workflow } from '@shared/api/forms';
+import type { Me, Role } from '@shared/api/identity';
+import {
+  Alert,
+  App,
+  Button,
+  Card,
+  Checkbox,
+  Col,
+  Flex,
+  Input,
+  Popconfirm,
+  Row,
+  Select,
+  Space,
+  Spin,
+  Tag,
+  Typography,
+  theme,
+} from 'antd';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link, useNavigate, useParams } from 'react-router';
+import { ApiError, api } from '../../api';
+import { useApi } from '../../use-api';
+import {
+  changes,
+  type Draft,
+  draftFromForm,
+  formRequest,
+  newDraft,
+  newField,
+  newStatus,
+  type PlacedProblems,
+  placeProblems,
+  workflowRequest,
+} from './draft';
+import { FieldsEditor } from './fields-editor';
+import { InlineProblems, problemText } from './problem-text';
+import { useUnsavedGuard } from './use-unsaved-guard';
+import { MovesMatrix, StatusesEditor } from './workflow-editor';
 
+/** `/forms/new` and `/forms/:formId/edit`; a new editor per form, so creating one starts editing it afresh. */
 export function FormEditorPage() {
+  const { formId } = useParams();
+  return <FormEditorLoader key={formId ?? 'new'} formId={formId} />;
+}
+
+/** Loads what the editor needs: the form (when editing), the caller's role, directories and roles. */
+function FormEditorLoader({ formId }: { formId: string | undefined }) {
   const { t } = useTranslation();
+  const form = useApi<Form>(formId ? `/api/forms/${formId}` : undefined);
+  const me = useApi<Me>('/api/auth/me');
+  const directories = useApi<{ items: Directory[] }>('/api/directories');
+  const roles = useApi<{ items: Role[] }>('/api/roles');
+  const failure = (formId ? form.error : undefined) ?? me.error;
+  if (failure) {
+    return (
+      <div style={{ padding: 16 }}>
+        <Link to="/forms">← {t('formEditor.back')}</Link>
+        <Alert type="error" title={failure} role="alert" style={{ marginTop: 12 }} />
+      </div>
+    );
+  }
+  if ((formId && !form.data) || !me.data) {
+    return (
+      <Flex justify="center" style={{ padding: 48 }}>
+        <Spin description={t('formEditor.loading')} />
+      </Flex>
+    );
+  }
   return (
-    <div style={{ padding: 24 }}>
-      <Typography.Title level={3}>{t('formEditor.title')}</Typography.Title>
+    <FormEditor
+      formId={formId}
+      initial={
+        form.data
+          ? draftFromForm(form.data)
+          : newDraft({
+              open: t('formEditor.defaultStatuses.open'),
+              working: t('formEditor.defaultStatuses.working'),
+              done: t('formEditor.defaultStatuses.done'),
+            })
+      }
+      readOnly={!me.data.user.isAdmin}
+      directories={directories.data?.items ?? (directories.error ? [] : undefined)}
+      roles={roles.data?.items ?? []}
+    />
+  );
+}
+
+interface EditorProps {
+  formId: string | undefined;
+  initial: Draft;
+  readOnly: boolean;
+  directories: Directory[] | undefined;
+  roles: Role[];
+}
+
+function FormEditor({ formId, initial, readOnly, directories, roles }: EditorProps) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const { token } = theme.useToken();
+  const navigate = useNavigate();
+  const [draft, setDraft] = useState(initial);
+  const [saved, setSaved] = useState(initial);
+  const [problems, setProblems] = useState<PlacedProblems>();
+  const [saving, setSaving] = useState(false);
+  const pending = changes(draft, saved);
+  const { allowNextLeave } = useUnsavedGuard(pending.any && !readOnly);
+
+  const edit = (patch: Partial<Draft>) => setDraft((current) => ({ ...current, ...patch }));
+
+  const fail = (caught: unknown, sent: Draft, moveKeys: Parameters<typeof placeProblems>[3]) => {
+    if (caught instanceof ApiError && caught.problem.status > 0) {
+      setProblems(placeProblems(caught.problem.detail, caught.problem.errors ?? [], sent, moveKeys));
+    } else {
+      setProblems(placeProblems(t('errors.network'), [], sent, moveKeys));
+    }
+  };
+
+  const save = async () => {
+    if (saving || readOnly) return;
+    setSaving(true);
+    const sent = draft;
+    const workflow = workflowRequest(sent);
+    try {
+      if (!formId) {
+        const created = await api<Form>('POST', '/api/forms', { ...formRequest(sent), ...workflow.body });
+        message.success(t('formEditor.created'));
+        allowNextLeave();
+        navigate(`/forms/${created.id}/edit`, { replace: true });
+        return;
+      }
+      // Statuses first: they may fail on their own (a status tasks are in), and each step that
+      // succeeds is kept, with the ids the server gave new rows, so a retry sends only the rest.
+      if (pending.workflow) {
+        const result = await api<Workflow>('PUT', `/api/forms/${formId}/statuses`, workflow.body);
+        const ids = new Map(sent.statuses.map((status, index) => [status.key, result.statuses[index]?.id]));
+        const withIds = (statuses: Draft['statuses']) =>
+          statuses.map((status) => ({ ...status, id: status.id ?? ids.get(status.key) }));
+        setDraft((current) => ({ ...current, statuses: withIds(current.statuses) }));
+        setSaved((current) => ({ ...current, statuses: withIds(sent.statuses), moves: sent.moves }));
+      }
+      if (pending.form) {
+        const result = await api<Form>('PATCH', `/api/forms/${formId}`, formRequest(sent));
+        const ids = new Map(sent.fields.map((field, index) => [field.key, result.fields[index]?.id]));
+        const withIds = (fields: Draft['fields']) =>
+          fields.map((field) => ({ ...field, id: field.id ?? ids.get(field.key) }));
+        setDraft((current) => ({ ...current, fields: withIds(current.fields) }));
+        setSaved((current) => ({
+          ...current,
+          name: sent.name,
+          qr_generation_enabled: sent.qr_generation_enabled,
+          visibleRoleIds: sent.visibleRoleIds,
+          fields: withIds(sent.fields),
+        }));
+      }
+      setProblems(undefined);
+      message.success(t('formEditor.saved'));
+    } catch (caught) {
+      fail(caught, sent, workflow.moveKeys);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const remove = async () => {
+    try {
+      await api('DELETE', `/api/forms/${formId}`);
+      message.success(t('formEditor.removed'));
+      allowNextLeave();
+      navigate('/forms');
+    } catch (caught) {
+      fail(caught, draft, []);
+    }
+  };
+
+  // Ctrl+S / ⌘S saves, as in desktop editors.
+  const saveRef = useRef(save);
+  saveRef.current = save;
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') {
+        event.preventDefault();
+        void saveRef.current();
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, []);
+
+  const unplaced = [...(problems?.workflow ?? []), ...(problems?.other ?? [])];
+  return (
+    <div style={{ padding: '0 16px 16px' }}>
+      <Flex
+        justify="space-between"
+        align="center"
+        wrap
+        gap={8}
+        style={{
+          position: 'sticky',
+          top: 0,
+          zIndex: 10,
+          padding: '10px 0',
+          background: token.colorBgLayout,
+        }}
+      >
+        <Space size={12} align="center" wrap>
+          <Link to="/forms">← {t('formEditor.back')}</Link>
+          <Typography.Title level={4} style={{ margin: 0 }}>
+            {formId ? t('formEditor.editTitle', { name: saved.name }) : t('formEditor.newTitle')}
+          </Typography.Title>
+          {pending.any && !readOnly && <Tag color="warning">{t('formEditor.unsaved')}</Tag>}
+        </Space>
+        <Space>
+          {formId && !readOnly && (
+            <Popconfirm
+              title={t('formEditor.removeConfirm')}
+              okText={t('formEditor.remove')}
+              okButtonProps={{ danger: true }}
+              cancelText={t('formEditor.cancel')}
+              onConfirm={remove}
+            >
+              <Button danger disabled={saving}>
+                {t('formEditor.remove')}
+              </Button>
+            </Popconfirm>
+          )}
+          <Button
+            disabled={!pending.any || saving || readOnly}
+            onClick={() => {
+              setDraft(saved);
+              setProblems(undefined);
+            }}
+          >
+            {t('formEditor.discard')}
+          </Button>
+          <Button
+            type="primary"
+            loading={saving}
+            disabled={readOnly || (formId !== undefined && !pending.any)}
+            onClick={() => void save()}
+          >
+            {t('formEditor.save')}
+          </Button>
+        </Space>
+      </Flex>
+      {readOnly && <Alert type="info" title={t('formEditor.notAdmin')} style={{ marginBottom: 12 }} />}
+      {problems && (
+        <Alert
+          type="error"
+          role="alert"
+          data-testid="save-problem"
+          title={problems.detail}
+          description={
+            unplaced.length > 0 ? (
+              <ul style={{ margin: 0, paddingLeft: 18 }}>
+                {unplaced.map((error) => (
+                  <li key={error.pointer + error.code}>
+                    {problemText(t, error)} <Typography.Text type="secondary">({error.detail})</Typography.Text>
+                  </li>
+                ))}
+              </ul>
+            ) : undefined
+          }
+          closable={{ onClose: () => setProblems(undefined) }}
+          style={{ marginBottom: 12 }}
+        />
+      )}
+      <Card size="small" title={t('formEditor.settings')} style={{ marginBottom: 12 }}>
+        <Flex wrap gap={16} align="flex-start">
+          <div style={{ width: 360 }}>
+            <Typography.Text type="secondary">{t('formEditor.name')}</Typography.Text>
+            <Input
+              aria-label={t('formEditor.name')}
+              placeholder={t('formEditor.namePlaceholder')}
+              value={draft.name}
+              maxLength={200}
+              disabled={readOnly}
+              status={problems?.formName ? 'error' : undefined}
+              onChange={(event) => edit({ name: event.target.value })}
+            />
+            <InlineProblems errors={[problems?.formName]} />
+          </div>
+          <div style={{ width: 360 }}>
+            <Typography.Text type="secondary">{t('formEditor.visibleRoles')}</Typography.Text>
+            <Select
+              mode="multiple"
+              aria-label={t('formEditor.visibleRoles')}
+              placeholder={t('formEditor.everyone')}
+              value={draft.visibleRoleIds}
+              disabled={readOnly}
+              allowClear
+              showSearch={{ optionFilterProp: 'label' }}
+              onChange={(visibleRoleIds: string[]) => edit({ visibleRoleIds })}
+              options={roles.map((role) => ({ value: role.id, label: role.name }))}
+              style={{ width: '100%' }}
+            />
+          </div>
+          <Checkbox
+            style={{ marginTop: 24 }}
+            checked={draft.qr_generation_enabled}
+            disabled={readOnly}
+            onChange={(event) => edit({ qr_generation_enabled: event.target.checked })}
+          >
+            {t('formEditor.qr')}
+          </Checkbox>
+        </Flex>
+      </Card>
+      <Card
+        size="small"
+        title={t('formEditor.fields')}
+        style={{ marginBottom: 12 }}
+        extra={
+          <Button size="small" disabled={readOnly} onClick={() => edit({ fields: [...draft.fields, newField()] })}>
+            + {t('formEditor.addField')}
+          </Button>
+        }
+      >
+        <FieldsEditor
+          fields={draft.fields}
+          onChange={(fields) => edit({ fields })}
+          directories={directories}
+          problems={problems?.fields ?? {}}
+          readOnly={readOnly}
+        />
+      </Card>
+      <Row gutter={[12, 12]}>
+        <Col xs={24} xl={10}>
+          <Card
+            size="small"
+            title={t('formEditor.statuses')}
+            extra={
+              <Button
+                size="small"
+                disabled={readOnly}
+                onClick={() => edit({ statuses: [...draft.statuses, newStatus()] })}
+              >
+                + {t('formEditor.addStatus')}
+              </Button>
+            }
+          >
+            <StatusesEditor
+              statuses={draft.statuses}
+              onChange={(statuses) => {
+                // Moves of a removed status go with it.
+                const keys = new Set(statuses.map((status) => status.key));
+                edit({ statuses, moves: draft.moves.filter((move) => keys.has(move.from) && keys.has(move.to)) });
+              }}
+              problems={problems?.statuses ?? {}}
+              readOnly={readOnly}
+            />
+          </Card>
+        </Col>
+        <Col xs={24} xl={14}>
+          <Card size="small" title={t('formEditor.moves')}>
+            <MovesMatrix
+              statuses={draft.statuses}
+              moves={draft.moves}
+              onChange={(moves) => edit({ moves })}
+              problems={problems?.moves ?? {}}
+              readOnly={readOnly}
+            />
+          </Card>
+        </Col>
+      </Row>
     </div>
   );
 }

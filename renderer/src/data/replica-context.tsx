@@ -1,0 +1,128 @@
+import type { Me } from '@shared/api/identity';
+import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
+import type { Observable } from 'rxjs';
+import { ApiError, api, onTokens, refreshSession, storedTokens } from '../api';
+import type { Replica, ReplicaStatus } from './replica';
+import { browserReplicaStorage } from './storage';
+
+const ME_KEY = 'orbita.me';
+
+interface ReplicaState {
+  replica?: Replica;
+  status?: ReplicaStatus;
+  /** Who is signed in (remembered, so the app opens offline). */
+  me?: Me;
+  /** The replica could not be opened. */
+  error?: string;
+}
+
+const ReplicaContext = createContext<ReplicaState>({});
+
+/** The signed-in user: from the server, or as remembered when it cannot be reached. */
+async function whoAmI(): Promise<Me | undefined> {
+  try {
+    const me = await api<Me>('GET', '/api/auth/me');
+    localStorage.setItem(ME_KEY, JSON.stringify(me));
+    return me;
+  } catch (caught) {
+    if (caught instanceof ApiError && caught.problem.status === 0) {
+      const remembered = localStorage.getItem(ME_KEY);
+      return remembered ? (JSON.parse(remembered) as Me) : undefined;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Opens the signed-in user's replica and keeps it while the session lasts; closes it on sign-out.
+ * Screens read lists and tasks from it, so they work with the network cut.
+ */
+export function ReplicaProvider({
+  children,
+  storage = browserReplicaStorage,
+}: {
+  children: ReactNode;
+  storage?: () => import('rxdb').RxStorage<unknown, unknown>;
+}) {
+  const [state, setState] = useState<ReplicaState>({});
+  const [session, setSession] = useState(() => storedTokens()?.refreshToken);
+  const storageRef = useRef(storage);
+
+  useEffect(
+    () =>
+      // A new session (sign-in) opens a replica; its end (sign-out) closes it. Refreshes keep it.
+      onTokens((tokens) => {
+        if (!tokens) setSession(undefined);
+        else setSession((current) => current ?? tokens.refreshToken);
+      }),
+    [],
+  );
+
+  useEffect(() => {
+    if (!session) return;
+    let opened: Replica | undefined;
+    let closed = false;
+    const subscriptions: { unsubscribe(): void }[] = [];
+    void (async () => {
+      const me = await whoAmI();
+      if (closed || !me) return;
+      setState({ me });
+      try {
+        const { Replica } = await import('./replica');
+        const replica = await Replica.open({
+          userId: me.user.id,
+          storage: storageRef.current(),
+          accessToken: () => storedTokens()?.accessToken,
+          reauthenticate: async () => (await refreshSession())?.accessToken,
+          memory: {
+            get: (key) => localStorage.getItem(key),
+            set: (key, value) => localStorage.setItem(key, value),
+          },
+          window,
+        });
+        if (closed) return void replica.close();
+        opened = replica;
+        subscriptions.push(replica.status$.subscribe((status) => setState({ me, replica, status })));
+      } catch (caught) {
+        if (!closed) setState({ me, error: caught instanceof Error ? caught.message : String(caught) });
+      }
+    })();
+    return () => {
+      closed = true;
+      for (const subscription of subscriptions) subscription.unsubscribe();
+      void opened?.close();
+      setState({});
+    };
+  }, [session]);
+
+  return <ReplicaContext.Provider value={state}>{children}</ReplicaContext.Provider>;
+}
+
+export function useReplica(): ReplicaState {
+  return useContext(ReplicaContext);
+}
+
+/**
+ * The latest value of a live query of the replica; `make` builds the observable from the replica
+ * and is rebuilt when `deps` change. Undefined until the first value (or without a replica).
+ */
+export function useLive<T>(
+  make: (replica: Replica) => Observable<T> | undefined,
+  deps: readonly unknown[],
+): T | undefined {
+  const { replica } = useReplica();
+  const [value, setValue] = useState<{ of: unknown; value: T }>();
+  const makeRef = useRef(make);
+  makeRef.current = make;
+  const key = JSON.stringify(deps);
+  // `key` stands for `deps`.
+  useEffect(() => {
+    if (!replica) return;
+    const observable = makeRef.current(replica);
+    if (!observable) return;
+    const subscription = observable.subscribe((next) => setValue({ of: key, value: next }));
+    return () => subscription.unsubscribe();
+  }, [replica, key]);
+  // A value of earlier deps is not shown for the new ones.
+  return value && value.of === key ? value.value : undefined;
+}

@@ -1,0 +1,193 @@
+import type { LostEdit } from '@shared/sync';
+import type { RxStorage } from 'rxdb';
+import { BehaviorSubject } from 'rxjs';
+import { io, type Socket } from 'socket.io-client';
+import { createOrbitaDatabase, type OrbitaDatabase, type ReplicaSync, startReplicaSync } from './database';
+import type { TaskDocument } from './schemas';
+
+export interface ReplicaStatus {
+  /** Connected to the server's sync stream. */
+  online: boolean;
+  /** The first pull since opening has finished (lists are complete). */
+  ready: boolean;
+  /** Tasks changed on this device and not yet accepted by the server. */
+  pending: number;
+  /** The server ended the session: replication stopped until the next sign-in. */
+  signedOut: boolean;
+}
+
+/** Remembered per user across restarts: what is waiting to be sent, and edits the server did not keep. */
+interface Memory {
+  get(key: string): string | null;
+  set(key: string, value: string): void;
+}
+
+export interface OpenReplicaOptions {
+  userId: string;
+  /** The server (empty: this page's origin). */
+  serverUrl?: string;
+  storage: RxStorage<unknown, unknown>;
+  accessToken: () => string | undefined;
+  reauthenticate: () => Promise<string | undefined>;
+  memory?: Memory;
+  /** Follow the browser's online/offline events (the window's network). */
+  window?: Pick<Window, 'addEventListener' | 'removeEventListener'> & { navigator: { onLine: boolean } };
+}
+
+const MAX_LOST = 200;
+
+/**
+ * The signed-in user's offline replica: the RxDB database, its replication over `/sync`, and what
+ * the interface shows about it — connection, changes waiting to be sent, and offline edits the
+ * server did not keep.
+ */
+export class Replica {
+  readonly status$: BehaviorSubject<ReplicaStatus>;
+  readonly lost$: BehaviorSubject<LostEdit[]>;
+  private readonly pending: Set<string>;
+  private readonly cleanups: (() => void)[] = [];
+
+  private constructor(
+    readonly db: OrbitaDatabase,
+    readonly socket: Socket,
+    readonly sync: ReplicaSync,
+    private readonly userId: string,
+    private readonly memory: Memory | undefined,
+  ) {
+    this.pending = new Set(this.recall<string[]>('pending', []));
+    this.lost$ = new BehaviorSubject(this.recall<LostEdit[]>('lost', []));
+    this.status$ = new BehaviorSubject<ReplicaStatus>({
+      online: socket.connected,
+      ready: false,
+      pending: this.pending.size,
+      signedOut: false,
+    });
+  }
+
+  static async open(options: OpenReplicaOptions): Promise<Replica> {
+    const db = await createOrbitaDatabase({ name: `orbita-${options.userId.toLowerCase()}`, storage: options.storage });
+    const socket = io(`${options.serverUrl ?? ''}/sync`, {
+      // Read at every (re)connect, so a refreshed token is used.
+      auth: (send) => send({ token: options.accessToken() }),
+      transports: ['websocket'],
+      autoConnect: false,
+    });
+    let replica: Replica | undefined;
+    const sync = startReplicaSync(db, socket, {
+      onLostEdits: (lost) => replica?.remember(lost),
+      onPushed: (collection, ids) => {
+        if (collection === 'tasks') replica?.pushed(ids);
+      },
+      onSignedOut: () => replica?.update({ signedOut: true, online: false }),
+      reauthenticate: options.reauthenticate,
+    });
+    replica = new Replica(db, socket, sync, options.userId, options.memory);
+    replica.watch(options.window);
+    if (!options.window || options.window.navigator.onLine) socket.connect();
+    return replica;
+  }
+
+  private watch(window: OpenReplicaOptions['window']): void {
+    const { socket } = this;
+    const connected = () => this.update({ online: true });
+    const disconnected = () => this.update({ online: false });
+    socket.on('connect', connected);
+    socket.on('disconnect', disconnected);
+    this.cleanups.push(() => {
+      socket.off('connect', connected);
+      socket.off('disconnect', disconnected);
+    });
+    if (window) {
+      // The browser knows at once when the network goes; the socket's heartbeat would take a minute.
+      const offline = () => socket.disconnect();
+      const online = () => socket.connect();
+      window.addEventListener('offline', offline);
+      window.addEventListener('online', online);
+      this.cleanups.push(() => {
+        window.removeEventListener('offline', offline);
+        window.removeEventListener('online', online);
+      });
+    }
+    void this.sync.awaitInitial().then(
+      () => this.update({ ready: true }),
+      () => undefined,
+    );
+  }
+
+  private update(change: Partial<ReplicaStatus>): void {
+    this.status$.next({ ...this.status$.value, ...change });
+  }
+
+  private recall<T>(name: string, fallback: T): T {
+    try {
+      const raw = this.memory?.get(`orbita.replica.${this.userId}.${name}`);
+      return raw ? (JSON.parse(raw) as T) : fallback;
+    } catch {
+      return fallback;
+    }
+  }
+
+  private keep(name: string, value: unknown): void {
+    this.memory?.set(`orbita.replica.${this.userId}.${name}`, JSON.stringify(value));
+  }
+
+  private savePending(): void {
+    this.keep('pending', [...this.pending]);
+    this.update({ pending: this.pending.size });
+  }
+
+  private pushed(ids: string[]): void {
+    for (const id of ids) this.pending.delete(id);
+    this.savePending();
+  }
+
+  private remember(lost: LostEdit[]): void {
+    const next = [...this.lost$.value, ...lost].slice(-MAX_LOST);
+    this.keep('lost', next);
+    this.lost$.next(next);
+  }
+
+  /** Forgets the lost edits of one task (the user has seen them). */
+  dismissLost(taskId: string): void {
+    const next = this.lost$.value.filter((edit) => edit.id !== taskId);
+    this.keep('lost', next);
+    this.lost$.next(next);
+  }
+
+  /** Creates a task on this device; it reaches the server with the next push. */
+  async createTask(task: Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title'>> & TaskDocument) {
+    const now = new Date().toISOString();
+    this.pending.add(task.id);
+    this.savePending();
+    await this.db.tasks.insert({
+      description: '',
+      fields: {},
+      labels: {},
+      assignees: [],
+      createdBy: this.userId,
+      createdAt: now,
+      updatedAt: now,
+      ...task,
+    });
+  }
+
+  /** Changes a task on this device (fields merge into its values); it reaches the server with the next push. */
+  async changeTask(id: string, change: Partial<Pick<TaskDocument, 'title' | 'description' | 'statusId' | 'fields'>>) {
+    const doc = await this.db.tasks.findOne(id).exec();
+    if (!doc) throw new Error(`Task ${id} is not in the replica`);
+    this.pending.add(id);
+    this.savePending();
+    await doc.incrementalModify((current: TaskDocument) => ({
+      ...current,
+      ...change,
+      fields: change.fields ? { ...current.fields, ...change.fields } : current.fields,
+    }));
+  }
+
+  async close(): Promise<void> {
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    await this.sync.cancel();
+    this.socket.close();
+    await this.db.close();
+  }
+}

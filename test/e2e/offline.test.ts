@@ -1,0 +1,139 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { apiInPage, chromiumAvailable, launchChromium, registeredPage, saveScreenshot } from '../helpers/browser';
+
+const available = chromiumAvailable();
+let t: TestApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!available) return;
+  t = await startTestApp({ config: { syncPollMs: 100 } });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+/** Calls the API from the test (outside the browser, whose network may be cut) with the page's session. */
+async function serverCall(page: Page, method: string, path: string, body?: unknown) {
+  const { accessToken } = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string) as {
+    accessToken: string;
+  };
+  const response = await fetch(`${t.url}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+async function arrange(page: Page) {
+  const form = (await apiInPage(page, 'POST', '/api/forms', {
+    name: 'Inspections',
+    fields: [
+      { name: 'Note', type: 'text' },
+      { name: 'Reading', type: 'number' },
+    ],
+  })) as { id: string; fields: { id: string; name: string }[]; statuses: { id: string; name: string }[] };
+  const task = (await apiInPage(page, 'POST', '/api/tasks', { formId: form.id, title: 'Boiler room' })) as {
+    id: string;
+  };
+  const field = (name: string) => form.fields.find((f) => f.name === name)?.id as string;
+  return { form, task, note: field('Note'), reading: field('Reading') };
+}
+
+describe.skipIf(!available)('working offline in the browser', { timeout: 120_000 }, () => {
+  it('keeps lists and the task page usable with the network cut, and sends the edits when it is back', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Rail Depot',
+      name: 'Pavel',
+      email: 'pavel@example.org',
+    });
+    const { task, note, reading } = await arrange(page);
+    await page.goto(`${t.url}/tasks/${task.id}`);
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    await page.getByTestId('history-entry').or(page.getByText('No changes yet')).first().waitFor();
+
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    expect(await page.getByTestId('offline-banner').textContent()).toContain('cannot be reached');
+    await page.getByLabel('Note').fill('Checked on the train');
+    await page.getByLabel('Reading').fill('12 345,50');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved on this device').waitFor();
+    await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 1' }).waitFor();
+    // The number is normalised here as the server would.
+    expect(await page.getByLabel('Reading').inputValue()).toBe('12345.5');
+    expect(await page.getByText('Available when connected to the server').count()).toBeGreaterThan(0);
+    await saveScreenshot(page, 'task-offline');
+
+    // The task list reads the replica, and a task can be created without the network.
+    await page.getByRole('menuitem', { name: 'Tasks' }).click();
+    await page.getByRole('link', { name: 'Boiler room' }).waitFor();
+    await page.getByRole('button', { name: 'New task' }).click();
+    await page.getByLabel('Task title').fill('Written offline');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('link', { name: 'Written offline' }).waitFor();
+    await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 2' }).waitFor();
+    // Nothing reached the server yet.
+    const before = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
+    expect((before.body.fields as Record<string, unknown>)[note]).toBeUndefined();
+
+    await context.setOffline(false);
+    await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
+    await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    const after = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
+    expect(after.body.fields).toMatchObject({ [note]: 'Checked on the train', [reading]: '12345.5' });
+    const search = await serverCall(page, 'GET', '/api/tasks/search?q=Written%20offline');
+    expect((search.body.items as { title: string }[]).map((item) => item.title)).toEqual(['Written offline']);
+    await saveScreenshot(page, 'tasks');
+    await context.close();
+  });
+
+  it('shows on the task which offline edit lost to a change made on the server meanwhile', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Night Shift',
+      name: 'Olga',
+      email: 'olga@example.org',
+    });
+    const { task, note, reading } = await arrange(page);
+    await page.goto(`${t.url}/tasks/${task.id}`);
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByLabel('Note').fill('Valve replaced');
+    await page.getByLabel('Reading').fill('7');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved on this device').waitFor();
+    // Meanwhile a colleague changes the note on the server.
+    const theirs = await serverCall(page, 'PATCH', `/api/tasks/${task.id}`, { fields: { [note]: 'Valve ordered' } });
+    expect(theirs.status).toBe(200);
+
+    await context.setOffline(false);
+    const lost = page.getByTestId('lost-edit');
+    await lost.waitFor();
+    expect(await lost.textContent()).toContain('Note');
+    expect(await lost.textContent()).toContain('your value "Valve replaced"');
+    expect(await lost.textContent()).toContain('kept "Valve ordered"');
+    // The field shows what the server kept; the edit nobody else touched went through.
+    await page.waitForFunction(
+      () => (document.querySelector('input[aria-label="Note"]') as HTMLInputElement | null)?.value === 'Valve ordered',
+    );
+    // The server answered the push: nothing is left waiting.
+    await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    const after = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
+    expect(after.body.fields).toMatchObject({ [note]: 'Valve ordered', [reading]: '7' });
+    await saveScreenshot(page, 'task-conflict');
+
+    await page.getByRole('button', { name: 'Got it' }).click();
+    await lost.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    expect(await page.getByTestId('lost-edit').count()).toBe(0);
+    await context.close();
+  });
+});
