@@ -75,6 +75,11 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     await page.getByRole('link', { name: 'Boiler room' }).waitFor();
     await page.getByRole('button', { name: 'New task' }).click();
     await page.getByLabel('Task title').fill('Written offline');
+    // The dialog offers the form's fields, typed.
+    await page.getByRole('dialog').getByLabel('Reading').fill('not a number');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByText('Enter a number').waitFor();
+    await page.getByRole('dialog').getByLabel('Reading').fill('5,5');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('link', { name: 'Written offline' }).waitFor();
     await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 2' }).waitFor();
@@ -88,7 +93,9 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     const after = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
     expect(after.body.fields).toMatchObject({ [note]: 'Checked on the train', [reading]: '12345.5' });
     const search = await serverCall(page, 'GET', '/api/tasks/search?q=Written%20offline');
-    expect((search.body.items as { title: string }[]).map((item) => item.title)).toEqual(['Written offline']);
+    const created = search.body.items as { title: string; fields: Record<string, unknown> }[];
+    expect(created.map((item) => item.title)).toEqual(['Written offline']);
+    expect(created[0]?.fields[reading]).toBe('5.5');
     await saveScreenshot(page, 'tasks');
     await context.close();
   });

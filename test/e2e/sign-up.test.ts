@@ -78,7 +78,7 @@ describe.skipIf(!available)('forms and tasks in the browser', { timeout: 90_000 
     await page.getByRole('cell', { name: 'Fix the turbine bearing' }).waitFor();
     await page.getByLabel('Search titles and descriptions').fill('no such words');
     await page.getByLabel('Search titles and descriptions').press('Enter');
-    await page.getByText('No tasks').waitFor();
+    await page.getByText('Nothing found').waitFor();
     await context.close();
   });
 });

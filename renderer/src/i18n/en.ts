@@ -76,6 +76,7 @@ export const en: Strings = {
     createdOffline: 'The task was created on this device and will be sent when the connection is back',
     allStatuses: 'All statuses',
     mine: 'Mine',
+    newTaskForm: 'Form of the new task',
     nothingFound: 'Nothing found',
   },
   batch: {

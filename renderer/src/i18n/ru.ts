@@ -76,6 +76,7 @@ export const ru = {
     createdOffline: 'Задача создана на этом устройстве и будет отправлена при подключении',
     allStatuses: 'Все статусы',
     mine: 'Мои',
+    newTaskForm: 'Форма новой задачи',
     nothingFound: 'Ничего не найдено',
   },
   batch: {

@@ -1,22 +1,6 @@
-import type { Form, FormField } from '@shared/api/forms';
-import { normalizeNumber } from '@shared/number';
+import type { Form } from '@shared/api/forms';
 import type { LostEdit } from '@shared/sync';
-import {
-  Alert,
-  Form as AntForm,
-  App,
-  Button,
-  Card,
-  Checkbox,
-  DatePicker,
-  Input,
-  List,
-  Select,
-  Space,
-  Spin,
-  Typography,
-} from 'antd';
-import dayjs from 'dayjs';
+import { Alert, Form as AntForm, App, Button, Card, Input, List, Select, Space, Spin, Typography } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
@@ -26,6 +10,7 @@ import { useLive, useReplica } from '../data/replica-context';
 import type { TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
+import { EDITABLE, FieldInput, shownValue, storedValue, usePeople } from './field-input';
 
 interface HistoryEntry {
   id: string;
@@ -40,115 +25,8 @@ interface Message {
   createdAt: string;
 }
 
-interface People {
-  users: { value: string; label: string }[];
-  roles: { value: string; label: string }[];
-  labels: { users: string; roles: string };
-}
-
-/** Rows of the field's directory (from the replica), labelled by `displayColumn` or the tree display column. */
-function TableFieldInput({ field, ...control }: { field: FormField } & Record<string, unknown>) {
-  const directoryId = field.directoryId ?? '';
-  const directory = useLive(
-    (r) =>
-      r.db.directories
-        .findOne(directoryId)
-        .$.pipe(
-          map(
-            (doc) => doc?.toJSON() as { columns: { name: string }[]; tree_display_column_index?: number } | undefined,
-          ),
-        ),
-    [directoryId],
-  );
-  const rows = useLive(
-    (r) =>
-      r.db.directory_rows
-        .find({ selector: { directoryId } })
-        .$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as { id: string; cells: unknown[] }))),
-    [directoryId],
-  );
-  const named = directory?.columns.findIndex((c) => c.name.toLowerCase() === (field.displayColumn ?? '').toLowerCase());
-  const index = named !== undefined && named >= 0 ? named : (directory?.tree_display_column_index ?? 0);
-  return (
-    <Select
-      {...control}
-      aria-label={field.name}
-      allowClear
-      showSearch={{ optionFilterProp: 'label' }}
-      mode={field.allow_multiple ? 'multiple' : undefined}
-      loading={!rows}
-      options={(rows ?? [])
-        .map((row) => ({ value: row.id, label: String(row.cells[index] ?? '') }))
-        .sort((a, b) => a.label.localeCompare(b.label))}
-    />
-  );
-}
-
-/**
- * An editor for a value of the field's type; the server normalises what is saved. Form.Item hands
- * `value`/`checked` and `onChange` to this component, which passes them to the control.
- */
-function FieldInput({ field, people, ...control }: { field: FormField; people: People } & Record<string, unknown>) {
-  switch (field.type) {
-    case 'table':
-      return <TableFieldInput {...control} field={field} />;
-    case 'user':
-      // Values are `user:<id>` or `role:<id>`; a role stands for its current members.
-      return (
-        <Select
-          {...control}
-          aria-label={field.name}
-          allowClear
-          showSearch={{ optionFilterProp: 'label' }}
-          mode={field.allow_multiple ? 'multiple' : undefined}
-          options={[
-            { label: people.labels.users, title: people.labels.users, options: people.users },
-            { label: people.labels.roles, title: people.labels.roles, options: people.roles },
-          ]}
-        />
-      );
-    case 'number':
-      return <Input {...control} inputMode="decimal" aria-label={field.name} />;
-    case 'date':
-      return <DatePicker {...control} aria-label={field.name} format="YYYY-MM-DD" />;
-    case 'checkbox':
-      return <Checkbox {...control} aria-label={field.name} />;
-    case 'select':
-      return (
-        <Select
-          {...control}
-          aria-label={field.name}
-          allowClear
-          mode={field.allow_multiple ? 'multiple' : undefined}
-          options={(field.options ?? []).map((option) => ({ value: option, label: option }))}
-        />
-      );
-    default:
-      return <Input {...control} aria-label={field.name} />;
-  }
-}
-
-const EDITABLE = new Set(['text', 'number', 'date', 'checkbox', 'select', 'user', 'table']);
-
 type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'fields' | 'assignees'>> &
   TaskDocument;
-
-/** A value as the form shows it, e.g. a date as dayjs. */
-function shownValue(field: FormField, value: unknown): unknown {
-  if (field.type === 'date' && value) return dayjs(String(value));
-  return value;
-}
-
-/** A value as stored: dates as `YYYY-MM-DD`, numbers normalised as the server does (SPEC §2.4). */
-export function storedValue(field: FormField, value: unknown): { value: unknown } | { invalid: true } {
-  if (value === undefined || value === null || value === '') return { value: null };
-  if (dayjs.isDayjs(value)) return { value: value.format('YYYY-MM-DD') };
-  if (field.type === 'number') {
-    const normalized = normalizeNumber(value as string | number);
-    return normalized === undefined ? { invalid: true } : { value: normalized };
-  }
-  return { value };
-}
 
 /** Offline edits of this task that the server did not keep, with what it kept instead. */
 function LostEdits({ taskId, form }: { taskId: string; form: Form }) {
@@ -216,14 +94,6 @@ export function TaskPage() {
     (r) => r.db.forms.findOne(formId).$.pipe(map((doc) => (doc ? (doc.toJSON() as unknown as Form) : null))),
     [formId],
   );
-  const users = useLive(
-    (r) => r.db.users.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as { id: string; name: string }))),
-    [],
-  );
-  const roles = useLive(
-    (r) => r.db.roles.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as { id: string; name: string }))),
-    [],
-  );
   // Server-side records, shown while connected; reloaded whenever the server's copy of the task changes.
   const serverVersion = online ? task?.updatedAt : undefined;
   const history = useApi<{ items: HistoryEntry[] }>(serverVersion ? `/api/tasks/${taskId}/history` : undefined);
@@ -238,16 +108,8 @@ export function TaskPage() {
     reloadHistory();
     reloadAudit();
   }, [serverVersion, reloadHistory, reloadAudit]);
-  const people: People = {
-    users: [...(users ?? [])]
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .map((u) => ({ value: `user:${u.id}`, label: u.name })),
-    roles: [...(roles ?? [])]
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .map((r) => ({ value: `role:${r.id}`, label: r.name })),
-    labels: { users: t('task.users'), roles: t('task.roles') },
-  };
-  const userName = (id: string) => users?.find((u) => u.id === id)?.name ?? id;
+  const people = usePeople();
+  const { userName } = people;
   const [error, setError] = useState<string>();
   const [draft, setDraft] = useState('');
   const [editor] = AntForm.useForm();

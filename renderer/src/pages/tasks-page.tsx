@@ -22,6 +22,7 @@ import { useLive, useReplica } from '../data/replica-context';
 import type { TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { BatchCreateDialog } from './batch-create';
+import { EDITABLE, FieldInput, storedValue, usePeople } from './field-input';
 
 type ListedTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'updatedAt'>> & TaskDocument;
 
@@ -48,6 +49,9 @@ export function TasksPage() {
   const [creating, setCreating] = useState(false);
   const [batch, setBatch] = useState(false);
   const [createError, setCreateError] = useState<string>();
+  const [creator] = AntForm.useForm();
+  const [createFormId, setCreateFormId] = useState<string>();
+  const people = usePeople();
   const search = useRef<{ focus(): void }>(null);
   useShortcut('/', () => search.current?.focus());
   useShortcut('n', () => setCreating(true));
@@ -81,17 +85,29 @@ export function TasksPage() {
     setParams(next);
   };
 
-  const create = async (values: { title: string; description?: string }) => {
-    const target = form ?? sortedForms[0];
+  const target = sortedForms.find((f) => f.id === (createFormId ?? formId)) ?? sortedForms[0];
+  const targetFields = (target?.fields ?? []).filter((f) => EDITABLE.has(f.type));
+  const create = async ({
+    title,
+    description,
+    ...values
+  }: { title: string; description?: string } & Record<string, unknown>) => {
     const initial = target?.statuses.find((s) => s.initial) ?? target?.statuses[0];
     if (!replica || !target || !initial) return;
+    const fields: Record<string, unknown> = {};
+    for (const field of targetFields) {
+      const stored = storedValue(field, values[field.id]);
+      if ('invalid' in stored) return creator.setFields([{ name: field.id, errors: [t('task.notANumber')] }]);
+      if (stored.value !== null) fields[field.id] = stored.value;
+    }
     try {
       await replica.createTask({
         id: uuidv7(),
         formId: target.id,
         statusId: initial.id,
-        title: values.title.trim(),
-        description: values.description ?? '',
+        title: title.trim(),
+        description: description ?? '',
+        fields,
       });
       setCreating(false);
       setCreateError(undefined);
@@ -175,11 +191,22 @@ export function TasksPage() {
         title={t('tasks.create')}
         open={creating}
         onCancel={() => setCreating(false)}
+        afterOpenChange={(open) => {
+          if (!open) setCreateFormId(undefined);
+        }}
         footer={null}
         destroyOnHidden
       >
         {createError && <Alert type="error" title={createError} role="alert" style={{ marginBottom: 12 }} />}
-        <AntForm layout="vertical" onFinish={create}>
+        <AntForm form={creator} layout="vertical" onFinish={create}>
+          <AntForm.Item label={t('tasks.form')}>
+            <Select
+              aria-label={t('tasks.newTaskForm')}
+              value={target?.id}
+              onChange={(value: string) => setCreateFormId(value)}
+              options={sortedForms.map((f) => ({ value: f.id, label: f.name }))}
+            />
+          </AntForm.Item>
           <AntForm.Item
             name="title"
             label={t('tasks.taskTitle')}
@@ -190,6 +217,21 @@ export function TasksPage() {
           <AntForm.Item name="description" label={t('tasks.description')}>
             <Input.TextArea rows={3} />
           </AntForm.Item>
+          {targetFields.map((field) => (
+            <AntForm.Item
+              key={field.id}
+              name={field.id}
+              label={field.name}
+              valuePropName={field.type === 'checkbox' ? 'checked' : 'value'}
+              rules={
+                field.required && field.type !== 'checkbox'
+                  ? [{ required: true, message: t('errors.required') }]
+                  : undefined
+              }
+            >
+              <FieldInput field={field} people={people} />
+            </AntForm.Item>
+          ))}
           <Space>
             <Button type="primary" htmlType="submit">
               {t('tasks.save')}

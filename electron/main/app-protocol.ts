@@ -1,0 +1,116 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { CustomScheme, ProtocolRequest } from './electron-api';
+
+/**
+ * `app://orbita/`: the origin the window loads the bundled renderer from. A privileged standard
+ * scheme rather than `file://` gives the page a real origin (storage, fetch, relative URLs and
+ * history routing work as on the web) and lets the shell tell its own pages from anything else.
+ */
+export const APP_SCHEME = 'app';
+export const APP_HOST = 'orbita';
+export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+
+/** Registered before the app is ready (Electron allows it only then, once). */
+export const APP_SCHEME_PRIVILEGES: CustomScheme = {
+  scheme: APP_SCHEME,
+  privileges: { standard: true, secure: true, supportFetchAPI: true, corsEnabled: true, stream: true, codeCache: true },
+};
+
+/** Whether `url` is a page of the app itself (`app://orbita/…`). */
+export function isAppUrl(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    // Node gives non-special schemes an opaque origin ('null'), so compare scheme and host.
+    return parsed.protocol === `${APP_SCHEME}:` && parsed.host === APP_HOST;
+  } catch {
+    return false;
+  }
+}
+
+/** The app URL that opens `appPath` (`/tasks/<id>` → `app://orbita/tasks/<id>`). */
+export function appUrl(appPath = '/'): string {
+  return `${APP_ORIGIN}${appPath}`;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.webmanifest': 'application/manifest+json',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.otf': 'font/otf',
+  '.wasm': 'application/wasm',
+  '.pbf': 'application/x-protobuf',
+};
+
+/** Paths that belong to the server: answered 404 rather than with the page, so a mistake is visible. */
+const SERVER_PATHS = /^\/(api|socket\.io)(\/|$)/;
+
+/**
+ * The `app://` handler: serves files under `root` (the renderer's build), answers paths without a
+ * file extension with `index.html` so the interface's own routes (`/tasks/<id>`) load the app, and
+ * refuses anything that resolves outside `root`.
+ */
+export function createAppProtocolHandler(options: { root: string }): (request: ProtocolRequest) => Promise<Response> {
+  const root = path.resolve(options.root);
+  return async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return plain(405, 'Method not allowed');
+    let url: URL;
+    let pathname: string;
+    try {
+      url = new URL(request.url);
+      pathname = decodeURIComponent(url.pathname);
+    } catch {
+      return plain(400, 'Bad request');
+    }
+    if (url.protocol !== `${APP_SCHEME}:` || url.host !== APP_HOST) return plain(404, 'Not found');
+    if (pathname.includes('\0')) return plain(400, 'Bad request');
+    const file = path.resolve(root, `.${pathname}`);
+    if (file !== root && !file.startsWith(`${root}${path.sep}`)) return plain(403, 'Forbidden');
+
+    const found = (await isFile(file)) ? file : undefined;
+    const fallback =
+      !found && !path.extname(pathname) && !SERVER_PATHS.test(pathname) ? path.join(root, 'index.html') : undefined;
+    const served = found ?? fallback;
+    if (!served) return plain(404, 'Not found');
+    let body: Buffer;
+    try {
+      body = await readFile(served);
+    } catch {
+      return plain(404, 'Not found');
+    }
+    const headers = {
+      'Content-Type': CONTENT_TYPES[path.extname(served).toLowerCase()] ?? 'application/octet-stream',
+      'Content-Length': String(body.length),
+      'X-Content-Type-Options': 'nosniff',
+    };
+    return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers });
+  };
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function plain(status: number, text: string): Response {
+  return new Response(text, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+}

@@ -1,0 +1,24 @@
+import { DESKTOP_CHANNELS, type DesktopLanguage, isDesktopLanguage, isExternalUrl } from '@shared/desktop/bridge';
+import { isAppUrl } from './app-protocol';
+import type { IpcMainEventLike, IpcMainLike } from './electron-api';
+
+/**
+ * The main process's side of the bridge: the only channels it listens to, each taking a message
+ * only from the app's own pages and only with a valid value (the preload checks too, but a page is
+ * never trusted).
+ */
+export function registerBridgeHandlers(
+  ipcMain: IpcMainLike,
+  handlers: { setLanguage(language: DesktopLanguage): void; openExternal(url: string): void },
+): void {
+  ipcMain.on(DESKTOP_CHANNELS.setLanguage, (event, language) => {
+    if (fromAppPage(event) && isDesktopLanguage(language)) handlers.setLanguage(language);
+  });
+  ipcMain.on(DESKTOP_CHANNELS.openExternal, (event, url) => {
+    if (fromAppPage(event) && isExternalUrl(url)) handlers.openExternal(url);
+  });
+}
+
+function fromAppPage(event: IpcMainEventLike): boolean {
+  return event.senderFrame !== null && isAppUrl(event.senderFrame.url);
+}

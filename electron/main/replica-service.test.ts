@@ -1,0 +1,179 @@
+import { EventEmitter } from 'node:events';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { MessagePortMainLike, UtilityProcessLike, WebContentsLike } from './electron-api';
+import { createReplicaService, REPLICA_CONNECT_MESSAGE } from './replica-service';
+
+class FakePort {
+  constructor(readonly name: string) {}
+  postMessage() {}
+  start() {}
+  close() {}
+}
+
+class FakeProcess extends EventEmitter {
+  received: { message: unknown; ports: MessagePortMainLike[] }[] = [];
+  killed = false;
+  postMessage(message: unknown, ports: MessagePortMainLike[] = []) {
+    this.received.push({ message, ports });
+  }
+  kill() {
+    this.killed = true;
+    this.emit('exit', 0);
+    return true;
+  }
+  crash(code = 1) {
+    this.emit('exit', code);
+  }
+}
+
+class FakeWebContents extends EventEmitter {
+  destroyed = false;
+  posted: { channel: string; message: unknown; ports: MessagePortMainLike[] }[] = [];
+  postMessage(channel: string, message: unknown, ports: MessagePortMainLike[] = []) {
+    this.posted.push({ channel, message, ports });
+  }
+  isDestroyed = () => this.destroyed;
+  destroy() {
+    this.destroyed = true;
+    this.emit('destroyed');
+  }
+}
+
+let processes: FakeProcess[];
+let channels: number;
+let logs: string[];
+
+function service() {
+  return createReplicaService({
+    fork: () => {
+      const child = new FakeProcess();
+      processes.push(child);
+      return child as unknown as UtilityProcessLike;
+    },
+    createChannel: () => {
+      channels += 1;
+      return { port1: new FakePort(`process-end-${channels}`), port2: new FakePort(`window-end-${channels}`) };
+    },
+    log: (message) => logs.push(message),
+  });
+}
+
+const asTarget = (contents: FakeWebContents) => contents as unknown as WebContentsLike;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  processes = [];
+  channels = 0;
+  logs = [];
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('replica utility process', () => {
+  it('gives each window one end of a new channel and the process the other', () => {
+    const replica = service();
+    replica.start();
+    const page = new FakeWebContents();
+    replica.connect(asTarget(page));
+
+    expect(processes).toHaveLength(1);
+    expect(processes[0]?.received).toEqual([
+      { message: REPLICA_CONNECT_MESSAGE, ports: [new FakePort('process-end-1')] },
+    ]);
+    expect(page.posted).toEqual([
+      { channel: 'orbita:replica-port', message: null, ports: [new FakePort('window-end-1')] },
+    ]);
+  });
+
+  it('hands a fresh port on every page load', () => {
+    const replica = service();
+    replica.start();
+    const page = new FakeWebContents();
+    replica.connect(asTarget(page));
+    replica.connect(asTarget(page));
+    expect(page.posted.map((post) => (post.ports[0] as FakePort).name)).toEqual(['window-end-1', 'window-end-2']);
+    expect(processes[0]?.received.map((post) => (post.ports[0] as FakePort).name)).toEqual([
+      'process-end-1',
+      'process-end-2',
+    ]);
+  });
+
+  it('restarts a process that exits unexpectedly and gives the open windows new ports', () => {
+    const replica = service();
+    replica.start();
+    const page = new FakeWebContents();
+    const closedPage = new FakeWebContents();
+    replica.connect(asTarget(page));
+    replica.connect(asTarget(closedPage));
+    closedPage.destroy();
+
+    processes[0]?.crash();
+    expect(logs.join('\n')).toContain('exited (code 1)');
+    expect(processes).toHaveLength(1);
+    vi.advanceTimersByTime(1000);
+    expect(processes).toHaveLength(2);
+    expect(page.posted).toHaveLength(2);
+    expect(processes[1]?.received).toHaveLength(1);
+    expect(closedPage.posted).toHaveLength(1);
+  });
+
+  it('waits longer after each crash in a row, and a page loaded meanwhile gets its port at the restart', () => {
+    const replica = service();
+    replica.start();
+    processes[0]?.crash();
+    vi.advanceTimersByTime(1000);
+    expect(processes).toHaveLength(2);
+    processes[1]?.crash();
+    vi.advanceTimersByTime(1999);
+    expect(processes).toHaveLength(2);
+
+    const page = new FakeWebContents();
+    replica.connect(asTarget(page));
+    expect(page.posted).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(processes).toHaveLength(3);
+    expect(page.posted).toHaveLength(1);
+    expect(processes[2]?.received).toHaveLength(1);
+  });
+
+  it('counts a process that ran for a minute as healthy again', () => {
+    const replica = service();
+    replica.start();
+    processes[0]?.crash();
+    vi.advanceTimersByTime(1000);
+    processes[1]?.crash();
+    vi.advanceTimersByTime(2000);
+    vi.advanceTimersByTime(60_000);
+    processes[2]?.crash();
+    vi.advanceTimersByTime(1000);
+    expect(processes).toHaveLength(4);
+  });
+
+  it('does not restart a process stopped on quit', () => {
+    const replica = service();
+    replica.start();
+    replica.stop();
+    expect(processes[0]?.killed).toBe(true);
+    vi.advanceTimersByTime(60_000);
+    expect(processes).toHaveLength(1);
+    expect(logs).toEqual([]);
+  });
+
+  it('keeps trying when the process cannot be started', () => {
+    let attempts = 0;
+    const replica = createReplicaService({
+      fork: () => {
+        attempts += 1;
+        throw new Error('no such file');
+      },
+      createChannel: () => ({ port1: new FakePort('a'), port2: new FakePort('b') }),
+      log: (message) => logs.push(message),
+    });
+    replica.start();
+    vi.advanceTimersByTime(1000 + 2000 + 4000);
+    expect(attempts).toBe(4);
+    expect(logs[0]).toContain('no such file');
+  });
+});

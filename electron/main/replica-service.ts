@@ -1,0 +1,101 @@
+import { DESKTOP_CHANNELS } from '@shared/desktop/bridge';
+import type { MessageChannelMainLike, UtilityProcessLike, WebContentsLike } from './electron-api';
+
+/** The message that carries a window's port to the replica process (which reads only its ports). */
+export const REPLICA_CONNECT_MESSAGE = { type: 'orbita:replica-connect' } as const;
+
+export interface ReplicaService {
+  /** Starts the replica process. */
+  start(): void;
+  /**
+   * Gives the page in `target` a fresh port to the replica (a new MessageChannelMain: one end to
+   * the process, the other to the page). Call it on every page load; after a restart of the
+   * process every connected page gets a new port.
+   */
+  connect(target: WebContentsLike): void;
+  /** Stops the process for good (app quitting). */
+  stop(): void;
+}
+
+/**
+ * Runs the offline replica in an Electron utility process, outside the window's process, and
+ * restarts it when it exits unexpectedly: after 1 s, doubling on each crash in a row up to 30 s
+ * (a process that ran for a minute counts as healthy again).
+ */
+export function createReplicaService(deps: {
+  fork(): UtilityProcessLike;
+  createChannel(): MessageChannelMainLike;
+  now?: () => number;
+  log?: (message: string) => void;
+}): ReplicaService {
+  const now = deps.now ?? Date.now;
+  const log = deps.log ?? ((message: string) => console.error(message));
+  const targets = new Set<WebContentsLike>();
+  let child: UtilityProcessLike | undefined;
+  let startedAt = 0;
+  let crashes = 0;
+  let restartTimer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+
+  function hand(target: WebContentsLike, process: UtilityProcessLike): void {
+    const { port1, port2 } = deps.createChannel();
+    process.postMessage(REPLICA_CONNECT_MESSAGE, [port1]);
+    target.postMessage(DESKTOP_CHANNELS.replicaPort, null, [port2]);
+  }
+
+  function launch(): void {
+    restartTimer = undefined;
+    let launched: UtilityProcessLike;
+    try {
+      launched = deps.fork();
+    } catch (error) {
+      log(`The replica process did not start: ${(error as Error).message}`);
+      scheduleRestart();
+      return;
+    }
+    child = launched;
+    startedAt = now();
+    launched.on('exit', (code) => {
+      if (child !== launched) return;
+      child = undefined;
+      if (stopped) return;
+      if (now() - startedAt >= 60_000) crashes = 0;
+      log(`The replica process exited (code ${code}); restarting it.`);
+      scheduleRestart();
+    });
+    for (const target of targets) {
+      if (target.isDestroyed()) targets.delete(target);
+      else hand(target, launched);
+    }
+  }
+
+  function scheduleRestart(): void {
+    crashes += 1;
+    const delay = Math.min(1000 * 2 ** (crashes - 1), 30_000);
+    restartTimer = setTimeout(launch, delay);
+  }
+
+  return {
+    start() {
+      if (child || restartTimer || stopped) return;
+      launch();
+    },
+    connect(target) {
+      if (target.isDestroyed()) return;
+      if (!targets.has(target)) {
+        targets.add(target);
+        target.on('destroyed', () => targets.delete(target));
+      }
+      // While the process restarts, the page gets its port when it is back.
+      if (child) hand(target, child);
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(restartTimer);
+      restartTimer = undefined;
+      const running = child;
+      child = undefined;
+      running?.kill();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The desktop app's bridge: what the preload exposes to the page as `window.orbita` (absent in the
+ * browser build), and the names both sides of it agree on.
+ */
+
+/** Interface languages the desktop shell knows (its menus follow the page's choice). */
+export type DesktopLanguage = 'ru' | 'en';
+
+/** The object the preload exposes with `contextBridge.exposeInMainWorld('orbita', …)`. */
+export interface AppBridge {
+  /** Node's name of the operating system: `win32`, `darwin` or `linux`. */
+  readonly platform: string;
+  /** The desktop app's version (its package.json). */
+  readonly appVersion: string;
+  /** Base URL of the Orbita server, without a trailing slash (`ORBITA_SERVER_URL`, else the saved setting, else `http://localhost:3000`). */
+  readonly serverUrl: string;
+  /** Tells the shell the interface language, so its menus follow it. Throws on anything but `ru` / `en`. */
+  setLanguage(language: DesktopLanguage): void;
+  /**
+   * Calls `listener` with each app path the shell is asked to open (an `orbita://` link, a menu
+   * item), e.g. `/tasks/<id>`. Paths that arrived before the first listener are delivered to it.
+   * Returns a function that stops listening.
+   */
+  onDeepLink(listener: (path: string) => void): () => void;
+  /** Opens an http(s) URL in the system browser. Throws on any other URL. */
+  openExternal(url: string): void;
+  /**
+   * Asks for a message port to the offline replica: it arrives as a window message whose data is
+   * `REPLICA_PORT_MESSAGE` (ports cannot cross the context bridge). A new port is held for the page
+   * whenever the replica process restarts.
+   */
+  requestReplicaPort(): void;
+}
+
+/** Every key of AppBridge, checked by the compiler: the preload exposes exactly these. */
+const BRIDGE_KEYS: Record<keyof AppBridge, true> = {
+  platform: true,
+  appVersion: true,
+  serverUrl: true,
+  setLanguage: true,
+  onDeepLink: true,
+  openExternal: true,
+  requestReplicaPort: true,
+};
+export const APP_BRIDGE_KEYS = Object.keys(BRIDGE_KEYS) as (keyof AppBridge)[];
+
+/** IPC channels between the main process and the preload; nothing else is listened to. */
+export const DESKTOP_CHANNELS = {
+  /** page → main: the interface language. */
+  setLanguage: 'orbita:set-language',
+  /** page → main: an http(s) URL to open in the system browser. */
+  openExternal: 'orbita:open-external',
+  /** main → page: an app path to open. */
+  deepLink: 'orbita:deep-link',
+  /** main → preload: a message port to the replica process. */
+  replicaPort: 'orbita:replica-port',
+} as const;
+
+/** Data of the window message that carries the replica port from the preload to the page. */
+export const REPLICA_PORT_MESSAGE = 'orbita:replica-port';
+
+/** Command-line switches through which the main process hands the preload its static values. */
+export const BRIDGE_ARGUMENTS = {
+  serverUrl: '--orbita-server-url=',
+  appVersion: '--orbita-app-version=',
+} as const;
+
+export const DEFAULT_SERVER_URL = 'http://localhost:3000';
+
+export function isDesktopLanguage(value: unknown): value is DesktopLanguage {
+  return value === 'ru' || value === 'en';
+}
+
+/** Whether `value` is an absolute http(s) URL without credentials: the only kind opened outside the app. */
+export function isExternalUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > 8192) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
+}
