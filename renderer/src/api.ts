@@ -1,4 +1,5 @@
 import type { Problem } from '@shared/api/problem';
+import { desktopBridge } from './desktop';
 
 const TOKENS_KEY = 'orbita.tokens';
 
@@ -33,6 +34,14 @@ export function onTokens(listener: (tokens: Tokens | undefined) => void): () => 
   return () => tokenListeners.delete(listener);
 }
 
+/**
+ * Where the server is: this page's origin in the browser build; the configured server in the
+ * desktop app, whose pages come from `app://orbita`.
+ */
+export function serverUrl(): string {
+  return desktopBridge()?.serverUrl ?? '';
+}
+
 async function send(
   method: string,
   path: string,
@@ -41,7 +50,7 @@ async function send(
   headers: Record<string, string> = {},
 ): Promise<Response> {
   try {
-    return await fetch(path, {
+    return await fetch(`${serverUrl()}${path}`, {
       method,
       headers: {
         ...headers,

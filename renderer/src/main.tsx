@@ -1,13 +1,14 @@
 import { App as AntApp, Button, ConfigProvider, Layout, Menu, Modal, Select, Space, Table, Typography } from 'antd';
 import enUS from 'antd/locale/en_US';
 import ruRU from 'antd/locale/ru_RU';
-import { StrictMode, useState } from 'react';
+import { StrictMode, useEffect, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router';
 import { api, storedTokens, storeTokens } from './api';
 import { ReplicaProvider, useReplica } from './data/replica-context';
-import { type Language, setLanguage } from './i18n';
+import { desktopBridge } from './desktop';
+import { type Language, languageChosen, setLanguage } from './i18n';
 import { OfflineBanner } from './offline-banner';
 import { RegisterPage, SignInPage } from './pages/auth-pages';
 import { DirectoriesPage } from './pages/directories/directories-page';
@@ -67,8 +68,17 @@ function Shell() {
   const { me } = useReplica();
   // Settings are for administrators (the page also says so to anyone else).
   const sections = SECTIONS.filter((key) => key !== '/settings' || me?.user.isAdmin);
+  // On a new device the account's language applies until one is chosen here.
+  const accountLocale = me?.user.locale;
+  useEffect(() => {
+    if ((accountLocale === 'ru' || accountLocale === 'en') && !languageChosen()) setLanguage(accountLocale);
+  }, [accountLocale]);
   const location = useLocation();
   const navigate = useNavigate();
+  // Links opened from outside (orbita://tasks/…) and the desktop menus navigate here.
+  const navigateRef = useRef(navigate);
+  navigateRef.current = navigate;
+  useEffect(() => desktopBridge()?.onDeepLink((path) => navigateRef.current(path)), []);
   const signedIn = !SIGNED_OUT_PATHS.includes(location.pathname);
   return (
     <ConfigProvider locale={language === 'en' ? enUS : ruRU}>

@@ -3,6 +3,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import helmet from 'helmet';
+import { allowOrigins } from './platform/http/cors';
 import { pinoHttp } from 'pino-http';
 import type { Server as SocketServer } from 'socket.io';
 import { directoriesModule } from './modules/directories';
@@ -106,6 +107,7 @@ export function createApp(options: AppOptions): App {
       strictTransportSecurity: false,
     }),
   );
+  web.use(allowOrigins(config.corsOrigins));
   web.use((_req, res, next) => {
     if (state.stopping) res.setHeader('Connection', 'close');
     next();

@@ -1,9 +1,11 @@
 import type { Me } from '@shared/api/identity';
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
+import type { RxStorage } from 'rxdb';
 import type { Observable } from 'rxjs';
-import { ApiError, api, onTokens, refreshSession, storedTokens } from '../api';
-import type { Replica, ReplicaStatus } from './replica';
-import { browserReplicaStorage } from './storage';
+import { ApiError, api, onTokens, refreshSession, serverUrl, storedTokens } from '../api';
+import { desktopReplicaPort } from '../desktop';
+import { Replica, type ReplicaStatus } from './replica';
+import { browserReplicaStorage, remoteReplicaStorage } from './storage';
 
 const ME_KEY = 'orbita.me';
 
@@ -37,12 +39,18 @@ async function whoAmI(): Promise<Me | undefined> {
  * Opens the signed-in user's replica and keeps it while the session lasts; closes it on sign-out.
  * Screens read lists and tasks from it, so they work with the network cut.
  */
+/** The desktop app's SQLite replica in its utility process, else IndexedDB in the browser. */
+async function replicaStorage(): Promise<RxStorage<unknown, unknown>> {
+  const port = desktopReplicaPort();
+  return port ? remoteReplicaStorage(await port) : browserReplicaStorage();
+}
+
 export function ReplicaProvider({
   children,
-  storage = browserReplicaStorage,
+  storage = replicaStorage,
 }: {
   children: ReactNode;
-  storage?: () => import('rxdb').RxStorage<unknown, unknown>;
+  storage?: () => Promise<RxStorage<unknown, unknown>>;
 }) {
   const [state, setState] = useState<ReplicaState>({});
   const [session, setSession] = useState(() => storedTokens()?.refreshToken);
@@ -68,10 +76,10 @@ export function ReplicaProvider({
       if (closed || !me) return;
       setState({ me });
       try {
-        const { Replica } = await import('./replica');
         const replica = await Replica.open({
           userId: me.user.id,
-          storage: storageRef.current(),
+          serverUrl: serverUrl(),
+          storage: await storageRef.current(),
           accessToken: () => storedTokens()?.accessToken,
           reauthenticate: async () => (await refreshSession())?.accessToken,
           memory: {

@@ -1,5 +1,6 @@
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
+import { desktopBridge } from '../desktop';
 import { en } from './en';
 import { ru } from './ru';
 
@@ -17,6 +18,8 @@ export function setLanguage(language: Language): void {
   globalThis.localStorage?.setItem(STORAGE_KEY, language);
   void i18next.changeLanguage(language);
   document.documentElement.lang = language;
+  // The desktop shell's menus follow the interface.
+  desktopBridge()?.setLanguage(language);
 }
 
 void i18next.use(initReactI18next).init({
@@ -25,5 +28,11 @@ void i18next.use(initReactI18next).init({
   fallbackLng: 'ru',
   interpolation: { escapeValue: false },
 });
+desktopBridge()?.setLanguage(i18next.language === 'en' ? 'en' : 'ru');
+
+/** Whether the user chose a language on this device (else the account's is taken at sign-in). */
+export function languageChosen(): boolean {
+  return Boolean(globalThis.localStorage?.getItem(STORAGE_KEY));
+}
 
 export { i18next };

@@ -45,6 +45,16 @@ const EnvSchema = z.object({
     .optional(),
   MAIL_FROM: z.string().min(3).default('Orbita <no-reply@orbita.localhost>'),
   SYNC_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
+  CORS_ORIGINS: z
+    .string()
+    .default('app://orbita')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+$/, 'an origin such as app://orbita'))),
   PUBLIC_URL: z.url('PUBLIC_URL must be a URL like https://orbita.example.org').optional(),
 });
 
@@ -74,6 +84,11 @@ export interface Config {
   publicUrl: string;
   /** How often the sync stream looks for committed changes to send to connected replicas. */
   syncPollMs: number;
+  /**
+   * Other origins whose pages may call the API (the desktop app's `app://orbita`). Sessions travel
+   * as bearer tokens, never cookies, so no credentials are allowed cross-origin.
+   */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {}
@@ -108,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     syncPollMs: e.SYNC_POLL_MS,
+    corsOrigins: e.CORS_ORIGINS,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT || 3000}`).replace(/\/+$/, ''),
   };
 }
