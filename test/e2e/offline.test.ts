@@ -70,7 +70,9 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     expect(await page.getByText('Available when connected to the server').count()).toBeGreaterThan(0);
     await saveScreenshot(page, 'task-offline');
 
-    // The task list reads the replica, and a task can be created without the network.
+    // The forms and task lists read the replica, and a task can be created without the network.
+    await page.getByRole('menuitem', { name: 'Forms' }).click();
+    await page.getByRole('link', { name: 'Inspections', exact: true }).waitFor();
     await page.getByRole('menuitem', { name: 'Tasks' }).click();
     await page.getByRole('link', { name: 'Boiler room' }).waitFor();
     await page.getByRole('button', { name: 'New task' }).click();

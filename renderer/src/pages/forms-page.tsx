@@ -1,18 +1,24 @@
 import type { Form } from '@shared/api/forms';
-import type { Me } from '@shared/api/identity';
-import { Alert, Button, Empty, Flex, Table, Tag, Typography } from 'antd';
+import { Button, Empty, Flex, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
-import { useApi } from '../use-api';
+import { map } from 'rxjs';
+import { useLive, useReplica } from '../data/replica-context';
 
-/** The forms registry: every form the user may use, with its statuses; administrators create and edit forms here. */
+/**
+ * The forms registry, read from the offline replica: every form the user may use, with its
+ * statuses; administrators create and edit forms here.
+ */
 export function FormsPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const { data, error, loading } = useApi<{ items: Form[] }>('/api/forms');
-  const me = useApi<Me>('/api/auth/me');
-  const manages = me.data?.user.isAdmin === true;
-  if (error) return <Alert type="error" title={error} role="alert" />;
+  const { me, status } = useReplica();
+  const forms = useLive(
+    (r) => r.db.forms.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as Form))),
+    [],
+  );
+  const manages = me?.user.isAdmin === true;
+  const items = [...(forms ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   return (
     <div style={{ padding: 24 }}>
       <Flex justify="space-between" align="center" style={{ marginBottom: 16 }}>
@@ -28,8 +34,8 @@ export function FormsPage() {
       <Table<Form>
         rowKey="id"
         size="small"
-        loading={loading}
-        dataSource={data?.items ?? []}
+        loading={!forms || (!status?.ready && items.length === 0)}
+        dataSource={items}
         locale={{
           emptyText: <Empty description={manages ? t('formEditor.registryEmpty') : t('forms.empty')} />,
         }}
