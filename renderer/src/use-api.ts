@@ -3,23 +3,32 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { ApiError, api } from './api';
 
-/** Loads `path` (GET) and reloads when it changes or `reload()` is called; errors come as the server's words. */
-export function useApi<T>(path: string | undefined) {
+/** The server's words for a failed call, or the network message when there was no answer. */
+export function failureText(caught: unknown, network: string): string {
+  return caught instanceof ApiError && caught.problem.status > 0 ? caught.problem.detail : network;
+}
+
+/**
+ * Runs `load` whenever `key` changes or `reload()` is called (no key, no load); errors come as the
+ * server's words, and an ended session goes to sign-in.
+ */
+export function useLoad<T>(key: string | undefined, load: () => Promise<T>) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  // Kept in refs: their identity may change between renders, which must not restart a request.
-  const latest = useRef({ t, navigate });
-  latest.current = { t, navigate };
+  // Kept in a ref: a new closure (or `t`/`navigate` identity) each render must not restart the load.
+  const latest = useRef({ load, t, navigate });
+  latest.current = { load, t, navigate };
   const [data, setData] = useState<T>();
   const [error, setError] = useState<string>();
-  const [loading, setLoading] = useState(true);
+  const [loading, setLoading] = useState(key !== undefined);
   const [version, setVersion] = useState(0);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` is the reload trigger.
   useEffect(() => {
-    if (!path) return;
+    if (key === undefined) return;
     let current = true;
     setLoading(true);
-    api<T>('GET', path)
+    latest.current
+      .load()
       .then((result) => {
         if (!current) return;
         setData(result);
@@ -29,11 +38,7 @@ export function useApi<T>(path: string | undefined) {
         if (!current) return;
         // The session ended (or never began): sign in again.
         if (caught instanceof ApiError && caught.problem.status === 401) return latest.current.navigate('/sign-in');
-        setError(
-          caught instanceof ApiError && caught.problem.status > 0
-            ? caught.problem.detail
-            : latest.current.t('errors.network'),
-        );
+        setError(failureText(caught, latest.current.t('errors.network')));
       })
       .finally(() => {
         if (current) setLoading(false);
@@ -41,7 +46,12 @@ export function useApi<T>(path: string | undefined) {
     return () => {
       current = false;
     };
-  }, [path, version]);
+  }, [key, version]);
   const reload = useCallback(() => setVersion((v) => v + 1), []);
-  return { data, error, loading, reload };
+  return { data, error, loading, reload, setData };
+}
+
+/** Loads `path` (GET) and reloads when it changes or `reload()` is called. */
+export function useApi<T>(path: string | undefined) {
+  return useLoad<T>(path, () => api<T>('GET', path as string));
 }

@@ -61,7 +61,7 @@ export function apiInPage(page: Page, method: string, path: string, body?: unkno
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` },
         body: b === undefined ? undefined : JSON.stringify(b),
       });
-      return response.json();
+      return response.status === 204 ? undefined : response.json();
     },
     [method, path, body] as const,
   );

@@ -1,56 +1,16 @@
 import type { Role, User } from '@shared/api/identity';
 import { Alert, Button } from 'antd';
 import type { TFunction } from 'i18next';
-import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
-import { ApiError, api } from '../../api';
+import { api } from '../../api';
+import { failureText, useLoad } from '../../use-api';
 
 /** The server's words for a failed call, or the network message when the server was not reached. */
 export function problemText(caught: unknown, t: TFunction): string {
-  return caught instanceof ApiError && caught.problem.status > 0 ? caught.problem.detail : t('errors.network');
+  return failureText(caught, t('errors.network'));
 }
 
-/**
- * Runs `load` and reruns it when `key` changes or `reload()` is called. Like `useApi`, but for
- * loads that take more than one request (every page of a list).
- */
-export function useLoad<T>(key: string, load: () => Promise<T>) {
-  const { t } = useTranslation();
-  const navigate = useNavigate();
-  // Kept in a ref: a new closure on every render must not restart the load.
-  const latest = useRef({ t, navigate, load });
-  latest.current = { t, navigate, load };
-  const [data, setData] = useState<T>();
-  const [error, setError] = useState<string>();
-  const [loading, setLoading] = useState(true);
-  const [version, setVersion] = useState(0);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` and `version` are the reload triggers.
-  useEffect(() => {
-    let current = true;
-    setLoading(true);
-    latest.current
-      .load()
-      .then((result) => {
-        if (!current) return;
-        setData(result);
-        setError(undefined);
-      })
-      .catch((caught: unknown) => {
-        if (!current) return;
-        if (caught instanceof ApiError && caught.problem.status === 401) return latest.current.navigate('/sign-in');
-        setError(problemText(caught, latest.current.t));
-      })
-      .finally(() => {
-        if (current) setLoading(false);
-      });
-    return () => {
-      current = false;
-    };
-  }, [key, version]);
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
-  return { data, error, loading, reload, setData };
-}
+export { useLoad };
 
 /** Every user of the organization, by name (the list is paged at 200). */
 export async function fetchAllUsers(): Promise<User[]> {

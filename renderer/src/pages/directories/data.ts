@@ -1,0 +1,174 @@
+import type { Directory, Row, TreeNodeShape } from '@shared/api/directories';
+import type { ProblemFieldError } from '@shared/api/problem';
+import { ApiError, api, apiFile } from '../../api';
+
+export type { Directory, Row, TreeNodeShape };
+export type Cell = string | number | boolean | null;
+export type ColumnType = Directory['columns'][number]['type'];
+
+export { failureText, useLoad as useLoader } from '../../use-api';
+
+/** The per-field errors of a refused request (validation problems), else none. */
+export function fieldErrors(caught: unknown): ProblemFieldError[] {
+  return caught instanceof ApiError ? (caught.problem.errors ?? []) : [];
+}
+
+/** Every row of a directory, page after page; `query` narrows them (`q`, `parentRowId`). */
+export async function fetchAllRows(directoryId: string, query: Record<string, string> = {}): Promise<Row[]> {
+  const rows: Row[] = [];
+  let cursor: string | null = null;
+  do {
+    const params = new URLSearchParams({ ...query, limit: '1000' });
+    if (cursor) params.set('cursor', cursor);
+    const page: { items: Row[]; nextCursor: string | null } = await api(
+      'GET',
+      `/api/directories/${directoryId}/rows?${params}`,
+    );
+    rows.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return rows;
+}
+
+/** A file from the API (e.g. the CSV export), fetched with the session. */
+export const fetchFile = apiFile;
+
+/** Hands a blob to the browser as a downloaded file. */
+export function saveBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The download has started from the link; the URL is no longer needed after this tick.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+/** A cell as text for labels and lists. */
+export function cellText(cell: Cell | undefined): string {
+  return cell === null || cell === undefined ? '' : String(cell);
+}
+
+// ---- trees ----
+
+export interface NodePlace {
+  node: TreeNodeShape;
+  parentKey: string | null;
+  depth: number;
+}
+
+/** Where every node of a tree sits: its parent and depth (roots are at depth 1). */
+export function placeNodes(nodes: readonly TreeNodeShape[]): Map<string, NodePlace> {
+  const places = new Map<string, NodePlace>();
+  const walk = (list: readonly TreeNodeShape[], parentKey: string | null, depth: number) => {
+    for (const node of list) {
+      places.set(node.id, { node, parentKey, depth });
+      walk(node.children, node.id, depth + 1);
+    }
+  };
+  walk(nodes, null, 1);
+  return places;
+}
+
+/** Ids of a node and of every node below it. */
+export function subtreeIds(node: TreeNodeShape): Set<string> {
+  const ids = new Set<string>();
+  const walk = (current: TreeNodeShape) => {
+    ids.add(current.id);
+    for (const child of current.children) walk(child);
+  };
+  walk(node);
+  return ids;
+}
+
+/**
+ * The tree as it will be after a move, for showing the move before the server confirms it.
+ * Unknown rows or targets leave the tree as it is.
+ */
+export function moveInTree(
+  nodes: readonly TreeNodeShape[],
+  rowId: string,
+  parentId: string | null,
+  position: number,
+): TreeNodeShape[] {
+  let moved: TreeNodeShape | undefined;
+  const without = (list: readonly TreeNodeShape[]): TreeNodeShape[] =>
+    list
+      .filter((node) => {
+        if (node.id !== rowId) return true;
+        moved = node;
+        return false;
+      })
+      .map((node) => ({ ...node, children: without(node.children) }));
+  const rest = without(nodes);
+  if (!moved) return [...nodes];
+  const node = moved;
+  const insert = (list: TreeNodeShape[]) => {
+    list.splice(Math.min(position, list.length), 0, node);
+  };
+  if (parentId === null) {
+    insert(rest);
+    return rest;
+  }
+  let placed = false;
+  const into = (list: TreeNodeShape[]) => {
+    for (const candidate of list) {
+      if (candidate.id === parentId) {
+        insert(candidate.children);
+        placed = true;
+        return;
+      }
+      into(candidate.children);
+      if (placed) return;
+    }
+  };
+  into(rest);
+  return placed ? rest : [...nodes];
+}
+
+/**
+ * The parent-link tree built from rows, ordered by position. Used only when the directory's own
+ * setting groups by a column: the tree endpoint then has no way to ask for the parent-link tree.
+ */
+export function treeFromRows(rows: readonly Row[], displayColumnIndex: number): TreeNodeShape[] {
+  const ordered = [...rows].sort((a, b) => a.position - b.position || a.id.localeCompare(b.id));
+  const nodes = new Map<string, TreeNodeShape>(
+    ordered.map((row) => [
+      row.id,
+      { kind: 'row', id: row.id, rowId: row.id, label: cellText(row.cells[displayColumnIndex]), children: [] },
+    ]),
+  );
+  const roots: TreeNodeShape[] = [];
+  for (const row of ordered) {
+    const node = nodes.get(row.id) as TreeNodeShape;
+    const parent = row.parentId ? nodes.get(row.parentId) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  return roots;
+}
+
+/**
+ * Keeps the rows in `keep` and the nodes above them; the nodes kept only as a path to a match
+ * are listed in `context`, so they can be shown dimmed.
+ */
+export function filterTree(
+  nodes: readonly TreeNodeShape[],
+  keep: ReadonlySet<string>,
+): { nodes: TreeNodeShape[]; context: Set<string> } {
+  const context = new Set<string>();
+  const walk = (list: readonly TreeNodeShape[]): TreeNodeShape[] => {
+    const out: TreeNodeShape[] = [];
+    for (const node of list) {
+      const children = walk(node.children);
+      const matches = node.kind === 'row' && keep.has(node.id);
+      if (matches || children.length > 0) {
+        if (!matches) context.add(node.id);
+        out.push({ ...node, children });
+      }
+    }
+    return out;
+  };
+  return { nodes: walk(nodes), context };
+}

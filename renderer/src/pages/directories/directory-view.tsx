@@ -1,0 +1,443 @@
+import { Alert, App, Button, Card, Empty, Input, Select, Space, Spin, Tag, Typography } from 'antd';
+import { useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router';
+import { api } from '../../api';
+import { useApi } from '../../use-api';
+import { CsvImport } from './csv-import';
+import {
+  cellText,
+  type Directory,
+  failureText,
+  fetchAllRows,
+  fetchFile,
+  filterTree,
+  moveInTree,
+  type Row,
+  saveBlob,
+  type TreeNodeShape,
+  treeFromRows,
+  useLoader,
+} from './data';
+import { DirectoryForm } from './directory-form';
+import { RowEditor } from './row-editor';
+import { RowTree } from './row-tree';
+
+/** Search parameter values of the tree-mode select: the parent-link tree, or a column index. */
+const BY_PARENT = 'none';
+
+type Editing = { kind: 'edit'; rowId: string } | { kind: 'new'; parentId: string | null };
+
+interface Loaded {
+  rows: Row[];
+  tree: TreeNodeShape[];
+  /** The grouping column the tree was built for: the view may already ask for another one. */
+  groupIndex: number | null;
+}
+
+/** The tree the view asks for: by parent links, or grouped by a column's values; labelled by a column. */
+async function loadRows(directory: Directory, groupIndex: number | null, labelIndex: number): Promise<Loaded> {
+  const rows = await fetchAllRows(directory.id);
+  if (groupIndex === null && directory.treeColumnIndex !== null) {
+    return { rows, tree: treeFromRows(rows, labelIndex), groupIndex };
+  }
+  const query = new URLSearchParams({ displayColumnIndex: String(labelIndex) });
+  if (groupIndex !== null) query.set('treeColumnIndex', String(groupIndex));
+  const tree = await api<{ nodes: TreeNodeShape[] }>('GET', `/api/directories/${directory.id}/rows/tree?${query}`);
+  return { rows, tree: tree.nodes, groupIndex };
+}
+
+function fileName(name: string): string {
+  return `${name.replace(/[\\/:*?"<>|]+/g, '_').trim() || 'directory'}.csv`;
+}
+
+interface DirectoryViewProps {
+  directoryId: string;
+  directories: Directory[];
+  isAdmin: boolean;
+  /** The directory's name or settings changed: the list shows them anew. */
+  onDirectoryChanged: () => void;
+}
+
+/** One directory: its rows as a tree with editing, drag-and-drop, grouping, filters, CSV import and export. */
+export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryChanged }: DirectoryViewProps) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const [params, setParams] = useSearchParams();
+  const directory = useApi<Directory>(`/api/directories/${directoryId}`);
+  // A rename in the list is newer than the directory this view loaded: the newer one is shown.
+  const listed = directories.find((d) => d.id === directoryId);
+  const current = listed && directory.data && listed.updatedAt > directory.data.updatedAt ? listed : directory.data;
+  const [version, setVersion] = useState(0);
+  const refresh = () => setVersion((v) => v + 1);
+
+  const groupParam = params.get('group');
+  const groupIndex =
+    groupParam === null ? (current?.treeColumnIndex ?? null) : groupParam === BY_PARENT ? null : Number(groupParam);
+  const labelParam = params.get('label');
+  const labelIndex = labelParam === null ? (current?.tree_display_column_index ?? 0) : Number(labelParam);
+  const search = params.get('q') ?? '';
+  const under = params.get('under') ?? '';
+  const setParam = (name: string, value: string | null) =>
+    setParams(
+      (previous) => {
+        const next = new URLSearchParams(previous);
+        if (value === null || value === '') next.delete(name);
+        else next.set(name, value);
+        return next;
+      },
+      { replace: true },
+    );
+
+  const data = useLoader(
+    current ? `${current.id}|${current.updatedAt}|${groupIndex}|${labelIndex}|${version}` : undefined,
+    () => loadRows(current as Directory, groupIndex, labelIndex),
+  );
+  const filtered = Boolean(search || under);
+  const matches = useLoader(current && filtered ? `${current.id}|${search}|${under}|${version}` : undefined, () =>
+    fetchAllRows(directoryId, { ...(search ? { q: search } : {}), ...(under ? { parentRowId: under } : {}) }),
+  );
+
+  const parentDirectoryId = current?.parentDirectoryId ?? undefined;
+  const parentDirectory = useApi<Directory>(parentDirectoryId ? `/api/directories/${parentDirectoryId}` : undefined);
+  const parentRows = useLoader(parentDirectoryId, () => fetchAllRows(parentDirectoryId as string));
+
+  const [editing, setEditing] = useState<Editing>();
+  const [notice, setNotice] = useState<string>();
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const [importOpen, setImportOpen] = useState(false);
+  const [exporting, setExporting] = useState(false);
+  // The tree shown while a move waits for the server; cleared by every load.
+  const [pending, setPending] = useState<TreeNodeShape[] | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new load replaces the tree shown in advance.
+  useEffect(() => setPending(null), [data.data]);
+
+  const rows = data.data?.rows ?? [];
+  const rowsById = useMemo(() => new Map((data.data?.rows ?? []).map((row) => [row.id, row])), [data.data]);
+  const parentTree = useMemo(() => treeFromRows(data.data?.rows ?? [], labelIndex), [data.data, labelIndex]);
+  const tree = pending ?? data.data?.tree ?? [];
+  const shown = useMemo(
+    () =>
+      filtered && matches.data
+        ? filterTree(tree, new Set(matches.data.map((row) => row.id)))
+        : { nodes: tree, context: new Set<string>() },
+    [filtered, matches.data, tree],
+  );
+
+  const parentLabelIndex = parentDirectory.data?.tree_display_column_index ?? 0;
+  const parentRowLabels = useMemo(
+    () =>
+      new Map(
+        (parentRows.data ?? []).map((row) => [
+          row.id,
+          cellText(row.cells[parentLabelIndex]) || t('directories.noLabel'),
+        ]),
+      ),
+    [parentRows.data, parentLabelIndex, t],
+  );
+  // A sub-directory bound to chosen parent rows offers its rows only under those.
+  const parentRowOptions = parentDirectoryId
+    ? (parentRows.data ?? [])
+        .filter((row) => !current?.parentRowIds.length || current.parentRowIds.includes(row.id))
+        .map((row) => ({ value: row.id, label: parentRowLabels.get(row.id) ?? row.id }))
+    : undefined;
+
+  if (directory.error) return <Alert type="error" role="alert" title={directory.error} />;
+  if (!current) return <Spin description={t('directories.loading')} />;
+
+  const subDirectories = directories.filter((d) => d.parentDirectoryId === current.id);
+  const parentName = directories.find((d) => d.id === parentDirectoryId)?.name ?? parentDirectory.data?.name;
+  const grouped = (data.data ? data.data.groupIndex : groupIndex) !== null;
+  const viewIsDefault = groupIndex === current.treeColumnIndex && labelIndex === current.tree_display_column_index;
+  const editedRow = editing?.kind === 'edit' ? rowsById.get(editing.rowId) : undefined;
+  const newParentId = editing?.kind === 'new' ? editing.parentId : null;
+  const labelOf = (rowId: string | null) =>
+    rowId ? cellText(rowsById.get(rowId)?.cells[labelIndex]) || t('directories.noLabel') : '';
+
+  const move = async (rowId: string, parentId: string | null, position: number) => {
+    if (!data.data) return;
+    setPending(moveInTree(pending ?? data.data.tree, rowId, parentId, position));
+    setNotice(undefined);
+    try {
+      await api('PATCH', `/api/directories/${current.id}/rows/${rowId}/move`, { parentId, position });
+      refresh();
+    } catch (caught) {
+      // Refused: the tree goes back to what it was, and the server says why.
+      setPending(null);
+      setNotice(failureText(caught, t('errors.network')));
+    }
+  };
+
+  const exportCsv = async () => {
+    setExporting(true);
+    try {
+      saveBlob(await fetchFile(`/api/directories/${current.id}/export`), fileName(current.name));
+    } catch (caught) {
+      setNotice(failureText(caught, t('errors.network')));
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  const saveViewAsDefault = async () => {
+    try {
+      await api('PATCH', `/api/directories/${current.id}`, {
+        tree_display_column_index: labelIndex,
+        treeColumnIndex: groupIndex,
+      });
+      setParams(
+        (previous) => {
+          const next = new URLSearchParams(previous);
+          next.delete('group');
+          next.delete('label');
+          return next;
+        },
+        { replace: true },
+      );
+      message.success(t('directories.viewSaved'));
+      directory.reload();
+    } catch (caught) {
+      setNotice(failureText(caught, t('errors.network')));
+    }
+  };
+
+  const columnOptions = current.columns.map((column, index) => ({ value: String(index), label: column.name }));
+  const body = () => {
+    if (data.error) {
+      return (
+        <Alert
+          type="error"
+          role="alert"
+          title={data.error}
+          action={
+            <Button size="small" onClick={refresh}>
+              {t('directories.retry')}
+            </Button>
+          }
+        />
+      );
+    }
+    if (!data.data) return <Spin description={t('directories.loading')} />;
+    if (rows.length === 0) {
+      return (
+        <Empty description={t('directories.noRows')}>
+          <Space>
+            <Button type="primary" onClick={() => setEditing({ kind: 'new', parentId: null })}>
+              {t('directories.addRow')}
+            </Button>
+            <Button onClick={() => setImportOpen(true)}>{t('directories.importCsv')}</Button>
+          </Space>
+        </Empty>
+      );
+    }
+    if (matches.error) return <Alert type="error" role="alert" title={matches.error} />;
+    if (filtered && !matches.data) return <Spin description={t('directories.loading')} />;
+    if (shown.nodes.length === 0) return <Empty description={t('directories.noMatches')} />;
+    return (
+      <RowTree
+        nodes={shown.nodes}
+        rows={rowsById}
+        columns={current.columns}
+        displayColumnIndex={labelIndex}
+        canDrag={!grouped && !filtered}
+        context={shown.context}
+        selectedRowId={editing?.kind === 'edit' ? editing.rowId : undefined}
+        onSelect={(rowId) => setEditing({ kind: 'edit', rowId })}
+        onMove={move}
+        parentRowLabel={parentDirectoryId ? (id) => parentRowLabels.get(id) ?? id : undefined}
+      />
+    );
+  };
+
+  return (
+    <div>
+      <div
+        style={{
+          display: 'flex',
+          flexWrap: 'wrap',
+          gap: 8,
+          justifyContent: 'space-between',
+          alignItems: 'center',
+          marginBottom: 8,
+        }}
+      >
+        <Space wrap align="center">
+          <Typography.Title level={4} style={{ margin: 0 }} data-testid="directory-name">
+            {current.name}
+          </Typography.Title>
+          {parentDirectoryId && (
+            <Tag>
+              {t('directories.subDirectoryOf')}{' '}
+              <Link to={`/directories/${parentDirectoryId}`}>{parentName ?? '…'}</Link>
+              {current.parentRowIds.length > 0 &&
+                ` · ${t('directories.boundCount', { n: current.parentRowIds.length })}`}
+            </Tag>
+          )}
+          {subDirectories.length > 0 && (
+            <Typography.Text type="secondary">
+              {t('directories.subDirectories')}{' '}
+              {subDirectories.map((d, index) => (
+                <span key={d.id}>
+                  {index > 0 && ', '}
+                  <Link to={`/directories/${d.id}`}>{d.name}</Link>
+                </span>
+              ))}
+            </Typography.Text>
+          )}
+          {data.data && (
+            <Typography.Text type="secondary" data-testid="row-count">
+              {t('directories.rowCount', { n: rows.length })}
+            </Typography.Text>
+          )}
+        </Space>
+        <Space wrap size="small">
+          <Button size="small" type="primary" onClick={() => setEditing({ kind: 'new', parentId: null })}>
+            {t('directories.addRow')}
+          </Button>
+          <Button size="small" onClick={() => setImportOpen(true)}>
+            {t('directories.importCsv')}
+          </Button>
+          <Button size="small" onClick={exportCsv} loading={exporting}>
+            {t('directories.exportCsv')}
+          </Button>
+          <Button size="small" onClick={refresh}>
+            {t('directories.reload')}
+          </Button>
+          {isAdmin && (
+            <Button size="small" onClick={() => setSettingsOpen(true)}>
+              {t('directories.settings')}
+            </Button>
+          )}
+        </Space>
+      </div>
+      <Space wrap size="small" style={{ marginBottom: 8 }}>
+        <Select
+          aria-label={t('directories.treeMode')}
+          size="small"
+          style={{ width: 190 }}
+          value={groupIndex === null ? BY_PARENT : String(groupIndex)}
+          onChange={(value: string) => setParam('group', value)}
+          options={[
+            { value: BY_PARENT, label: t('directories.byParent') },
+            ...columnOptions.map((option) => ({
+              value: option.value,
+              label: t('directories.groupBy', { name: option.label }),
+            })),
+          ]}
+        />
+        <Select
+          aria-label={t('directories.labelColumn')}
+          size="small"
+          style={{ width: 150 }}
+          value={String(labelIndex)}
+          onChange={(value: string) => setParam('label', value)}
+          options={columnOptions.map((option) => ({
+            value: option.value,
+            label: t('directories.labelBy', { name: option.label }),
+          }))}
+        />
+        {isAdmin && !viewIsDefault && (
+          <Button size="small" onClick={saveViewAsDefault}>
+            {t('directories.saveView')}
+          </Button>
+        )}
+        <Input.Search
+          aria-label={t('directories.search')}
+          placeholder={t('directories.search')}
+          size="small"
+          allowClear
+          defaultValue={search}
+          onSearch={(value) => setParam('q', value.trim())}
+          style={{ width: 170 }}
+        />
+        {parentRowOptions && (
+          <Select
+            aria-label={t('directories.underFilter')}
+            placeholder={t('directories.underFilter')}
+            size="small"
+            allowClear
+            showSearch={{ optionFilterProp: 'label' }}
+            style={{ width: 190 }}
+            value={under || undefined}
+            onChange={(value: string | undefined) => setParam('under', value ?? null)}
+            options={parentRowOptions}
+          />
+        )}
+      </Space>
+      {(grouped || filtered) && rows.length > 0 && (
+        <Typography.Paragraph type="secondary" style={{ margin: '0 0 8px', fontSize: 12 }}>
+          {grouped ? t('directories.groupedHint') : t('directories.filteredHint')}
+        </Typography.Paragraph>
+      )}
+      {parentRows.error && <Alert type="error" role="alert" title={parentRows.error} style={{ marginBottom: 8 }} />}
+      {notice && (
+        <Alert
+          type="error"
+          role="alert"
+          title={notice}
+          closable={{ onClose: () => setNotice(undefined) }}
+          style={{ marginBottom: 8 }}
+          data-testid="directory-notice"
+        />
+      )}
+      <div style={{ display: 'flex', gap: 12, alignItems: 'flex-start' }}>
+        <Card size="small" style={{ flex: 1, minWidth: 0 }} styles={{ body: { padding: 8 } }}>
+          <Spin spinning={data.loading && Boolean(data.data)}>{body()}</Spin>
+        </Card>
+        {editing && (editing.kind === 'new' || editedRow) && (
+          <div style={{ width: 360, flex: 'none' }}>
+            <RowEditor
+              // A fresh editor for another row, or for the saved row as the server normalised it.
+              key={editedRow ? `${editedRow.id}:${editedRow.updatedAt}` : `new:${newParentId}`}
+              directory={current}
+              row={editedRow}
+              parent={{ id: newParentId, label: labelOf(newParentId) }}
+              parentTree={parentTree}
+              parentRowOptions={parentRowOptions}
+              onSaved={(row) => {
+                message.success(t('directories.rowSaved'));
+                setEditing({ kind: 'edit', rowId: row.id });
+                refresh();
+              }}
+              onDeleted={() => {
+                message.success(t('directories.rowDeleted'));
+                setEditing(undefined);
+                refresh();
+              }}
+              onAddChild={() => editedRow && setEditing({ kind: 'new', parentId: editedRow.id })}
+              onMove={(parentId) => {
+                if (!editedRow) return;
+                const siblings = rows.filter((row) => row.parentId === parentId && row.id !== editedRow.id);
+                void move(editedRow.id, parentId, siblings.length);
+              }}
+              onClose={() => setEditing(undefined)}
+            />
+          </div>
+        )}
+      </div>
+      {settingsOpen && (
+        <DirectoryForm
+          directory={current}
+          directories={directories}
+          hasRows={rows.length > 0}
+          onClose={() => setSettingsOpen(false)}
+          onSaved={() => {
+            setSettingsOpen(false);
+            message.success(t('directories.directorySaved'));
+            directory.reload();
+            onDirectoryChanged();
+          }}
+        />
+      )}
+      {importOpen && (
+        <CsvImport
+          directory={current}
+          onClose={() => setImportOpen(false)}
+          onImported={() => {
+            refresh();
+          }}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,246 @@
+import {
+  Alert,
+  Form as AntForm,
+  Button,
+  Card,
+  Checkbox,
+  DatePicker,
+  Input,
+  Popconfirm,
+  Select,
+  Space,
+  TreeSelect,
+  Typography,
+} from 'antd';
+import dayjs from 'dayjs';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../api';
+import {
+  type Cell,
+  type ColumnType,
+  type Directory,
+  failureText,
+  fieldErrors,
+  type Row,
+  subtreeIds,
+  type TreeNodeShape,
+} from './data';
+
+const TOP_LEVEL = '';
+
+interface TreeOption {
+  value: string;
+  title: string;
+  disabled?: boolean;
+  children: TreeOption[];
+}
+
+/** An editor for a value of the column's type; the server normalises what is saved. */
+function CellInput({ type, label, ...control }: { type: ColumnType; label: string } & Record<string, unknown>) {
+  switch (type) {
+    case 'number':
+      return <Input {...control} inputMode="decimal" aria-label={label} />;
+    case 'date':
+      return <DatePicker {...control} aria-label={label} format="YYYY-MM-DD" style={{ width: '100%' }} />;
+    case 'checkbox':
+      return <Checkbox {...control} aria-label={label} />;
+    default:
+      return <Input {...control} aria-label={label} />;
+  }
+}
+
+function initialValue(type: ColumnType, cell: Cell | undefined): unknown {
+  if (cell === null || cell === undefined) return type === 'checkbox' ? false : undefined;
+  if (type === 'date') return typeof cell === 'string' && dayjs(cell).isValid() ? dayjs(cell) : undefined;
+  if (type === 'checkbox') return cell === true;
+  return String(cell);
+}
+
+function cellValue(type: ColumnType, value: unknown): Cell {
+  if (type === 'checkbox') return value === true;
+  if (value === undefined || value === null || value === '') return null;
+  if (dayjs.isDayjs(value)) return value.format('YYYY-MM-DD');
+  return String(value);
+}
+
+/** The rows as choices of a new parent: the row itself and its descendants cannot be chosen. */
+function moveOptions(nodes: readonly TreeNodeShape[], excluded: ReadonlySet<string>, empty: string): TreeOption[] {
+  return nodes.map((node) => ({
+    value: node.id,
+    title: node.label || empty,
+    disabled: excluded.has(node.id),
+    children: moveOptions(node.children, excluded, empty),
+  }));
+}
+
+interface RowEditorProps {
+  directory: Directory;
+  /** The row being edited; none for a new row. */
+  row: Row | undefined;
+  /** Parent of a new row, and its label. */
+  parent: { id: string | null; label: string };
+  /** The parent-link tree, for choosing a new parent by keyboard. */
+  parentTree: TreeNodeShape[];
+  /** Rows of the parent directory a sub-directory row may be offered under; undefined for a plain directory. */
+  parentRowOptions: { value: string; label: string }[] | undefined;
+  onSaved: (row: Row) => void;
+  onDeleted: () => void;
+  onAddChild: () => void;
+  onMove: (parentId: string | null) => void;
+  onClose: () => void;
+}
+
+/** One row's cells with typed editors, its binding to parent-directory rows, and its actions. */
+export function RowEditor(props: RowEditorProps) {
+  const { t } = useTranslation();
+  const { directory, row } = props;
+  const [form] = AntForm.useForm();
+  const [error, setError] = useState<string>();
+  const [saving, setSaving] = useState(false);
+  const initial = useMemo(
+    () => ({
+      cells: directory.columns.map((column, index) => initialValue(column.type, row?.cells[index])),
+      parentRowIds: row?.parentRowIds ?? [],
+    }),
+    [directory.columns, row],
+  );
+  const moveTree = useMemo(() => {
+    const excluded = new Set<string>();
+    const walk = (nodes: readonly TreeNodeShape[]) => {
+      for (const node of nodes) {
+        if (node.id === row?.id) for (const id of subtreeIds(node)) excluded.add(id);
+        else walk(node.children);
+      }
+    };
+    walk(props.parentTree);
+    return [
+      { value: TOP_LEVEL, title: t('directories.topLevel'), children: [] },
+      ...moveOptions(props.parentTree, excluded, t('directories.noLabel')),
+    ];
+  }, [props.parentTree, row?.id, t]);
+
+  const save = async (values: { cells?: unknown[]; parentRowIds?: string[] }) => {
+    const cells = directory.columns.map((column, index) => cellValue(column.type, values.cells?.[index]));
+    const parentRowIds = values.parentRowIds ?? [];
+    setSaving(true);
+    try {
+      const saved = row
+        ? await api<Row>('PATCH', `/api/directories/${directory.id}/rows/${row.id}`, { cells, parentRowIds })
+        : await api<Row>('POST', `/api/directories/${directory.id}/rows`, {
+            cells,
+            parentRowIds,
+            parentId: props.parent.id,
+          });
+      setError(undefined);
+      props.onSaved(saved);
+    } catch (caught) {
+      setError(failureText(caught, t('errors.network')));
+      // Field errors point at `#/cells/<index>` or `#/parentRowIds/<index>`: show them at the editor.
+      form.setFields(
+        fieldErrors(caught).flatMap((e) => {
+          const [, where, index] = e.pointer.split('/');
+          if (where === 'cells') return [{ name: ['cells', Number(index)], errors: [e.detail] }];
+          if (where === 'parentRowIds') return [{ name: ['parentRowIds'], errors: [e.detail] }];
+          return [];
+        }),
+      );
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const remove = async () => {
+    if (!row) return;
+    try {
+      await api('DELETE', `/api/directories/${directory.id}/rows/${row.id}`);
+      props.onDeleted();
+    } catch (caught) {
+      setError(failureText(caught, t('errors.network')));
+    }
+  };
+
+  return (
+    <Card
+      size="small"
+      title={row ? t('directories.rowTitle') : t('directories.newRow')}
+      extra={
+        <Button size="small" type="text" aria-label={t('directories.closeRow')} onClick={props.onClose}>
+          ×
+        </Button>
+      }
+      data-testid="row-editor"
+    >
+      {!row && (
+        <Typography.Paragraph type="secondary" style={{ marginBottom: 8 }}>
+          {props.parent.id ? t('directories.newChildOf', { name: props.parent.label }) : t('directories.newRootRow')}
+        </Typography.Paragraph>
+      )}
+      {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 8 }} />}
+      <AntForm form={form} layout="vertical" size="small" initialValues={initial} onFinish={save}>
+        {directory.columns.map((column, index) => (
+          <AntForm.Item
+            // Columns are only ever appended, so the index is a stable identity.
+            // biome-ignore lint/suspicious/noArrayIndexKey: see above.
+            key={index}
+            name={['cells', index]}
+            label={column.name}
+            valuePropName={column.type === 'checkbox' ? 'checked' : 'value'}
+            style={{ marginBottom: 8 }}
+          >
+            <CellInput type={column.type} label={column.name} />
+          </AntForm.Item>
+        ))}
+        {props.parentRowOptions && (
+          <AntForm.Item
+            name="parentRowIds"
+            label={t('directories.offeredUnder')}
+            extra={t('directories.offeredUnderHint')}
+            style={{ marginBottom: 8 }}
+          >
+            <Select
+              mode="multiple"
+              allowClear
+              aria-label={t('directories.offeredUnder')}
+              showSearch={{ optionFilterProp: 'label' }}
+              options={props.parentRowOptions}
+            />
+          </AntForm.Item>
+        )}
+        <Space wrap>
+          <Button type="primary" htmlType="submit" loading={saving}>
+            {row ? t('directories.save') : t('directories.create')}
+          </Button>
+          {row && <Button onClick={props.onAddChild}>{t('directories.addChild')}</Button>}
+          {row && (
+            <Popconfirm
+              title={t('directories.deleteRowTitle')}
+              description={t('directories.deleteRowText')}
+              okText={t('directories.delete')}
+              cancelText={t('directories.cancel')}
+              onConfirm={remove}
+            >
+              <Button danger>{t('directories.deleteRow')}</Button>
+            </Popconfirm>
+          )}
+        </Space>
+      </AntForm>
+      {row && (
+        <div style={{ marginTop: 12 }}>
+          <Typography.Text type="secondary">{t('directories.moveTo')}</Typography.Text>
+          <TreeSelect
+            aria-label={t('directories.moveTo')}
+            size="small"
+            style={{ width: '100%' }}
+            value={row.parentId ?? TOP_LEVEL}
+            treeData={moveTree}
+            treeDefaultExpandAll
+            showSearch
+            treeNodeFilterProp="title"
+            onChange={(value: string) => props.onMove(value === TOP_LEVEL ? null : value)}
+          />
+        </div>
+      )}
+    </Card>
+  );
+}

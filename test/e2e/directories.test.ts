@@ -1,0 +1,386 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { apiInPage, chromiumAvailable, launchChromium, registeredPage, saveScreenshot } from '../helpers/browser';
+
+const available = chromiumAvailable();
+let t: TestApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!available) return;
+  t = await startTestApp();
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+interface Row {
+  id: string;
+  parentId: string | null;
+  cells: unknown[];
+  parentRowIds: string[];
+}
+
+function node(page: Page, label: string): Locator {
+  return page.locator(`[data-testid="row-node"][data-label="${label}"]`);
+}
+
+async function rowsOf(page: Page, directoryId: string): Promise<Row[]> {
+  const body = (await apiInPage(page, 'GET', `/api/directories/${directoryId}/rows?limit=1000`)) as { items: Row[] };
+  return body.items;
+}
+
+async function addRow(page: Page, directoryId: string, cells: unknown[], extra: Record<string, unknown> = {}) {
+  return (await apiInPage(page, 'POST', `/api/directories/${directoryId}/rows`, { cells, ...extra })) as Row;
+}
+
+/**
+ * Drags with the mouse as a person does. The tree reads the drop from where the pointer is: over
+ * the lower half of a row and well to the right of where the drag began means "into this row".
+ */
+async function dragOnto(page: Page, source: Locator, target: Locator) {
+  const from = await source.boundingBox();
+  if (!from) throw new Error('the dragged row is not visible');
+  await page.mouse.move(from.x + 8, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(from.x + 16, from.y + from.height / 2, { steps: 4 });
+  const to = await target.boundingBox();
+  if (!to) throw new Error('the target row is not visible');
+  await page.mouse.move(to.x + 80, to.y + to.height * 0.75, { steps: 12 });
+  await page.mouse.move(to.x + 84, to.y + to.height * 0.75, { steps: 2 });
+  await page.mouse.up();
+}
+
+async function openDirectory(page: Page, name: string) {
+  await page.goto(`${t.url}/directories`);
+  await page.getByRole('link', { name, exact: true }).click();
+  await page.getByTestId('directory-name').filter({ hasText: name }).waitFor();
+}
+
+describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () => {
+  it('builds a directory tree in the interface and drags a row under a new parent, kept after a reload', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Atlas',
+      name: 'Olga',
+      email: 'olga@example.org',
+    });
+    await page.getByRole('menuitem', { name: 'Directories' }).click();
+    await page.getByText('No directories yet. Create the first one with “New directory”.').waitFor();
+
+    await page.getByRole('button', { name: 'New directory' }).click();
+    await page.getByLabel('Directory name').fill('Places');
+    await page.getByLabel('Name of column 1').fill('Name');
+    await page.getByRole('button', { name: 'Add column' }).click();
+    await page.getByLabel('Name of column 2').fill('Code');
+    await page.getByRole('button', { name: 'Add column' }).click();
+    await page.getByLabel('Name of column 3').fill('Capacity');
+    await page.getByLabel('Type of column 3').click();
+    await page.getByTitle('Number', { exact: true }).click();
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByTestId('directory-name').filter({ hasText: 'Places' }).waitFor();
+    await page.getByText('No rows yet. Add a row or import a CSV file.').waitFor();
+    const directoryId = page.url().split('/').at(-1) as string;
+
+    // Rows with typed editors: a number is normalised by the server.
+    await page.getByRole('button', { name: 'Add row' }).first().click();
+    await page.getByLabel('Name', { exact: true }).fill('Russia');
+    await page.getByLabel('Code', { exact: true }).fill('RU');
+    await page.getByLabel('Capacity', { exact: true }).fill('1 200');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await node(page, 'Russia').waitFor();
+    expect(await page.getByLabel('Capacity', { exact: true }).inputValue()).toBe('1200');
+    await page.getByRole('button', { name: 'Add child row' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Central');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await node(page, 'Central').waitFor();
+    await page.getByRole('button', { name: 'Add row' }).first().click();
+    await page.getByLabel('Name', { exact: true }).fill('Moscow');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await node(page, 'Moscow').waitFor();
+    expect(await node(page, 'Central').getAttribute('data-depth')).toBe('2');
+    expect(await node(page, 'Moscow').getAttribute('data-depth')).toBe('1');
+
+    // A typed value the server refuses is shown at its editor.
+    await node(page, 'Central').click();
+    await page.getByLabel('Capacity', { exact: true }).fill('lots');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Capacity: "lots" is not a number').first().waitFor();
+
+    await dragOnto(page, node(page, 'Moscow'), node(page, 'Central'));
+    const central = (await rowsOf(page, directoryId)).find((r) => r.cells[0] === 'Central') as Row;
+    await expect
+      .poll(async () => (await rowsOf(page, directoryId)).find((r) => r.cells[0] === 'Moscow')?.parentId)
+      .toBe(central.id);
+
+    await page.reload();
+    await node(page, 'Moscow').waitFor();
+    expect(await node(page, 'Moscow').getAttribute('data-parent-id')).toBe(central.id);
+    expect(await node(page, 'Moscow').getAttribute('data-depth')).toBe('3');
+
+    // The zone under the tree moves a row back to the top level.
+    await dragOnto(page, node(page, 'Moscow'), page.getByTestId('root-drop-zone'));
+    await expect
+      .poll(async () => (await rowsOf(page, directoryId)).find((r) => r.cells[0] === 'Moscow')?.parentId)
+      .toBeNull();
+    await node(page, 'Moscow').and(page.locator('[data-depth="1"]')).waitFor();
+
+    await node(page, 'Russia').click();
+    await page.getByTestId('row-editor').waitFor();
+    await saveScreenshot(page, 'directories');
+
+    await node(page, 'Central').click();
+    await page.getByRole('button', { name: 'Delete row' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await expect.poll(() => node(page, 'Central').count()).toBe(0);
+    expect(await rowsOf(page, directoryId)).toHaveLength(2);
+
+    await page.getByRole('button', { name: 'Rename Places' }).click();
+    await page.getByLabel('Directory name').fill('Places of work');
+    await page.getByRole('button', { name: 'Save', exact: true }).last().click();
+    await page.getByTestId('directory-name').filter({ hasText: 'Places of work' }).waitFor();
+    await page.getByRole('link', { name: 'Places of work' }).waitFor();
+    await context.close();
+  });
+
+  it('shows the server’s reason when a move is refused, and the tree stays as it was', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Borealis',
+      name: 'Boris',
+      email: 'boris@example.org',
+    });
+    const directory = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Sites',
+      columns: [{ name: 'Name' }],
+    })) as { id: string };
+    const alpha = await addRow(page, directory.id, ['Alpha']);
+    const beta = await addRow(page, directory.id, ['Beta']);
+    await openDirectory(page, 'Sites');
+    await node(page, 'Beta').waitFor();
+
+    // Someone else puts Alpha under Beta meanwhile; this page still shows both at the top.
+    await apiInPage(page, 'PATCH', `/api/directories/${directory.id}/rows/${alpha.id}/move`, {
+      parentId: beta.id,
+      position: 0,
+    });
+    await dragOnto(page, node(page, 'Beta'), node(page, 'Alpha'));
+    const alert = page.getByTestId('directory-notice');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('A row cannot move under itself or one of its descendants.');
+    expect(await node(page, 'Beta').getAttribute('data-depth')).toBe('1');
+    expect(await node(page, 'Alpha').getAttribute('data-depth')).toBe('1');
+    const rows = await rowsOf(page, directory.id);
+    expect(rows.find((r) => r.id === beta.id)?.parentId).toBeNull();
+
+    // Reloading shows the tree as the server has it.
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await node(page, 'Alpha').and(page.locator('[data-depth="2"]')).waitFor();
+
+    // Moving by keyboard: a row's own descendants are not offered as its new parent.
+    await node(page, 'Beta').click();
+    await page.getByLabel('Move under').click();
+    await page.locator('.ant-select-tree-treenode-disabled').filter({ hasText: 'Alpha' }).waitFor();
+    await page.keyboard.press('Escape');
+    await node(page, 'Alpha').click();
+    await page.getByLabel('Move under').click();
+    await page.getByTitle('Top level').click();
+    await node(page, 'Alpha').and(page.locator('[data-depth="1"]')).waitFor();
+    expect((await rowsOf(page, directory.id)).find((r) => r.id === alpha.id)?.parentId).toBeNull();
+    await context.close();
+  });
+
+  it('exports the rows as CSV and imports files back, with counts and the server’s row errors', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Cargo',
+      name: 'Clara',
+      email: 'clara@example.org',
+    });
+    const directory = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Stock',
+      columns: [{ name: 'Name' }, { name: 'Qty', type: 'number' }],
+    })) as { id: string };
+    const bolts = await addRow(page, directory.id, ['Bolts', '100']);
+    await addRow(page, directory.id, ['M6 bolts', '40'], { parentId: bolts.id });
+    await openDirectory(page, 'Stock');
+    await node(page, 'M6 bolts').waitFor();
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('Stock.csv');
+    const exported = readFileSync(await download.path(), 'utf8');
+    expect(exported.replace(/^\ufeff/, '').split(/\r?\n/)[0]).toBe('id,parent_id,Name,Qty');
+    expect(exported).toContain('M6 bolts,40');
+
+    const importFile = async (name: string, csv: string) => {
+      await page.getByLabel('CSV file').setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    };
+
+    // Round trip: the export replaces the rows and the same tree comes back.
+    await page.getByRole('button', { name: 'Import CSV' }).click();
+    await importFile('Stock.csv', exported);
+    await page.getByText('Replace all rows').click();
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByTestId('import-result').filter({ hasText: 'Rows imported: 2' }).waitFor();
+    await page.getByRole('button', { name: 'Done' }).click();
+    await node(page, 'M6 bolts').waitFor();
+    expect(await node(page, 'M6 bolts').getAttribute('data-parent-id')).toBe(bolts.id);
+
+    // A bad file: every error the server finds is listed, and nothing is written.
+    await page.getByRole('button', { name: 'Import CSV' }).click();
+    await importFile('bad.csv', 'Name,Qty,Colour\nGood,10\nBad,many\n');
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByTestId('import-result').filter({ hasText: 'Errors found: 2' }).waitFor();
+    const errors = page.getByTestId('import-errors');
+    expect(await errors.getByRole('row').filter({ hasText: 'Colour' }).textContent()).toContain('1');
+    expect(await errors.getByRole('row').filter({ hasText: 'many' }).textContent()).toContain('3');
+    expect(await rowsOf(page, directory.id)).toHaveLength(2);
+
+    // A prepared file with its own ids and parent links is added to the rows.
+    const nuts = randomUUID();
+    await importFile('nuts.csv', `id,parent_id,Name,Qty\n${nuts},,Nuts,5\n${randomUUID()},${nuts},M6 nuts,3\n`);
+    await page.getByText('Add to the rows').click();
+    await page.getByRole('button', { name: 'Check', exact: true }).click();
+    await page.getByTestId('import-result').filter({ hasText: 'No errors: 2 rows can be imported' }).waitFor();
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByTestId('import-result').filter({ hasText: 'Rows imported: 2' }).waitFor();
+    await page.getByRole('button', { name: 'Done' }).click();
+    await node(page, 'M6 nuts').waitFor();
+    expect(await node(page, 'M6 nuts').getAttribute('data-parent-id')).toBe(nuts);
+    expect(await page.getByTestId('row-count').textContent()).toBe('Rows: 4');
+    await context.close();
+  });
+
+  it('groups rows by a column’s values in column-value mode', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Delta',
+      name: 'Dmitry',
+      email: 'dmitry@example.org',
+    });
+    const directory = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Cities',
+      columns: [{ name: 'Name' }, { name: 'Region' }],
+    })) as { id: string };
+    await addRow(page, directory.id, ['Moscow', 'Center']);
+    await addRow(page, directory.id, ['Tula', 'Center']);
+    await addRow(page, directory.id, ['Murmansk', 'North']);
+    await addRow(page, directory.id, ['Nowhere', null]);
+    await openDirectory(page, 'Cities');
+    await node(page, 'Nowhere').waitFor();
+
+    await page.getByLabel('Tree mode').click();
+    await page.getByTitle('Grouped by “Region”').click();
+    const groups = page.getByTestId('group-node');
+    await groups.first().waitFor();
+    expect(await groups.evaluateAll((all) => all.map((g) => g.textContent))).toEqual([
+      'Center 2',
+      'North 1',
+      '(no value) 1',
+    ]);
+    expect(await node(page, 'Tula').getAttribute('data-depth')).toBe('2');
+    expect(await page.getByTestId('root-drop-zone').count()).toBe(0);
+
+    // Saved as the directory's default view, it is what the tree endpoint answers.
+    await page.getByRole('button', { name: 'Make this the default view' }).click();
+    await expect
+      .poll(
+        async () =>
+          ((await apiInPage(page, 'GET', `/api/directories/${directory.id}`)) as { treeColumnIndex: number | null })
+            .treeColumnIndex,
+      )
+      .toBe(1);
+    await page.reload();
+    await groups.first().waitFor();
+
+    // Back to the parent-link tree, even though the directory's default groups.
+    await page.getByLabel('Tree mode').click();
+    await page.getByTitle('By parent rows').click();
+    await page.getByTestId('root-drop-zone').waitFor();
+    expect(await groups.count()).toBe(0);
+    expect(await node(page, 'Tula').getAttribute('data-depth')).toBe('1');
+
+    // Every string of the screen has its Russian.
+    await page.getByLabel('Language').click();
+    await page.getByTitle('Русский').click();
+    await page.getByRole('heading', { name: 'Справочники' }).waitFor();
+    await page.getByText('По родительским строкам').waitFor();
+    await page.getByRole('button', { name: 'Экспорт CSV' }).waitFor();
+    await context.close();
+  });
+
+  it('creates a sub-directory bound to chosen rows of its parent and filters its rows by a parent row', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Eridan',
+      name: 'Elena',
+      email: 'elena@example.org',
+    });
+    const regions = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Regions',
+      columns: [{ name: 'Name' }],
+    })) as { id: string };
+    const center = await addRow(page, regions.id, ['Center']);
+    const north = await addRow(page, regions.id, ['North']);
+    await addRow(page, regions.id, ['South']);
+    await page.goto(`${t.url}/directories`);
+    await page.getByRole('button', { name: 'New directory' }).click();
+    await page.getByLabel('Directory name').fill('Towns');
+    await page.getByLabel('Name of column 1').fill('Name');
+    await page.getByLabel('Parent directory').click();
+    await page.getByTitle('Regions').click();
+    await page.getByLabel('Rows of the parent directory').click();
+    await page.getByTitle('Center').click();
+    await page.getByTitle('North').click();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByTestId('directory-name').filter({ hasText: 'Towns' }).waitFor();
+    const towns = page.url().split('/').at(-1) as string;
+    const saved = (await apiInPage(page, 'GET', `/api/directories/${towns}`)) as {
+      parentDirectoryId: string;
+      parentRowIds: string[];
+    };
+    expect(saved.parentDirectoryId).toBe(regions.id);
+    expect(saved.parentRowIds.sort()).toEqual([center.id, north.id].sort());
+
+    await page.getByRole('button', { name: 'Add row' }).first().click();
+    await page.getByLabel('Name', { exact: true }).fill('Moscow');
+    await page.getByLabel('Offered under parent rows').click();
+    // Only the rows the sub-directory is bound to are offered.
+    expect(await page.getByTitle('South').count()).toBe(0);
+    await page.getByTitle('Center').click();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await node(page, 'Moscow').waitFor();
+    await page.getByRole('button', { name: 'Add row' }).first().click();
+    await page.getByLabel('Name', { exact: true }).fill('Anywhere');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await node(page, 'Anywhere').waitFor();
+    const moscow = (await rowsOf(page, towns)).find((r) => r.cells[0] === 'Moscow') as Row;
+    expect(moscow.parentRowIds).toEqual([center.id]);
+
+    await page.getByLabel('Rows offered under').click();
+    await page.getByTitle('North').click();
+    await node(page, 'Anywhere').waitFor();
+    await expect.poll(() => node(page, 'Moscow').count()).toBe(0);
+    await page.getByRole('link', { name: 'Regions' }).first().click();
+    await page.getByTestId('directory-name').filter({ hasText: 'Regions' }).waitFor();
+    await page.getByText('Sub-directories:').waitFor();
+
+    // A parent with sub-directories is not deleted; the server says why.
+    await page.getByRole('button', { name: 'Delete Regions' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'The directory has sub-directories. Delete them first.' })
+      .waitFor();
+    await page.getByRole('button', { name: 'Delete Towns' }).click();
+    // The first confirmation may still be fading out: this one opened last.
+    await page.getByRole('button', { name: 'Delete', exact: true }).last().click();
+    await expect.poll(() => page.getByRole('link', { name: 'Towns' }).count()).toBe(0);
+    await context.close();
+  });
+});
