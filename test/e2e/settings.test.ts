@@ -110,6 +110,8 @@ describe.skipIf(!available)('settings in the browser', { timeout: 120_000 }, () 
   it('creates a role and adds a member to it', async () => {
     const { context, page } = await admin('Boris');
     await page.goto(`${t.url}/settings`);
+    // `/settings` opens the users tab first.
+    await page.waitForURL(`${t.url}/settings/users`);
     await page.getByRole('tab', { name: 'Roles' }).click();
     await page.waitForURL(`${t.url}/settings/roles`);
     await page.getByText('No roles yet').waitFor();
