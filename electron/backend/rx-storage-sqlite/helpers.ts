@@ -10,6 +10,7 @@ export const CATALOG_TABLE = 'rxdb_collections';
 
 /** UTF-16 code units that UTF-8 (SQLite's TEXT order) would order differently from JavaScript. */
 const HIGH_UNITS = /[\ud800-\uffff]/g;
+const HAS_HIGH_UNIT = /[\ud800-\uffff]/;
 
 function remapHighUnit(unit: string): string {
   const code = unit.charCodeAt(0);
@@ -28,7 +29,8 @@ function remapHighUnit(unit: string): string {
  * bounds) compare correctly: SQLite's BINARY collation compares whole lengths.
  */
 export function indexKey(indexString: string): string {
-  return indexString.replace(HIGH_UNITS, remapHighUnit);
+  // Most keys have no such unit; testing first is much cheaper than a global replace.
+  return HAS_HIGH_UNIT.test(indexString) ? indexString.replace(HIGH_UNITS, remapHighUnit) : indexString;
 }
 
 /** Bumped when `indexKey` changes, so index columns of another format are rebuilt, not misread. */

@@ -84,23 +84,21 @@ export class RxStorageInstanceBetterSqlite<RxDocType>
         const result = categorizeBulkWriteRows<RxDocType>(this, primaryPath as never, inDb, documentWrites, context);
         for (const row of result.bulkInsertDocs) {
           const doc = row.document as RxDocumentData<unknown>;
-          statements.insert.run(
+          const values: unknown[] = [
             (doc as Record<string, unknown>)[primaryPath],
             doc._deleted ? 1 : 0,
             doc._meta.lwt,
             JSON.stringify(doc),
-            ...indexes.map((index) => indexKey(index.indexableString(doc))),
-          );
+          ];
+          for (const index of indexes) values.push(indexKey(index.indexableString(doc)));
+          statements.insert.run(values);
         }
         for (const row of result.bulkUpdateDocs) {
           const doc = row.document as RxDocumentData<unknown>;
-          statements.update.run(
-            doc._deleted ? 1 : 0,
-            doc._meta.lwt,
-            JSON.stringify(doc),
-            ...indexes.map((index) => indexKey(index.indexableString(doc))),
-            (doc as Record<string, unknown>)[primaryPath],
-          );
+          const values: unknown[] = [doc._deleted ? 1 : 0, doc._meta.lwt, JSON.stringify(doc)];
+          for (const index of indexes) values.push(indexKey(index.indexableString(doc)));
+          values.push((doc as Record<string, unknown>)[primaryPath]);
+          statements.update.run(values);
         }
         return result;
       })

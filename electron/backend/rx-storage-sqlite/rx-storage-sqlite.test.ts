@@ -12,6 +12,7 @@ import {
   getChangedDocumentsSince,
   getQueryMatcher,
   getSortComparator,
+  META_INSTANCE_SCHEMA_TITLE,
   type MangoQuery,
   normalizeMangoQuery,
   now,
@@ -232,6 +233,7 @@ describe('RxStorage on better-sqlite3: creation', () => {
     const raw = new Database(path.join(directory, 'orbita.sqlite'), { readonly: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.pragma('page_size', { simple: true })).toBe(16_384);
       const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
       expect(tables).toEqual(['rx_tasks__v0', 'rx_tasks__v1', 'rxdb_collections']);
       // One column and one SQL index per schema index (RxDB's fillWithDefaultSettings made five of them).
@@ -935,6 +937,35 @@ describe('isolation and persistence', () => {
     const q = prepared(schema, { selector: { _deleted: false, city: { $gt: 'A' } }, sort: [{ city: 'asc' }] });
     expect(after.explainQuery(q).join('\n')).toMatch(/USING INDEX/);
     expect(ids((await after.query(q)).documents)).toEqual(['b', 'a']);
+  });
+
+  it("writes no index columns for RxDB's replication meta data, read by id only, and still answers queries on it", async () => {
+    const schema = { ...personSchema(), title: META_INSTANCE_SCHEMA_TITLE };
+    const directory = await tempDirectory();
+    const meta = await openOurs({ storage: ours({ databaseDirectory: directory, pageSize: 4096 }), schema });
+    const memory = await openMemory(schema);
+    const docs = [
+      person('a', { age: 41, city: 'Tver' }),
+      person('b', { age: 25, city: 'Omsk' }),
+      person('c', { age: 33, city: 'Tver' }, { deleted: true }),
+      person('d', { age: 33, city: 'Kursk' }),
+    ];
+    await insert(meta, docs);
+    await insert(memory, docs);
+    const raw = new Database(path.join(directory, `${meta.databaseName}.sqlite`), { readonly: true });
+    try {
+      const columns = raw.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(meta.internals.tableName);
+      expect(columns).toEqual(['id', 'deleted', 'lwt', 'data']);
+      expect(raw.pragma('page_size', { simple: true })).toBe(4096);
+    } finally {
+      raw.close();
+    }
+    const q = prepared(schema, { selector: { _deleted: false, age: { $gt: 30 } }, sort: [{ age: 'desc' }] });
+    expect(meta.explainQuery(q).join('\n')).toMatch(/^SCAN/);
+    expect(ids((await meta.query(q)).documents)).toEqual(ids((await memory.query(q)).documents));
+    expect(ids((await meta.query(q)).documents)).toEqual(['a', 'd']);
+    expect(await meta.count(q)).toEqual({ count: 2, mode: 'slow' });
+    expect(sortedIds(await meta.findDocumentsById(['a', 'b', 'c'], false))).toEqual(['a', 'b']);
   });
 
   it('keeps in-memory databases only while an instance is open', async () => {

@@ -81,8 +81,9 @@ export function startReplicaSync(
         remoteCollection: name,
         socket,
         push: WRITABLE.includes(name),
-        // Large pages make a first sync of tens of thousands of records take few round trips.
-        batchSize: 1000,
+        // Large batches make a first sync of tens of thousands of records take few round trips
+        // (pages of 1,000) and few replica transactions (one per batch).
+        batchSize: 10_000,
         retryTimeMs: options.retryTimeMs,
         onLostEdits: options.onLostEdits,
         onPushed: (ids) => options.onPushed?.(name, ids),

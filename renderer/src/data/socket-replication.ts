@@ -20,12 +20,34 @@ export class SyncProblemError extends Error {
   }
 }
 
-async function call<T>(socket: Socket, event: string, payload: unknown, timeoutMs: number): Promise<T> {
-  // While disconnected fail at once: socket.io would buffer the event and send it again on reconnect.
+/** Resolves once the socket is connected, or after `ms` while it is still trying (at once when it is not). */
+function whenConnected(socket: Socket, ms: number): Promise<void> {
+  if (socket.connected || !socket.active) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      socket.off('connect', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    socket.on('connect', done);
+  });
+}
+
+async function call<T>(
+  socket: Socket,
+  event: string,
+  payload: unknown,
+  options: { timeoutMs: number; connectWaitMs: number },
+): Promise<T> {
+  // A connection under way is waited for a moment: failing would cost RxDB's whole retry wait,
+  // and replication usually starts while its socket is still connecting.
+  await whenConnected(socket, options.connectWaitMs);
+  // Still disconnected: fail, since socket.io would buffer the event and send it again on reconnect.
   if (!socket.connected) {
     throw new SyncProblemError({ status: 0, code: 'offline', title: 'Offline', detail: 'Not connected' });
   }
-  const answer = (await socket.timeout(timeoutMs).emitWithAck(event, payload)) as SyncAck<T>;
+  const answer = (await socket.timeout(options.timeoutMs).emitWithAck(event, payload)) as SyncAck<T>;
   if (!answer.ok) throw new SyncProblemError(answer.problem);
   return answer.data;
 }
@@ -92,6 +114,9 @@ export class RetryBackoff {
   }
 }
 
+/** The most documents the server returns for one `sync:pull`. */
+const SERVER_PAGE_SIZE = 1000;
+
 export interface SocketReplicationOptions<RxDocType> {
   collection: RxCollection<RxDocType>;
   /** The server's name of the collection (e.g. `tasks`, `directory_rows`). */
@@ -101,7 +126,7 @@ export interface SocketReplicationOptions<RxDocType> {
   live?: boolean;
   /** Pull-only collections (read-only on replicas) pass false. */
   push?: boolean;
-  /** Documents per pull (the server allows up to 1000). */
+  /** Documents per pull batch, fetched in pages of at most the server's 1000. */
   batchSize?: number;
   /** Documents per push (the server allows up to 500). */
   pushBatchSize?: number;
@@ -134,6 +159,7 @@ export function replicateOverSocket<RxDocType>(
     } as RxReplicationPullStreamItem<RxDocType, SyncCheckpoint>);
   };
   const retryTimeMs = options.retryTimeMs ?? 1_000;
+  const timing = { timeoutMs: ackTimeoutMs, connectWaitMs: retryTimeMs };
   const backoff = new RetryBackoff(retryTimeMs, options.maxRetryTimeMs ?? 60_000);
   const onResync = () => stream$.next('RESYNC');
   const onConnect = () => {
@@ -157,15 +183,27 @@ export function replicateOverSocket<RxDocType>(
       batchSize: options.batchSize ?? 100,
       stream$: stream$.asObservable(),
       async handler(checkpoint, batchSize) {
-        const result = await backoff.run(() =>
-          call<PullResponse>(
-            socket,
-            'sync:pull',
-            { collection: remoteCollection, checkpoint: checkpoint ?? null, batchSize },
-            ackTimeoutMs,
-          ),
-        );
-        return { documents: result.documents as never, checkpoint: result.checkpoint ?? undefined };
+        // A batch larger than the server's page is fetched page after page: RxDB then writes it
+        // to the replica in one transaction instead of one per page. A short page means the
+        // server has nothing more; a failed page fails the batch (RxDB retries from `checkpoint`).
+        const documents: SyncDocument[] = [];
+        let next = checkpoint ?? null;
+        while (documents.length < batchSize) {
+          const pageSize = Math.min(SERVER_PAGE_SIZE, batchSize - documents.length);
+          const from = next;
+          const page = await backoff.run(() =>
+            call<PullResponse>(
+              socket,
+              'sync:pull',
+              { collection: remoteCollection, checkpoint: from, batchSize: pageSize },
+              timing,
+            ),
+          );
+          for (const document of page.documents) documents.push(document);
+          next = page.checkpoint ?? next;
+          if (page.documents.length < pageSize) break;
+        }
+        return { documents: documents as never, checkpoint: next ?? undefined };
       },
     },
     push:
@@ -185,7 +223,7 @@ export function replicateOverSocket<RxDocType>(
                       newDocumentState: row.newDocumentState as unknown as SyncDocument,
                     })),
                   },
-                  ackTimeoutMs,
+                  timing,
                 ),
               );
               if (result.lost.length > 0) options.onLostEdits?.(result.lost);

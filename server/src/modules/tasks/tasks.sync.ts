@@ -22,7 +22,7 @@ const VISIBLE_TO_CALLER = `($3::boolean OR EXISTS (SELECT 1 FROM forms f WHERE f
                            AND (f.visible_role_ids = '{}' OR f.visible_role_ids && $4::uuid[]))
   OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $2))`;
 
-type Row = TaskRow & { sync_xid: string; sync_seq: string; visible: boolean };
+type Row = TaskRow & { sync_xid: string; sync_seq: string; visible: boolean; assigned: boolean };
 
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -133,7 +133,8 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
     async pull(db, auth, checkpoint, limit) {
       const { rows } = await db.query<Row>(
         `SELECT ${TASK_COLUMNS}, ${syncColumns('t')},
-                ${VISIBLE_TO_CALLER} AS visible
+                ${VISIBLE_TO_CALLER} AS visible,
+                EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id) AS assigned
            FROM tasks t WHERE t.organization_id = $1 AND ${changedSince('t', 5, 6)}
           ORDER BY t.sync_xid, t.sync_seq LIMIT $7`,
         [auth.organizationId, auth.userId, auth.isAdmin, auth.roleIds, ...checkpointParams(checkpoint), limit],
@@ -143,7 +144,8 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
       return {
         documents: rows.map((row) => {
           const task = presented.get(row.id);
-          return task ? { ...task, _deleted: false } : tombstone(row.id);
+          // The presented task is this pull's own object: flag it rather than copy it.
+          return task ? Object.assign(task, { _deleted: false }) : tombstone(row.id);
         }),
         checkpoint: nextCheckpoint(rows, checkpoint),
       };

@@ -1,4 +1,4 @@
-import { PullRequest, PushRequest, type SyncAck, type SyncCheckpoint } from '@shared/sync';
+import { PullRequest, type PullResponse, PushRequest, type SyncAck, type SyncCheckpoint } from '@shared/sync';
 import type { Socket, Server as SocketServer } from 'socket.io';
 import type { z } from 'zod';
 import type { AuthContext, Authenticate } from '../auth/auth-context';
@@ -25,6 +25,30 @@ interface SyncSocketData {
    * pushed, taking it for a newer master state.
    */
   echoes: Map<string, string>;
+  /** Per collection, the page after the last full page pulled, read while that one travels (see `readAhead`). */
+  ahead: Map<string, ReadAhead>;
+}
+
+interface ReadAhead {
+  checkpoint: SyncCheckpoint;
+  limit: number;
+  auth: AuthContext;
+  readAt: number;
+  result: Promise<PullResponse | undefined>;
+}
+
+/** How long a page read ahead may wait for its request. */
+const READ_AHEAD_MS = 2_000;
+
+/** Whether two callers see the same records (what a pull's visibility depends on). */
+function sameViewer(a: AuthContext, b: AuthContext): boolean {
+  return (
+    a.userId === b.userId &&
+    a.organizationId === b.organizationId &&
+    a.isAdmin === b.isAdmin &&
+    a.roleIds.length === b.roleIds.length &&
+    a.roleIds.every((id, i) => id === b.roleIds[i])
+  );
 }
 
 /** A document's content for comparison: RxDB's own fields dropped, keys sorted. */
@@ -106,6 +130,7 @@ export function attachSync(
       socket.data.stream = {};
       socket.data.queue = Promise.resolve();
       socket.data.echoes = new Map();
+      socket.data.ahead = new Map();
       await caller(socket);
       next();
     } catch (error) {
@@ -143,7 +168,16 @@ export function attachSync(
         const request = parse(PullRequest, payload);
         const source = sourceOf(request.collection);
         const auth = await caller(socket);
-        const result = await serially(socket, () => source.pull(db, auth, request.checkpoint, request.batchSize));
+        const result = await serially(socket, async () => {
+          const ahead = takeReadAhead(socket, request.collection, request.checkpoint, request.batchSize, auth);
+          const answer =
+            (ahead && (await ahead.result)) ?? (await source.pull(db, auth, request.checkpoint, request.batchSize));
+          // A full page means more follows: read it now, while this one travels and is stored.
+          if (answer.documents.length === request.batchSize && answer.checkpoint) {
+            readAhead(socket, source, request.collection, answer.checkpoint, request.batchSize, auth);
+          }
+          return answer;
+        });
         // Once the client has pulled up to here, the live stream continues from the same point.
         socket.data.stream[request.collection] = later(socket.data.stream[request.collection], result.checkpoint);
         ack?.({ ok: true, data: result });
@@ -166,6 +200,8 @@ export function attachSync(
         const push = source.push.bind(source);
         const rows = request.rows as Parameters<typeof push>[1];
         const result = await serially(socket, async () => {
+          // A page read before this push must not be answered after it.
+          socket.data.ahead.clear();
           const answer = await push(auth, rows);
           const conflicted = new Set(answer.conflicts.map((doc) => String(doc[source.primaryKey ?? 'id'])));
           for (const row of rows) {
@@ -182,6 +218,51 @@ export function attachSync(
       }
     });
   });
+
+  /**
+   * Reads the next page of a first sync before it is asked for, in the socket's queue right after
+   * the page before: answering it later is the same as answering a request that came at once.
+   * A push in between, another caller's view or a long wait discards it.
+   */
+  function readAhead(
+    socket: SyncSocket,
+    source: SyncSource,
+    collection: string,
+    checkpoint: SyncCheckpoint,
+    limit: number,
+    auth: AuthContext,
+  ) {
+    const result = serially(socket, () => source.pull(db, auth, checkpoint, limit)).catch(() => undefined);
+    const ahead: ReadAhead = { checkpoint, limit, auth, readAt: Date.now(), result };
+    socket.data.ahead.set(collection, ahead);
+    // A replica that stops pulling does not keep a page in memory.
+    setTimeout(() => {
+      if (socket.data.ahead.get(collection) === ahead) socket.data.ahead.delete(collection);
+    }, READ_AHEAD_MS).unref();
+  }
+
+  function takeReadAhead(
+    socket: SyncSocket,
+    collection: string,
+    checkpoint: SyncCheckpoint | null,
+    limit: number,
+    auth: AuthContext,
+  ): ReadAhead | undefined {
+    const ahead = socket.data.ahead.get(collection);
+    socket.data.ahead.delete(collection);
+    if (
+      ahead &&
+      checkpoint &&
+      ahead.checkpoint.xid === checkpoint.xid &&
+      ahead.checkpoint.seq === checkpoint.seq &&
+      ahead.limit === limit &&
+      Date.now() - ahead.readAt <= READ_AHEAD_MS &&
+      sameViewer(ahead.auth, auth)
+    ) {
+      return ahead;
+    }
+    return undefined;
+  }
 
   function serially<T>(socket: SyncSocket, work: () => Promise<T>): Promise<T> {
     const run = socket.data.queue.then(work, work);
