@@ -20,7 +20,7 @@ export function useLoad<T>(key: string | undefined, load: () => Promise<T>) {
   latest.current = { load, t, navigate };
   const [data, setData] = useState<T>();
   const [error, setError] = useState<string>();
-  const [loading, setLoading] = useState(key !== undefined);
+  const [loading, setLoading] = useState(true);
   const [version, setVersion] = useState(0);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` is the reload trigger.
   useEffect(() => {
