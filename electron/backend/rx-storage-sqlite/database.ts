@@ -99,7 +99,7 @@ export function acquireDatabase(settings: BetterSqliteSettings, databaseName: st
     const db = new Database(file);
     try {
       // Only a new, empty file takes it (before WAL is on); an existing one ignores it.
-      db.pragma(`page_size = ${Math.trunc(settings.pageSize ?? Number(process.env.PS ?? 16_384))}`);
+      db.pragma(`page_size = ${Math.trunc(settings.pageSize ?? 16_384)}`);
       if (!inMemory) db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${settings.synchronous ?? 'NORMAL'}`);
       // A batch of a first sync dirties hundreds of pages: at SQLite's 1,000-page threshold nearly
