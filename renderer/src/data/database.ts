@@ -81,8 +81,8 @@ export function startReplicaSync(
         remoteCollection: name,
         socket,
         push: WRITABLE.includes(name),
-        // Large batches make a first sync of tens of thousands of records take few round trips
-        // (pages of 1,000) and few replica transactions (one per batch).
+        // A first sync of tens of thousands of records takes pages of 1,000 (the server's most)
+        // and few replica transactions: one per batch, not one per page.
         batchSize: 10_000,
         retryTimeMs: options.retryTimeMs,
         onLostEdits: options.onLostEdits,

@@ -7,7 +7,7 @@ import { connectSync, type SyncClient } from '../../../../test/helpers/sync-clie
 let t: TestApp;
 const clients: SyncClient[] = [];
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ config: { syncPollMs: 50 } });
 });
 afterAll(async () => {
   for (const client of clients) client.close();
@@ -56,6 +56,22 @@ describe('pages read ahead', () => {
     );
     expect(rest.documents.filter((doc) => doc.id === ids[2]).map((doc) => doc.title)).toEqual(['Edited offline']);
     expect(rest.documents.map((doc) => doc.id)).toContain(ids[3]);
+  });
+
+  it('are not answered after a stream message that carried newer states', async () => {
+    const admin = await createOrg(t);
+    const client = await replica(admin);
+    const { ids } = await fourTasks(admin, await createForm(admin), client);
+    const checkpoint = await firstPage(client);
+    const edited = await admin.client.patch(`/api/tasks/${ids[2]}`, { title: 'Edited on the server' });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    await expect
+      .poll(() => client.streamed.some((m) => m.documents.some((d) => d.title === 'Edited on the server')))
+      .toBe(true);
+    const next = await client.pull('tasks', checkpoint, 2);
+    expect(next.ok).toBe(true);
+    const titles = next.ok ? next.data.documents.filter((doc) => doc.id === ids[2]).map((doc) => doc.title) : [];
+    expect(titles).not.toContain('Task 3');
   });
 
   it('are not answered to a caller whose view changed meanwhile', async () => {

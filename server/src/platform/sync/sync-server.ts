@@ -221,8 +221,9 @@ export function attachSync(
 
   /**
    * Reads the next page of a first sync before it is asked for, in the socket's queue right after
-   * the page before: answering it later is the same as answering a request that came at once.
-   * A push in between, another caller's view or a long wait discards it.
+   * the page before: answering it later is the same as answering a request that came at once, as
+   * long as the replica got nothing newer meanwhile. So a push, a stream message of the collection,
+   * another caller's view or a long wait discards it.
    */
   function readAhead(
     socket: SyncSocket,
@@ -284,6 +285,8 @@ export function attachSync(
       const source = sourceOf(collection);
       const result = await source.pull(db, auth, checkpoint, 500);
       socket.data.stream[collection] = result.checkpoint;
+      // States streamed now may be newer than the page read ahead: that page would undo them.
+      if (result.documents.length > 0) socket.data.ahead.delete(collection);
       const documents = result.documents.filter((document) => {
         const key = `${collection}:${String(document[source.primaryKey ?? 'id'])}`;
         const echo = socket.data.echoes.get(key) === contentOf(document);
