@@ -22,6 +22,9 @@ import { TaskPage } from './pages/task-page';
 import { TasksPage } from './pages/tasks-page';
 import { SHORTCUTS, useShortcut } from './shortcuts';
 
+/** The system asks for less motion: Ant Design's animations are switched off. */
+const REDUCED_MOTION = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
+
 /** Screens shown to someone who is not signed in. */
 const SIGNED_OUT_PATHS = ['/sign-in', '/register', '/forgot-password', '/reset-password'];
 /** The main menu, in the order of its Alt+digit shortcuts. */
@@ -81,7 +84,7 @@ function Shell() {
   useEffect(() => desktopBridge()?.onDeepLink((path) => navigateRef.current(path)), []);
   const signedIn = !SIGNED_OUT_PATHS.includes(location.pathname);
   return (
-    <ConfigProvider locale={language === 'en' ? enUS : ruRU}>
+    <ConfigProvider locale={language === 'en' ? enUS : ruRU} theme={{ token: { motion: !REDUCED_MOTION } }}>
       <AntApp>
         <Layout style={{ minHeight: '100vh' }}>
           <Layout.Header style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between' }}>
