@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { apiInPage, chromiumAvailable, launchChromium, registeredPage, saveScreenshot } from '../helpers/browser';
 
+/** How long to wait for the server to agree with what the page shows. */
+const SERVER = { timeout: 15_000, interval: 100 };
 const available = chromiumAvailable();
 let t: TestApp;
 let browser: Browser;
@@ -114,7 +116,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
     await dragOnto(page, node(page, 'Moscow'), node(page, 'Central'));
     const central = (await rowsOf(page, directoryId)).find((r) => r.cells[0] === 'Central') as Row;
     await expect
-      .poll(async () => (await rowsOf(page, directoryId)).find((r) => r.cells[0] === 'Moscow')?.parentId)
+      .poll(async () => (await rowsOf(page, directoryId)).find((r) => r.cells[0] === 'Moscow')?.parentId, SERVER)
       .toBe(central.id);
 
     await page.reload();
@@ -125,7 +127,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
     // The zone under the tree moves a row back to the top level.
     await dragOnto(page, node(page, 'Moscow'), page.getByTestId('root-drop-zone'));
     await expect
-      .poll(async () => (await rowsOf(page, directoryId)).find((r) => r.cells[0] === 'Moscow')?.parentId)
+      .poll(async () => (await rowsOf(page, directoryId)).find((r) => r.cells[0] === 'Moscow')?.parentId, SERVER)
       .toBeNull();
     await node(page, 'Moscow').and(page.locator('[data-depth="1"]')).waitFor();
 
@@ -136,7 +138,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
     await node(page, 'Central').click();
     await page.getByRole('button', { name: 'Delete row' }).click();
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
-    await expect.poll(() => node(page, 'Central').count()).toBe(0);
+    await expect.poll(() => node(page, 'Central').count(), SERVER).toBe(0);
     expect(await rowsOf(page, directoryId)).toHaveLength(2);
 
     await page.getByRole('button', { name: 'Rename Places' }).click();
@@ -189,7 +191,9 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
     await page.getByLabel('Move under').click();
     await page.getByTitle('Top level').click();
     await node(page, 'Alpha').and(page.locator('[data-depth="1"]')).waitFor();
-    expect((await rowsOf(page, directory.id)).find((r) => r.id === alpha.id)?.parentId).toBeNull();
+    await expect
+      .poll(async () => (await rowsOf(page, directory.id)).find((r) => r.id === alpha.id)?.parentId, SERVER)
+      .toBeNull();
     await context.close();
   });
 
@@ -292,6 +296,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
         async () =>
           ((await apiInPage(page, 'GET', `/api/directories/${directory.id}`)) as { treeColumnIndex: number | null })
             .treeColumnIndex,
+        SERVER,
       )
       .toBe(1);
     await page.reload();
@@ -365,7 +370,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
     await page.getByLabel('Rows offered under').click();
     await page.getByTitle('North').click();
     await node(page, 'Anywhere').waitFor();
-    await expect.poll(() => node(page, 'Moscow').count()).toBe(0);
+    await expect.poll(() => node(page, 'Moscow').count(), SERVER).toBe(0);
     await page.getByRole('link', { name: 'Regions' }).first().click();
     await page.getByTestId('directory-name').filter({ hasText: 'Regions' }).waitFor();
     await page.getByText('Sub-directories:').waitFor();
@@ -380,7 +385,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
     await page.getByRole('button', { name: 'Delete Towns' }).click();
     // The first confirmation may still be fading out: this one opened last.
     await page.getByRole('button', { name: 'Delete', exact: true }).last().click();
-    await expect.poll(() => page.getByRole('link', { name: 'Towns' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('link', { name: 'Towns' }).count(), SERVER).toBe(0);
     await context.close();
   });
 });

@@ -1,6 +1,6 @@
 import type { LostEdit } from '@shared/sync';
 import type { RxStorage } from 'rxdb';
-import { BehaviorSubject } from 'rxjs';
+import { BehaviorSubject, Subject } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
 import { createOrbitaDatabase, type OrbitaDatabase, type ReplicaSync, startReplicaSync } from './database';
 import type { TaskDocument } from './schemas';
@@ -44,6 +44,8 @@ const MAX_LOST = 200;
 export class Replica {
   readonly status$: BehaviorSubject<ReplicaStatus>;
   readonly lost$: BehaviorSubject<LostEdit[]>;
+  /** Ids of tasks whose push the server has just answered (its history and audit now hold them). */
+  readonly pushed$ = new Subject<string[]>();
   private readonly pending: Set<string>;
   private readonly cleanups: (() => void)[] = [];
 
@@ -139,6 +141,7 @@ export class Replica {
   private pushed(ids: string[]): void {
     for (const id of ids) this.pending.delete(id);
     this.savePending();
+    this.pushed$.next(ids);
   }
 
   private remember(lost: LostEdit[]): void {

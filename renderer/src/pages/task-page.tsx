@@ -108,6 +108,15 @@ export function TaskPage() {
     reloadHistory();
     reloadAudit();
   }, [serverVersion, reloadHistory, reloadAudit]);
+  // The server answered a push of this task: its history and audit have the change now.
+  useEffect(() => {
+    const subscription = replica?.pushed$.subscribe((ids) => {
+      if (!ids.includes(taskId)) return;
+      reloadHistory();
+      reloadAudit();
+    });
+    return () => subscription?.unsubscribe();
+  }, [replica, taskId, reloadHistory, reloadAudit]);
   const people = usePeople();
   const { userName } = people;
   const [error, setError] = useState<string>();

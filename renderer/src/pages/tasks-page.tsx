@@ -168,7 +168,8 @@ export function TasksPage() {
       <Table<ListedTask>
         rowKey="id"
         size="small"
-        loading={!tasks || (!status?.ready && shown.length === 0)}
+        // While the first sync runs an empty list means "not here yet", unless the user searched.
+        loading={!tasks || (!status?.ready && shown.length === 0 && !query)}
         dataSource={shown}
         locale={{ emptyText: query ? t('tasks.nothingFound') : t('tasks.empty') }}
         pagination={{ pageSize: 50, hideOnSinglePage: true, showSizeChanger: false }}
