@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { emitterPort } from '@shared/message-port';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrbitaDatabase } from '../../renderer/src/data/database';
 import { browserReplicaStorage, remoteReplicaStorage } from '../../renderer/src/data/storage';
+import { hostReplicaStorage } from './replica-host';
 
 let dir: string;
 let worker: Worker;
@@ -59,6 +60,24 @@ describe('replica storage outside the window', () => {
     // The data lives in the other thread's SQLite file.
     expect(existsSync(dir)).toBe(true);
     expect(readdirSync(dir)).toContain('remote_2d_replica.sqlite');
+  });
+
+  it('closes what a page left open when its port goes away (a reload), so the SQLite files are released', async () => {
+    const here = new MessageChannel();
+    const stop = hostReplicaStorage(emitterPort(here.port2), { databaseDirectory: dir });
+    const db = await createOrbitaDatabase({
+      name: 'reloaded-page',
+      storage: remoteReplicaStorage(emitterPort(here.port1)),
+      collections: ['tasks'],
+    });
+    await db.tasks.insert({ id: 'r1', title: 'Written before the reload' });
+    const wal = path.join(dir, 'reloaded_2d_page.sqlite-wal');
+    expect(existsSync(wal)).toBe(true);
+    // The page goes away without closing its database.
+    here.port1.close();
+    // SQLite merges and deletes the write-ahead log when its last connection closes.
+    await vi.waitFor(() => expect(existsSync(wal)).toBe(false), { timeout: 10_000, interval: 50 });
+    stop();
   });
 
   it('runs the same data layer on IndexedDB (Dexie) in the browser build', async () => {

@@ -11,14 +11,40 @@ import { getRxStorageBetterSqlite } from './rx-storage-sqlite';
  */
 export function hostReplicaStorage(port: PortLike, options: { databaseDirectory: string }): () => void {
   const messages$ = new Subject<MessageToRemote>();
-  const stop = port.onMessage((data) => messages$.next(data as MessageToRemote));
+  // Storage instances the page opened and has not closed.
+  const open = new Set<string>();
+  const stop = port.onMessage((data) => {
+    const message = data as MessageToRemote;
+    if (message.method === 'create') open.add(message.connectionId);
+    if (message.method === 'close' || message.method === 'remove') open.delete(message.connectionId);
+    messages$.next(message);
+  });
   exposeRxStorageRemote({
     storage: getRxStorageBetterSqlite({ databaseDirectory: options.databaseDirectory }),
     messages$: messages$.asObservable(),
-    send: (message) => port.postMessage(message),
+    send: (message) => {
+      try {
+        port.postMessage(message);
+      } catch {
+        // The page is gone; its instances are being closed.
+      }
+    },
   });
-  return () => {
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
     stop();
+    // A reloaded or closed page never says goodbye: close what it left open, as it would have.
+    for (const connectionId of open) {
+      messages$.next({ connectionId, requestId: `closed-${connectionId}`, method: 'close', params: [] } as never);
+    }
+    open.clear();
     messages$.complete();
+  };
+  const stopWatching = port.onClose?.(end);
+  return () => {
+    stopWatching?.();
+    end();
   };
 }

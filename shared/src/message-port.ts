@@ -7,6 +7,8 @@ export interface PortLike {
   postMessage(message: unknown): void;
   /** Calls `listener` with each message's data; returns a function that stops listening. */
   onMessage(listener: (data: unknown) => void): () => void;
+  /** Calls `listener` once the other end is gone (where the port can tell). */
+  onClose?(listener: () => void): () => void;
   close?(): void;
 }
 
@@ -28,8 +30,8 @@ export function browserPort(port: MessagePort): PortLike {
 export function emitterPort(
   port: {
     postMessage(message: unknown): void;
-    on(event: 'message', listener: (value: unknown) => void): unknown;
-    off(event: 'message', listener: (value: unknown) => void): unknown;
+    on(event: 'message' | 'close', listener: (value: unknown) => void): unknown;
+    off(event: 'message' | 'close', listener: (value: unknown) => void): unknown;
     start?(): void;
     close?(): void;
   },
@@ -42,6 +44,11 @@ export function emitterPort(
       port.on('message', handler);
       port.start?.();
       return () => port.off('message', handler);
+    },
+    onClose(listener) {
+      const handler = () => listener();
+      port.on('close', handler);
+      return () => port.off('close', handler);
     },
     close: () => port.close?.(),
   };
