@@ -17,6 +17,7 @@ import type { Authenticate } from './platform/auth/auth-context';
 import type { Config } from './platform/config';
 import type { Db } from './platform/db/db';
 import { createEventBus, type EventBus } from './platform/events';
+import { jsonBodies } from './platform/http/body';
 import { contractRoutes, docsAssets } from './platform/http/contract';
 import { allowOrigins } from './platform/http/cors';
 import { errorHandler, notFoundHandler } from './platform/http/errors';
@@ -114,7 +115,7 @@ export function createApp(options: AppOptions): App {
   });
   // Before body parsing, so observers also see requests whose body is refused (400, 413, 415).
   for (const module of modules) for (const middleware of module.middleware ?? []) web.use(middleware);
-  web.use(express.json({ limit: config.bodyLimit, type: ['application/json', 'application/*+json'] }));
+  web.use(jsonBodies(routes, config.bodyLimit));
   web.use(docsAssets());
   const router = express.Router();
   const authenticators = modules.flatMap((module) => (module.authenticate ? [module.authenticate] : []));

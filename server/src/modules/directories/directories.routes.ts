@@ -171,6 +171,8 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       summary: 'Import rows from CSV, all or nothing (dryRun previews every error)',
       tags: ['directories'],
       request: { params: DirectoryParams, body: CsvImportRequest },
+      // The CSV travels inside the JSON body: up to 20 million characters, beyond BODY_LIMIT.
+      bodyLimit: '64mb',
       responses: { 200: { description: 'Import result', schema: CsvImportResult } },
       handler: async ({ auth, params, body }) => ({
         status: 200,

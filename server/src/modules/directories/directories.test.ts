@@ -311,4 +311,17 @@ describe('CSV', () => {
     expect(good.body).toEqual({ imported: 2, dryRun: true, errors: [] });
     expect((await admin.client.get(`/api/directories/${d.id}/rows`)).body.items).toHaveLength(1);
   });
+
+  it('takes a CSV file larger than the server’s general body limit, which other requests still keep', async () => {
+    const d = await directory();
+    const lines = ['Name,Capacity'];
+    for (let i = 0; i < 40_000; i++) lines.push(`Warehouse number ${i} on the northern ring road,${i}`);
+    const csv = lines.join('\n');
+    expect(csv.length).toBeGreaterThan(2_000_000);
+    const preview = await admin.client.post(`/api/directories/${d.id}/import`, { csv, dryRun: true });
+    expect(preview.status).toBe(200);
+    expect(preview.body).toEqual({ imported: 40_000, dryRun: true, errors: [] });
+    const other = await admin.client.post(`/api/directories/${d.id}/rows`, { cells: [csv] });
+    expect(other.status).toBe(413);
+  });
 });

@@ -56,6 +56,8 @@ export interface RouteDefinition<
   description?: string;
   tags: string[];
   request?: { params?: P; query?: Q; body?: B };
+  /** Largest JSON body this route takes when it must exceed the server's `BODY_LIMIT` (e.g. `'64mb'`). */
+  bodyLimit?: string;
   responses: Record<number, ResponseSpec>;
   handler: (input: HandlerInput<P, Q, B, A>) => RouteResult | Promise<RouteResult>;
 }

@@ -1,0 +1,24 @@
+import express, { type RequestHandler } from 'express';
+import { match } from 'path-to-regexp';
+import type { AnyRoute } from './routes';
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * Parses JSON bodies up to the server's limit, or up to a route's own `bodyLimit` for the few
+ * routes that take large documents (a CSV import); everything else keeps the small limit.
+ */
+export function jsonBodies(routes: readonly AnyRoute[], defaultLimit: string): RequestHandler {
+  const parse = express.json({ limit: defaultLimit, type: JSON_TYPES });
+  const large = routes
+    .filter((route) => route.bodyLimit)
+    .map((route) => ({
+      method: route.method.toUpperCase(),
+      matches: match(route.path, { decode: decodeURIComponent }),
+      parse: express.json({ limit: route.bodyLimit, type: JSON_TYPES }),
+    }));
+  return (req, res, next) => {
+    const own = large.find((route) => route.method === req.method && route.matches(req.path));
+    return (own?.parse ?? parse)(req, res, next);
+  };
+}
