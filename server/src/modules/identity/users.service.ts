@@ -77,6 +77,19 @@ async function sendInvitation(deps: AuthDeps, auth: AuthContext, userId: string)
   }
 }
 
+/**
+ * The status a change asks for, as it can be: someone who never set a password (deactivated while
+ * still invited) returns as invited, and joins through a new invitation.
+ */
+function nextStatus(
+  user: { status: string; password_hash: string | null },
+  wanted: 'active' | 'deactivated' | undefined,
+): 'invited' | 'active' | 'deactivated' | undefined {
+  if (wanted !== 'active') return wanted;
+  if (user.status === 'invited') return undefined;
+  return user.password_hash ? 'active' : 'invited';
+}
+
 /** Invites a colleague: an `invited` user with no password, and an e-mail with a set-password link. */
 export async function inviteUser(
   deps: AuthDeps,
@@ -152,10 +165,7 @@ export async function updateUser(
       await assertRolesExist(tx, auth.organizationId, patch.roleIds);
       await repo.setUserRoles(tx, auth.organizationId, userId, patch.roleIds);
     }
-    await repo.updateUser(tx, auth.organizationId, userId, {
-      ...patch,
-      status: patch.status === 'active' && user.status === 'invited' ? undefined : patch.status,
-    });
+    await repo.updateUser(tx, auth.organizationId, userId, { ...patch, status: nextStatus(user, patch.status) });
     if (patch.status === 'deactivated') await repo.revokeUserSessions(tx, userId, 'deactivated');
     // Roles whose active membership this change affects.
     return patch.roleIds || patch.status ? [...user.role_ids, ...(patch.roleIds ?? [])] : [];

@@ -125,6 +125,21 @@ describe('users and roles', () => {
     expect((await admin.client.get(`/api/roles/${created.body.id}`)).status).toBe(404);
   });
 
+  it('brings back a user deactivated before joining as invited, who then joins from a new invitation', async () => {
+    const invited = await admin.client.post('/api/users', { email: 'paused@example.org', name: 'Paused' });
+    await admin.client.patch(`/api/users/${invited.body.id}`, { status: 'deactivated' });
+    const back = await admin.client.patch(`/api/users/${invited.body.id}`, { status: 'active' });
+    expect(back.status).toBe(200);
+    expect(back.body.status).toBe('invited');
+    expect((await admin.client.post(`/api/users/${invited.body.id}/invitation`)).status).toBe(202);
+    const token = await tokenFromOutbox(t, 'paused@example.org');
+    expect((await apiClient(t).post('/api/auth/reset-password', { token, password: 'paused password 1' })).status).toBe(
+      204,
+    );
+    await signIn(t, 'paused@example.org', 'paused password 1');
+    expect((await admin.client.get(`/api/users/${invited.body.id}`)).body.status).toBe('active');
+  });
+
   it('deactivation ends the user’s sessions at once and blocks sign-in', async () => {
     const member = await createMember(t, admin);
     expect((await admin.client.patch(`/api/users/${member.userId}`, { status: 'deactivated' })).body.status).toBe(
