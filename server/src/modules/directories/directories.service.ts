@@ -145,6 +145,8 @@ async function checkParentRows(
   parentDirectoryId: string | null,
   parentRowIds: readonly string[],
   pointer: string,
+  /** For a row: the parent rows its sub-directory is bound to (none: any row of the parent). */
+  boundTo: readonly string[] = [],
 ) {
   if (parentRowIds.length === 0) return [];
   if (!parentDirectoryId)
@@ -160,13 +162,22 @@ async function checkParentRows(
   const valid = new Set(found.filter((r) => r.directory_id === parentDirectoryId && !r.deleted_at).map((r) => r.id));
   return parentRowIds
     .map((id, index) => ({ id, index }))
-    .filter(({ id }) => !valid.has(id))
-    .map(({ id, index }) => ({
-      location: 'body' as const,
-      pointer: `${pointer}/${index}`,
-      detail: `Row ${id} is not a row of the parent directory`,
-      code: 'unknown_row',
-    }));
+    .filter(({ id }) => !valid.has(id) || (boundTo.length > 0 && !boundTo.includes(id)))
+    .map(({ id, index }) =>
+      valid.has(id)
+        ? {
+            location: 'body' as const,
+            pointer: `${pointer}/${index}`,
+            detail: `Row ${id} is not one of the parent rows this sub-directory is bound to`,
+            code: 'unbound_row',
+          }
+        : {
+            location: 'body' as const,
+            pointer: `${pointer}/${index}`,
+            detail: `Row ${id} is not a row of the parent directory`,
+            code: 'unknown_row',
+          },
+    );
 }
 
 export async function createDirectory(
@@ -327,7 +338,14 @@ export async function createRow(
     const directory = await requireDirectory(tx, auth, directoryId);
     const { cells, errors } = normalizeCells(directory.columns, input.cells, '#/cells');
     errors.push(
-      ...(await checkParentRows(tx, auth, directory.parent_directory_id, input.parentRowIds, '#/parentRowIds')),
+      ...(await checkParentRows(
+        tx,
+        auth,
+        directory.parent_directory_id,
+        input.parentRowIds,
+        '#/parentRowIds',
+        directory.parent_row_ids,
+      )),
     );
     if (errors.length > 0) throw invalid('The row is not valid. Correct the listed cells.', errors);
     await checkParent(tx, auth, directoryId, input.parentId);
@@ -373,7 +391,16 @@ export async function updateRow(
     const { cells, errors } = normalizeCells(directory.columns, patch.cells ?? row.cells, '#/cells');
     const parentRowIds = patch.parentRowIds ?? row.parent_row_ids;
     if (patch.parentRowIds)
-      errors.push(...(await checkParentRows(tx, auth, directory.parent_directory_id, parentRowIds, '#/parentRowIds')));
+      errors.push(
+        ...(await checkParentRows(
+          tx,
+          auth,
+          directory.parent_directory_id,
+          parentRowIds,
+          '#/parentRowIds',
+          directory.parent_row_ids,
+        )),
+      );
     if (errors.length > 0) throw invalid('The row is not valid. Correct the listed cells.', errors);
     await repo.updateRow(tx, auth.organizationId, rowId, { cells, parentRowIds, searchText: searchText(cells) });
   });

@@ -216,6 +216,23 @@ describe('sub-directories', () => {
     });
     expect(wrong.status).toBe(400);
     expect(wrong.body.errors[0].code).toBe('unknown_row');
+    // A row binds only to parent rows its sub-directory is bound to: South is not one of them.
+    const unbound = await admin.client.post(`/api/directories/${cities.id}/rows`, {
+      cells: ['Sochi'],
+      parentRowIds: [south.id],
+    });
+    expect(unbound.status).toBe(400);
+    expect(unbound.body.errors).toEqual([
+      expect.objectContaining({ pointer: '#/parentRowIds/0', code: 'unbound_row' }),
+    ]);
+    const moscow = (await admin.client.get(`/api/directories/${cities.id}/rows?sort=0`)).body.items.find(
+      (r: { cells: string[] }) => r.cells[0] === 'Moscow',
+    );
+    const moved = await admin.client.patch(`/api/directories/${cities.id}/rows/${moscow.id}`, {
+      parentRowIds: [center.id, south.id],
+    });
+    expect(moved.status).toBe(400);
+    expect(await names(center.id)).toEqual(['Capital-anywhere', 'Moscow']);
     expect((await admin.client.delete(`/api/directories/${regions.id}`)).status).toBe(409);
   });
 });
