@@ -123,12 +123,13 @@ export const RowTree = z
   .meta({ id: 'RowTree' });
 
 export const TreeQuery = z.object({
-  treeColumnIndex: z.coerce
-    .number()
-    .int()
-    .min(0)
+  treeColumnIndex: z
+    .union([z.literal('none'), z.coerce.number().int().min(0)])
     .optional()
-    .meta({ description: 'Group rows by this column’s values' }),
+    .meta({
+      description:
+        'Group rows by this column’s values; `none` asks for the parent-row tree even when the directory groups by default',
+    }),
   displayColumnIndex: z.coerce.number().int().min(0).optional(),
 });
 

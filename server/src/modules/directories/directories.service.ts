@@ -515,11 +515,12 @@ export async function rowTree(
   deps: DirectoriesDeps,
   auth: AuthContext,
   directoryId: string,
-  query: { treeColumnIndex?: number; displayColumnIndex?: number },
+  query: { treeColumnIndex?: number | 'none'; displayColumnIndex?: number },
 ) {
   const directory = await requireDirectory(deps.db, auth, directoryId);
   const displayColumnIndex = query.displayColumnIndex ?? directory.tree_display_column_index;
-  const treeColumnIndex = query.treeColumnIndex ?? directory.tree_column_index;
+  const treeColumnIndex =
+    query.treeColumnIndex === 'none' ? null : (query.treeColumnIndex ?? directory.tree_column_index);
   const errors = checkIndexes(directory.columns, displayColumnIndex, treeColumnIndex).map((e) => ({
     ...e,
     location: 'query' as const,

@@ -129,6 +129,18 @@ describe('row trees', () => {
       ['row', 'TUL'],
     ]);
     expect((await admin.client.get(`/api/directories/${d.id}/rows/tree?treeColumnIndex=9`)).status).toBe(400);
+    // A directory that groups by default still answers its parent-row tree when asked for `none`.
+    await admin.client.patch(`/api/directories/${d.id}`, { treeColumnIndex: 2 });
+    expect((await tree(d.id)).treeColumnIndex).toBe(2);
+    const plain = await tree(d.id, '?treeColumnIndex=none');
+    expect(plain.treeColumnIndex).toBeNull();
+    expect(plain.nodes.map((n: { kind: string; label: string }) => [n.kind, n.label])).toEqual([
+      ['row', 'MSK'],
+      ['row', 'TUL'],
+      ['row', 'MUR'],
+      ['row', 'NOW'],
+    ]);
+    expect((await admin.client.get(`/api/directories/${d.id}/rows/tree?treeColumnIndex=all`)).status).toBe(400);
   });
 
   it('deletes a row: its children move up in its place', async () => {
