@@ -70,6 +70,12 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     expect(await page.getByText('Available when connected to the server').count()).toBeGreaterThan(0);
     await saveScreenshot(page, 'task-offline');
 
+    // Home greets the remembered user without the server, and leads to what works offline.
+    await page.getByRole('menuitem', { name: 'Home' }).click();
+    await page.getByTestId('offline-tasks-link').waitFor();
+    expect(await page.getByText('Hello, Pavel').count()).toBe(1);
+    expect(await page.getByTestId('organization-name').textContent()).toBe('Rail Depot');
+
     // The forms and task lists read the replica, and a task can be created without the network.
     await page.getByRole('menuitem', { name: 'Forms' }).click();
     await page.getByRole('link', { name: 'Inspections', exact: true }).waitFor();

@@ -36,6 +36,8 @@ export const en: Strings = {
     noRecent: 'You have not opened any task yet',
     inbox: 'Inbox',
     noInbox: 'Nothing needs you',
+    offline:
+      'The server cannot be reached: the inbox and recent tasks come back with the connection. Tasks and forms work now.',
     filters: { all: 'All', assigned: 'Assigned to me', mentioned: 'Mentions', substitution: 'Substitution' },
     reasons: {
       assigned: 'assigned',

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate } from 'react-router';
 import { ApiError, api, storedTokens } from '../api';
+import { useReplica } from '../data/replica-context';
 import { useApi } from '../use-api';
 
 interface TaskRef {
@@ -37,7 +38,7 @@ function InboxCard() {
         size="small"
         loading={inbox.loading}
         dataSource={items}
-        locale={{ emptyText: t('home.noInbox') }}
+        locale={{ emptyText: inbox.error ?? t('home.noInbox') }}
         renderItem={(item) => (
           <List.Item data-testid="inbox-item">
             <Link to={`/tasks/${item.task.id}`}>{item.task.title}</Link>
@@ -58,7 +59,7 @@ function RecentCard() {
         size="small"
         loading={recent.loading}
         dataSource={recent.data?.items ?? []}
-        locale={{ emptyText: t('home.noRecent') }}
+        locale={{ emptyText: recent.error ?? t('home.noRecent') }}
         renderItem={(item) => (
           <List.Item data-testid="recent-item">
             <Link to={`/tasks/${item.task.id}`}>{item.task.title}</Link>
@@ -81,6 +82,9 @@ export function HomePage() {
   const [onboarding, setOnboarding] = useState<Onboarding>();
   const [error, setError] = useState<string>();
   const [signedOut, setSignedOut] = useState(!storedTokens());
+  // Without the server, home still greets the remembered user and links to what works offline.
+  const [unreachable, setUnreachable] = useState(false);
+  const remembered = useReplica().me;
 
   useEffect(() => {
     if (signedOut) return;
@@ -91,6 +95,7 @@ export function HomePage() {
       })
       .catch((caught: unknown) => {
         if (caught instanceof ApiError && caught.problem.status === 401) setSignedOut(true);
+        else if (caught instanceof ApiError && caught.problem.status === 0) setUnreachable(true);
         else
           setError(
             caught instanceof ApiError && caught.problem.status > 0 ? caught.problem.detail : t('errors.network'),
@@ -100,6 +105,27 @@ export function HomePage() {
 
   if (signedOut) return <Navigate to="/sign-in" replace />;
   if (error) return <Alert type="error" title={error} role="alert" />;
+  if (unreachable && remembered) {
+    return (
+      <div style={{ maxWidth: 720, margin: '0 auto', padding: 24 }}>
+        <Typography.Title level={2}>{t('home.welcome', { name: remembered.user.name })}</Typography.Title>
+        <Typography.Paragraph>
+          {t('home.organization')}: <strong data-testid="organization-name">{remembered.organization.name}</strong>
+        </Typography.Paragraph>
+        <Alert
+          type="info"
+          role="status"
+          title={t('home.offline')}
+          description={
+            <Link to="/tasks" data-testid="offline-tasks-link">
+              {t('nav.tasks')}
+            </Link>
+          }
+        />
+      </div>
+    );
+  }
+  if (unreachable) return <Alert type="error" title={t('errors.network')} role="alert" />;
   if (!me || !onboarding) return <Spin description={t('home.loading')} />;
   return (
     <div style={{ maxWidth: 720, margin: '0 auto', padding: 24 }}>
