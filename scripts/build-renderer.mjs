@@ -18,6 +18,7 @@ function newest(target) {
 const sources = Math.max(
   newest(path.join(root, 'renderer/src')),
   newest(path.join(root, 'renderer/index.html')),
+  newest(path.join(root, 'renderer/public')),
   newest(path.join(root, 'renderer/vite.config.ts')),
   newest(path.join(root, 'shared/src')),
 );

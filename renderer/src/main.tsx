@@ -156,6 +156,12 @@ function Shell() {
   );
 }
 
+// In a browser the interface's shell is kept by a service worker, so it opens without the network
+// (the desktop app has its pages on disk already).
+if (!desktopBridge() && 'serviceWorker' in navigator && location.protocol.startsWith('http')) {
+  void navigator.serviceWorker.register('/sw.js').catch(() => undefined);
+}
+
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>
     <BrowserRouter>

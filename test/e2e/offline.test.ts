@@ -151,4 +151,28 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     expect(await page.getByTestId('lost-edit').count()).toBe(0);
     await context.close();
   });
+
+  it('opens again in the browser with the network cut: the page from the service worker, the data from the replica', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Tunnel Works',
+      name: 'Gleb',
+      email: 'gleb@example.org',
+    });
+    const { task } = await arrange(page);
+    await page.goto(`${t.url}/tasks`);
+    await page.getByRole('link', { name: 'Boiler room' }).waitFor();
+    // The service worker has kept the shell and controls the page.
+    await page.waitForFunction(async () => {
+      await navigator.serviceWorker.ready;
+      return navigator.serviceWorker.controller !== null;
+    });
+
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByRole('link', { name: 'Boiler room' }).click();
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    expect(page.url()).toBe(`${t.url}/tasks/${task.id}`);
+    await context.close();
+  });
 });
