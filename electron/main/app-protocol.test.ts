@@ -2,7 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_SCHEME_PRIVILEGES, appUrl, createAppProtocolHandler, isAppUrl } from './app-protocol';
+import {
+  APP_SCHEME_PRIVILEGES,
+  appUrl,
+  contentSecurityPolicy,
+  createAppProtocolHandler,
+  isAppUrl,
+} from './app-protocol';
 
 let dir: string;
 let handle: ReturnType<typeof createAppProtocolHandler>;
@@ -19,7 +25,7 @@ beforeAll(async () => {
   // Shares the root's name as a prefix: a check by string prefix alone would let it through.
   await mkdir(path.join(dir, 'dist-private'));
   await writeFile(path.join(dir, 'dist-private', 'key.txt'), 'private key');
-  handle = createAppProtocolHandler({ root });
+  handle = createAppProtocolHandler({ root, serverUrl: 'https://orbita.example:8443' });
 });
 
 afterAll(async () => {
@@ -49,6 +55,17 @@ describe('app:// protocol', () => {
       expect(response.status, route).toBe(200);
       expect(await response.text(), route).toContain('<title>Orbita</title>');
     }
+  });
+
+  it('gives its pages a Content-Security-Policy that lets them reach only the bundle and the Orbita server', async () => {
+    const policy = (await get('app://orbita/tasks/1')).headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("connect-src 'self' https://orbita.example:8443 wss://orbita.example:8443");
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).not.toMatch(/script-src[^;]*unsafe/);
+    expect(contentSecurityPolicy('http://10.0.0.5:3000')).toContain(
+      "connect-src 'self' http://10.0.0.5:3000 ws://10.0.0.5:3000",
+    );
   });
 
   it('answers 404, not the page, for a missing file and for server paths', async () => {

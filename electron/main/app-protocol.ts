@@ -58,6 +58,28 @@ const CONTENT_TYPES: Record<string, string> = {
   '.pbf': 'application/x-protobuf',
 };
 
+/**
+ * The pages' Content-Security-Policy: code and styles only from the bundle (Ant Design injects its
+ * styles inline), network only to the Orbita server (HTTP and its WebSocket), nothing framed.
+ */
+export function contentSecurityPolicy(serverUrl: string): string {
+  const server = new URL(serverUrl);
+  const socket = `${server.protocol === 'https:' ? 'wss:' : 'ws:'}//${server.host}`;
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self' ${server.origin} ${socket}`,
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
 /** Paths that belong to the server: answered 404 rather than with the page, so a mistake is visible. */
 const SERVER_PATHS = /^\/(api|socket\.io)(\/|$)/;
 
@@ -66,8 +88,13 @@ const SERVER_PATHS = /^\/(api|socket\.io)(\/|$)/;
  * file extension with `index.html` so the interface's own routes (`/tasks/<id>`) load the app, and
  * refuses anything that resolves outside `root`.
  */
-export function createAppProtocolHandler(options: { root: string }): (request: ProtocolRequest) => Promise<Response> {
+export function createAppProtocolHandler(options: {
+  root: string;
+  /** The Orbita server the pages may connect to (their Content-Security-Policy). */
+  serverUrl: string;
+}): (request: ProtocolRequest) => Promise<Response> {
   const root = path.resolve(options.root);
+  const policy = contentSecurityPolicy(options.serverUrl);
   return async (request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(405, 'Method not allowed');
     let url: URL;
@@ -94,11 +121,13 @@ export function createAppProtocolHandler(options: { root: string }): (request: P
     } catch {
       return plain(404, 'Not found');
     }
-    const headers = {
-      'Content-Type': CONTENT_TYPES[path.extname(served).toLowerCase()] ?? 'application/octet-stream',
+    const extension = path.extname(served).toLowerCase();
+    const headers: Record<string, string> = {
+      'Content-Type': CONTENT_TYPES[extension] ?? 'application/octet-stream',
       'Content-Length': String(body.length),
       'X-Content-Type-Options': 'nosniff',
     };
+    if (extension === '.html') headers['Content-Security-Policy'] = policy;
     return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers });
   };
 }

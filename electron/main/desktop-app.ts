@@ -101,7 +101,10 @@ export function startDesktopApp(electron: ElectronMain, options: DesktopAppOptio
     }
     let language: DesktopLanguage = settings.language ?? languageFromLocale(app.getLocale());
 
-    electron.protocol.handle(APP_SCHEME, createAppProtocolHandler({ root: path.join(options.appPath, RENDERER_DIST) }));
+    electron.protocol.handle(
+      APP_SCHEME,
+      createAppProtocolHandler({ root: path.join(options.appPath, RENDERER_DIST), serverUrl }),
+    );
     electron.session.defaultSession.setPermissionRequestHandler(permissionRequestHandler);
 
     const openExternal = (url: string) => {
