@@ -175,4 +175,46 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     expect(page.url()).toBe(`${t.url}/tasks/${task.id}`);
     await context.close();
   });
+
+  it('shows directories, their row tree and column groups from the replica with the network cut', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Field Survey',
+      name: 'Inna',
+      email: 'inna@example.org',
+    });
+    const sites = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Sites',
+      columns: [{ name: 'Name' }, { name: 'Region' }],
+    })) as { id: string };
+    const north = (await apiInPage(page, 'POST', `/api/directories/${sites.id}/rows`, {
+      cells: ['North yard', 'Arctic'],
+    })) as { id: string };
+    await apiInPage(page, 'POST', `/api/directories/${sites.id}/rows`, {
+      cells: ['Pier 4', 'Arctic'],
+      parentId: north.id,
+    });
+    await apiInPage(page, 'POST', `/api/directories/${sites.id}/rows`, { cells: ['South gate', 'Steppe'] });
+    // Open the app online until its first sync is done (the empty task list says so), then lose the network.
+    await page.goto(`${t.url}/tasks`);
+    await page.getByText('No tasks').waitFor();
+    await page.getByRole('menuitem', { name: 'Directories' }).click();
+    await page.getByRole('link', { name: 'Sites', exact: true }).waitFor();
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+
+    await page.getByRole('link', { name: 'Sites', exact: true }).click();
+    await page.getByTestId('directory-name').filter({ hasText: 'Sites' }).waitFor();
+    const row = (label: string) => page.locator(`[data-testid="row-node"][data-label="${label}"]`);
+    await row('Pier 4').waitFor();
+    expect(await row('Pier 4').getAttribute('data-depth')).toBe('2');
+    expect(await row('South gate').getAttribute('data-depth')).toBe('1');
+    // Grouping by a column's values works on the replica's rows too.
+    await page.getByLabel('Tree mode').click();
+    await page.getByTitle('Grouped by “Region”').click();
+    const group = (label: string) => page.locator(`[data-testid="group-node"][data-label="${label}"]`);
+    await group('Arctic').waitFor();
+    expect(await group('Steppe').count()).toBe(1);
+    await saveScreenshot(page, 'directories-offline');
+    await context.close();
+  });
 });

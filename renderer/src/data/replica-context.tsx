@@ -20,6 +20,13 @@ interface ReplicaState {
 
 const ReplicaContext = createContext<ReplicaState>({});
 
+let active: Replica | undefined;
+
+/** The open replica, for loaders outside components that fall back to it without the server. */
+export function activeReplica(): Replica | undefined {
+  return active;
+}
+
 /** The signed-in user: from the server, or as remembered when it cannot be reached. */
 async function whoAmI(): Promise<Me | undefined> {
   try {
@@ -90,6 +97,7 @@ export function ReplicaProvider({
         });
         if (closed) return void replica.close();
         opened = replica;
+        active = replica;
         subscriptions.push(replica.status$.subscribe((status) => setState({ me, replica, status })));
       } catch (caught) {
         if (!closed) setState({ me, error: caught instanceof Error ? caught.message : String(caught) });
@@ -98,6 +106,7 @@ export function ReplicaProvider({
     return () => {
       closed = true;
       for (const subscription of subscriptions) subscription.unsubscribe();
+      if (active === opened) active = undefined;
       void opened?.close();
       setState({});
     };

@@ -1,6 +1,8 @@
 import type { Directory, Row, TreeNodeShape } from '@shared/api/directories';
 import type { ProblemFieldError } from '@shared/api/problem';
 import { ApiError, api, apiFile } from '../../api';
+import type { Replica } from '../../data/replica';
+import { activeReplica } from '../../data/replica-context';
 
 export type { Directory, Row, TreeNodeShape };
 export type Cell = string | number | boolean | null;
@@ -13,8 +15,77 @@ export function fieldErrors(caught: unknown): ProblemFieldError[] {
   return caught instanceof ApiError ? (caught.problem.errors ?? []) : [];
 }
 
+/** Answers from the offline replica (read-only) when the server cannot be reached; else rethrows. */
+async function orFromReplica<T>(caught: unknown, read: (replica: Replica) => Promise<T>): Promise<T> {
+  const replica = activeReplica();
+  if (!(caught instanceof ApiError && caught.problem.status === 0) || !replica) throw caught;
+  return read(replica);
+}
+
+/** The organization's directories, by name (from the replica without the server). */
+export async function fetchDirectories(): Promise<{ items: Directory[] }> {
+  try {
+    return await api<{ items: Directory[] }>('GET', '/api/directories');
+  } catch (caught) {
+    return orFromReplica(caught, async (replica) => ({
+      items: (await replica.db.directories.find().exec())
+        .map((doc) => doc.toJSON() as unknown as Directory)
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    }));
+  }
+}
+
+/** One directory (from the replica without the server). */
+export async function fetchDirectory(directoryId: string): Promise<Directory> {
+  try {
+    return await api<Directory>('GET', `/api/directories/${directoryId}`);
+  } catch (caught) {
+    return orFromReplica(caught, async (replica) => {
+      const doc = await replica.db.directories.findOne(directoryId).exec();
+      if (!doc) throw caught;
+      return doc.toJSON() as unknown as Directory;
+    });
+  }
+}
+
+/**
+ * A directory's rows as the server narrows them: `q` is a case-insensitive substring of any cell;
+ * `parentRowId` keeps rows bound to that parent row or to none (nothing when the sub-directory is
+ * not bound to it).
+ */
+export function narrowRows(
+  rows: readonly Row[],
+  query: { q?: string; parentRowId?: string },
+  boundTo: readonly string[] = [],
+): Row[] {
+  const needle = query.q?.trim().toLocaleLowerCase();
+  const under = query.parentRowId;
+  if (under && boundTo.length > 0 && !boundTo.includes(under)) return [];
+  return rows.filter(
+    (row) =>
+      (!needle || row.cells.map(cellText).join(' ').toLocaleLowerCase().includes(needle)) &&
+      (!under || row.parentRowIds.length === 0 || row.parentRowIds.includes(under)),
+  );
+}
+
 /** Every row of a directory, page after page; `query` narrows them (`q`, `parentRowId`). */
 export async function fetchAllRows(directoryId: string, query: Record<string, string> = {}): Promise<Row[]> {
+  try {
+    return await fetchRowPages(directoryId, query);
+  } catch (caught) {
+    return orFromReplica(caught, async (replica) => {
+      const directory = (await replica.db.directories.findOne(directoryId).exec())?.toJSON() as unknown as
+        | Directory
+        | undefined;
+      const rows = (await replica.db.directory_rows.find({ selector: { directoryId } }).exec()).map(
+        (doc) => doc.toJSON() as unknown as Row,
+      );
+      return narrowRows(rows, query, directory?.parentRowIds);
+    });
+  }
+}
+
+async function fetchRowPages(directoryId: string, query: Record<string, string>): Promise<Row[]> {
   const rows: Row[] = [];
   let cursor: string | null = null;
   do {
@@ -147,6 +218,36 @@ export function treeFromRows(rows: readonly Row[], displayColumnIndex: number): 
     (parent ? parent.children : roots).push(node);
   }
   return roots;
+}
+
+/**
+ * Rows grouped by the values of a column, as the server's column-value tree: groups sorted by
+ * value with empty values last, rows in their order inside.
+ */
+export function groupRows(rows: readonly Row[], groupIndex: number, displayColumnIndex: number): TreeNodeShape[] {
+  const ordered = [...rows].sort((a, b) => a.position - b.position || a.id.localeCompare(b.id));
+  const groups = new Map<string | null, TreeNodeShape[]>();
+  for (const row of ordered) {
+    const raw = row.cells[groupIndex];
+    const value = raw === null || raw === undefined || raw === '' ? null : String(raw);
+    const node: TreeNodeShape = {
+      kind: 'row',
+      id: row.id,
+      rowId: row.id,
+      label: cellText(row.cells[displayColumnIndex]),
+      children: [],
+    };
+    groups.set(value, [...(groups.get(value) ?? []), node]);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)))
+    .map(([value, children]) => ({
+      kind: 'column_value' as const,
+      id: `value:${value ?? ''}`,
+      value,
+      label: value ?? '',
+      children,
+    }));
 }
 
 /**

@@ -1,10 +1,9 @@
-import type { Me } from '@shared/api/identity';
 import { Empty } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
-import { useApi } from '../../use-api';
-import type { Directory } from './data';
+import { useReplica } from '../../data/replica-context';
+import { fetchDirectories, useLoader } from './data';
 import { DirectoryForm } from './directory-form';
 import { DirectoryList } from './directory-list';
 import { DirectoryView } from './directory-view';
@@ -14,10 +13,10 @@ export function DirectoriesPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const { directoryId } = useParams();
-  const me = useApi<Me>('/api/auth/me');
-  const list = useApi<{ items: Directory[] }>('/api/directories');
+  const { me } = useReplica();
+  const list = useLoader('directories', fetchDirectories);
   const [creating, setCreating] = useState(false);
-  const isAdmin = me.data?.user.isAdmin ?? false;
+  const isAdmin = me?.user.isAdmin ?? false;
   const directories = list.data?.items ?? [];
 
   return (

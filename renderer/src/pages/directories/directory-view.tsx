@@ -2,16 +2,17 @@ import { Alert, App, Button, Card, Empty, Input, Select, Space, Spin, Tag, Typog
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
-import { api } from '../../api';
-import { useApi } from '../../use-api';
+import { ApiError, api } from '../../api';
 import { CsvImport } from './csv-import';
 import {
   cellText,
   type Directory,
   failureText,
   fetchAllRows,
+  fetchDirectory,
   fetchFile,
   filterTree,
+  groupRows,
   moveInTree,
   type Row,
   saveBlob,
@@ -38,13 +39,19 @@ interface Loaded {
 /** The tree the view asks for: by parent links, or grouped by a column's values; labelled by a column. */
 async function loadRows(directory: Directory, groupIndex: number | null, labelIndex: number): Promise<Loaded> {
   const rows = await fetchAllRows(directory.id);
-  if (groupIndex === null && directory.treeColumnIndex !== null) {
-    return { rows, tree: treeFromRows(rows, labelIndex), groupIndex };
+  const query = new URLSearchParams({
+    displayColumnIndex: String(labelIndex),
+    treeColumnIndex: groupIndex === null ? 'none' : String(groupIndex),
+  });
+  try {
+    const tree = await api<{ nodes: TreeNodeShape[] }>('GET', `/api/directories/${directory.id}/rows/tree?${query}`);
+    return { rows, tree: tree.nodes, groupIndex };
+  } catch (caught) {
+    // Without the server the rows came from the replica: the tree is built from them here.
+    if (!(caught instanceof ApiError && caught.problem.status === 0)) throw caught;
+    const tree = groupIndex === null ? treeFromRows(rows, labelIndex) : groupRows(rows, groupIndex, labelIndex);
+    return { rows, tree, groupIndex };
   }
-  const query = new URLSearchParams({ displayColumnIndex: String(labelIndex) });
-  if (groupIndex !== null) query.set('treeColumnIndex', String(groupIndex));
-  const tree = await api<{ nodes: TreeNodeShape[] }>('GET', `/api/directories/${directory.id}/rows/tree?${query}`);
-  return { rows, tree: tree.nodes, groupIndex };
 }
 
 function fileName(name: string): string {
@@ -64,7 +71,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [params, setParams] = useSearchParams();
-  const directory = useApi<Directory>(`/api/directories/${directoryId}`);
+  const directory = useLoader(directoryId, () => fetchDirectory(directoryId));
   // A rename in the list is newer than the directory this view loaded: the newer one is shown.
   const listed = directories.find((d) => d.id === directoryId);
   const current = listed && directory.data && listed.updatedAt > directory.data.updatedAt ? listed : directory.data;
@@ -99,7 +106,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   );
 
   const parentDirectoryId = current?.parentDirectoryId ?? undefined;
-  const parentDirectory = useApi<Directory>(parentDirectoryId ? `/api/directories/${parentDirectoryId}` : undefined);
+  const parentDirectory = useLoader(parentDirectoryId, () => fetchDirectory(parentDirectoryId as string));
   const parentRows = useLoader(parentDirectoryId, () => fetchAllRows(parentDirectoryId as string));
 
   const [editing, setEditing] = useState<Editing>();
