@@ -276,6 +276,7 @@ describe.skipIf(!available)('the form editor', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Leave' }).click();
     await page.getByRole('link', { name: 'Edit form Visits' }).click();
     await page.getByRole('heading', { name: 'Form “Visits”' }).waitFor();
+    await page.getByLabel('Form name').fill('Visits renamed');
     await page.getByLabel('Remove status 1').click();
     // The next status takes over as initial.
     expect(await page.getByLabel('Status 1 is initial').isChecked()).toBe(true);
@@ -283,6 +284,8 @@ describe.skipIf(!available)('the form editor', { timeout: 120_000 }, () => {
     await page.getByTestId('save-problem').filter({ hasText: 'Tasks are in status "New"' }).waitFor();
     const unchanged = (await apiInPage(page, 'GET', `/api/forms/${form.id}`)) as SavedForm;
     expect(unchanged.statuses.map((s) => s.name)).toEqual(['New', 'In progress', 'Done']);
+    // One save is all or nothing: the new name did not land either.
+    expect(unchanged.name).toBe('Visits');
 
     // Deleting the form leaves the editor without asking about the edits it drops.
     await page.getByRole('button', { name: 'Delete form' }).click();

@@ -60,6 +60,14 @@ export const UpdateFormRequest = z
     }),
     qr_generation_enabled: z.boolean().optional(),
     visibleRoleIds: z.array(z.uuid()).max(500).optional(),
+    statuses: z.array(StatusInput).min(1).max(100).optional().meta({
+      description: 'With `transitions`: replaces the workflow in the same transaction as the rest of the change',
+    }),
+    transitions: z.array(TransitionInput).max(10_000).optional(),
+  })
+  .refine((patch) => (patch.statuses === undefined) === (patch.transitions === undefined), {
+    message: 'Send statuses and transitions together',
+    path: ['transitions'],
   })
   .meta({ id: 'UpdateFormRequest' });
 

@@ -1,5 +1,5 @@
 import type { Directory } from '@shared/api/directories';
-import type { Form, Workflow } from '@shared/api/forms';
+import type { Form } from '@shared/api/forms';
 import type { Me, Role } from '@shared/api/identity';
 import {
   Alert,
@@ -132,30 +132,21 @@ function FormEditor({ formId, initial, readOnly, directories, roles }: EditorPro
         navigate(`/forms/${created.id}/edit`, { replace: true });
         return;
       }
-      // Statuses first: they may fail on their own (a status tasks are in), and each step that
-      // succeeds is kept, with the ids the server gave new rows, so a retry sends only the rest.
-      if (pending.workflow) {
-        const result = await api<Workflow>('PUT', `/api/forms/${formId}/statuses`, workflow.body);
-        const ids = new Map(sent.statuses.map((status, index) => [status.key, result.statuses[index]?.id]));
-        const withIds = (statuses: Draft['statuses']) =>
-          statuses.map((status) => ({ ...status, id: status.id ?? ids.get(status.key) }));
-        setDraft((current) => ({ ...current, statuses: withIds(current.statuses) }));
-        setSaved((current) => ({ ...current, statuses: withIds(sent.statuses), moves: sent.moves }));
-      }
-      if (pending.form) {
-        const result = await api<Form>('PATCH', `/api/forms/${formId}`, formRequest(sent));
-        const ids = new Map(sent.fields.map((field, index) => [field.key, result.fields[index]?.id]));
-        const withIds = (fields: Draft['fields']) =>
-          fields.map((field) => ({ ...field, id: field.id ?? ids.get(field.key) }));
-        setDraft((current) => ({ ...current, fields: withIds(current.fields) }));
-        setSaved((current) => ({
-          ...current,
-          name: sent.name,
-          qr_generation_enabled: sent.qr_generation_enabled,
-          visibleRoleIds: sent.visibleRoleIds,
-          fields: withIds(sent.fields),
-        }));
-      }
+      // One update, all or nothing: settings, fields and (when changed) the workflow.
+      const result = await api<Form>('PATCH', `/api/forms/${formId}`, {
+        ...formRequest(sent),
+        ...(pending.workflow ? workflow.body : {}),
+      });
+      const fieldIds = new Map(sent.fields.map((field, index) => [field.key, result.fields[index]?.id]));
+      const statusIds = new Map(sent.statuses.map((status, index) => [status.key, result.statuses[index]?.id]));
+      const withIds = <T extends { key: string; id?: string }>(items: T[], ids: Map<string, string | undefined>) =>
+        items.map((item) => ({ ...item, id: item.id ?? ids.get(item.key) }));
+      setDraft((current) => ({
+        ...current,
+        fields: withIds(current.fields, fieldIds),
+        statuses: withIds(current.statuses, statusIds),
+      }));
+      setSaved({ ...sent, fields: withIds(sent.fields, fieldIds), statuses: withIds(sent.statuses, statusIds) });
       setProblems(undefined);
       message.success(t('formEditor.saved'));
     } catch (caught) {

@@ -314,6 +314,10 @@ export async function updateForm(
   await deps.db.transaction(async (tx) => {
     const form = await repo.lockForm(tx, auth.organizationId, formId);
     if (!form || form.deleted_at) throw formNotFound(formId);
+    // All or nothing: a refused workflow leaves the fields and settings as they were, and back.
+    if (patch.statuses && patch.transitions) {
+      await replaceWorkflow(tx, auth, formId, { statuses: patch.statuses, transitions: patch.transitions });
+    }
     if (patch.fields) {
       const existing = await repo.listFields(tx, auth.organizationId, [formId]);
       const fields = await resolveFields(tx, auth.organizationId, formId, patch.fields, existing);
@@ -355,20 +359,30 @@ export async function setWorkflow(
   await deps.db.transaction(async (tx) => {
     const form = await repo.lockForm(tx, auth.organizationId, formId);
     if (!form || form.deleted_at) throw formNotFound(formId);
-    const { statuses, transitions } = await resolveWorkflow(tx, formId, input);
-    const current = await repo.listStatuses(tx, auth.organizationId, [formId]);
-    const removed = current.filter((status) => !statuses.some((s) => s.id === status.id));
-    const used = await repo.statusesInUse(
-      tx,
-      auth.organizationId,
-      removed.map((s) => s.id),
-    );
-    if (used.length > 0) {
-      const names = removed.filter((s) => used.includes(s.id)).map((s) => `"${s.name}"`);
-      throw Problem.of('status_in_use', `Tasks are in status ${names.join(', ')}; move them first, then remove it.`);
-    }
-    await repo.replaceWorkflow(tx, auth.organizationId, formId, statuses, transitions);
+    await replaceWorkflow(tx, auth, formId, input);
     await repo.touchForm(tx, auth.organizationId, formId);
   });
   return getWorkflow(deps, auth, formId);
+}
+
+/** Within a transaction holding the form's lock: the new statuses and moves, or why not. */
+async function replaceWorkflow(
+  tx: Queryable,
+  auth: AuthContext,
+  formId: string,
+  input: z.infer<typeof WorkflowRequest>,
+): Promise<void> {
+  const { statuses, transitions } = await resolveWorkflow(tx, formId, input);
+  const current = await repo.listStatuses(tx, auth.organizationId, [formId]);
+  const removed = current.filter((status) => !statuses.some((s) => s.id === status.id));
+  const used = await repo.statusesInUse(
+    tx,
+    auth.organizationId,
+    removed.map((s) => s.id),
+  );
+  if (used.length > 0) {
+    const names = removed.filter((s) => used.includes(s.id)).map((s) => `"${s.name}"`);
+    throw Problem.of('status_in_use', `Tasks are in status ${names.join(', ')}; move them first, then remove it.`);
+  }
+  await repo.replaceWorkflow(tx, auth.organizationId, formId, statuses, transitions);
 }

@@ -111,6 +111,39 @@ describe('forms', () => {
     expect((await admin.client.patch(`/api/tasks/${task.id}`, { fields: { [amount.id]: '2' } })).status).toBe(200);
   });
 
+  it('saves settings, fields and the workflow in one update, all or nothing', async () => {
+    const form = await createForm(admin);
+    await createTask(admin, form.id);
+    const [open, working, done] = form.statuses;
+    const refused = await admin.client.patch(`/api/forms/${form.id}`, {
+      name: 'Half saved?',
+      fields: [{ name: 'Added', type: 'text' }],
+      statuses: [{ ...working, initial: true }, done],
+      transitions: [{ from: working.id, to: done.id }],
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('status_in_use');
+    const unchanged = await admin.client.get(`/api/forms/${form.id}`);
+    expect(unchanged.body.name).toBe(form.name);
+    expect(unchanged.body.fields).toEqual(form.fields);
+    const saved = await admin.client.patch(`/api/forms/${form.id}`, {
+      name: 'Whole',
+      fields: [{ name: 'Added', type: 'text' }],
+      statuses: [{ ...open, name: 'Inbox' }, working, done, { name: 'Review' }],
+      transitions: [
+        { from: open.id, to: 'Review' },
+        { from: 'Review', to: done.id },
+      ],
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.body.name).toBe('Whole');
+    expect(saved.body.fields.map((f: { name: string }) => f.name)).toEqual(['Added']);
+    expect(saved.body.statuses.map((s: { name: string }) => s.name)).toEqual(['Inbox', 'В работе', 'Готово', 'Review']);
+    expect(saved.body.transitions).toHaveLength(2);
+    const alone = await admin.client.patch(`/api/forms/${form.id}`, { statuses: saved.body.statuses });
+    expect(alone.status).toBe(400);
+  });
+
   it('keeps statuses editable but refuses to remove one that tasks are in', async () => {
     const form = await createForm(admin);
     await createTask(admin, form.id);
