@@ -1,6 +1,7 @@
 import type { Role, User } from '@shared/api/identity';
-import { Alert, Button } from 'antd';
+import { Alert, Button, Modal } from 'antd';
 import type { TFunction } from 'i18next';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
 import { failureText, useLoad } from '../../use-api';
@@ -50,5 +51,61 @@ export function LoadFailed({ error, onRetry }: { error: string; onRetry: () => v
       }
       style={{ marginBottom: 12 }}
     />
+  );
+}
+
+/**
+ * A dialog whose OK button runs `action` once at a time: the button spins meanwhile, and a refusal
+ * shows the server's words above the content. The action closes the dialog itself on success.
+ */
+export function useDialogAction<A extends unknown[]>(action: (...args: A) => Promise<void>) {
+  const { t } = useTranslation();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const run = async (...args: A) => {
+    setBusy(true);
+    try {
+      await action(...args);
+      setError(undefined);
+    } catch (caught) {
+      setError(problemText(caught, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { run, busy, error };
+}
+
+export function ActionDialog({
+  title,
+  okText,
+  busy,
+  error,
+  onOk,
+  onCancel,
+  children,
+}: {
+  title: string;
+  okText?: string;
+  busy: boolean;
+  error?: string;
+  onOk: () => void;
+  onCancel: () => void;
+  children: React.ReactNode;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Modal
+      open
+      title={title}
+      okText={okText ?? t('settings.save')}
+      cancelText={t('settings.cancel')}
+      confirmLoading={busy}
+      onOk={onOk}
+      onCancel={onCancel}
+    >
+      {error && <Alert type="error" role="alert" title={error} style={{ marginBottom: 12 }} />}
+      {children}
+    </Modal>
   );
 }

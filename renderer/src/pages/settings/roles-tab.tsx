@@ -1,9 +1,18 @@
 import type { Role, User } from '@shared/api/identity';
-import { Alert, App, Button, Form, Input, Modal, Popconfirm, Select, Space, Table, Tag } from 'antd';
+import { Alert, App, Button, Form, Input, Popconfirm, Select, Space, Table, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
-import { fetchAllUsers, fetchRoles, formatDateTime, LoadFailed, problemText, useLoad } from './load';
+import {
+  ActionDialog,
+  fetchAllUsers,
+  fetchRoles,
+  formatDateTime,
+  LoadFailed,
+  problemText,
+  useDialogAction,
+  useLoad,
+} from './load';
 
 /** Picks the members of a role; deactivated people stay listed so that removing them is possible. */
 function MembersDialog({
@@ -20,8 +29,6 @@ function MembersDialog({
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [memberIds, setMemberIds] = useState<string[]>(role.memberIds);
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
   const options = users
     .filter((user) => user.status !== 'deactivated' || role.memberIds.includes(user.id))
     .map((user) => ({
@@ -29,30 +36,21 @@ function MembersDialog({
       label: user.status === 'deactivated' ? t('settings.roles.deactivatedMark', { name: user.name }) : user.name,
     }));
 
-  const save = async () => {
-    setBusy(true);
-    try {
-      await api('PUT', `/api/roles/${role.id}/members`, { userIds: memberIds });
-      message.success(t('settings.roles.membersSaved', { name: role.name }));
-      onDone();
-    } catch (caught) {
-      setError(problemText(caught, t));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const save = useDialogAction(async () => {
+    await api('PUT', `/api/roles/${role.id}/members`, { userIds: memberIds });
+    message.success(t('settings.roles.membersSaved', { name: role.name }));
+    onDone();
+  });
 
   return (
-    <Modal
-      open
+    <ActionDialog
       title={t('settings.roles.membersTitle', { name: role.name })}
       okText={t('settings.save')}
-      cancelText={t('settings.cancel')}
-      confirmLoading={busy}
-      onOk={save}
+      busy={save.busy}
+      error={save.error}
+      onOk={() => void save.run()}
       onCancel={onClose}
     >
-      {error && <Alert type="error" role="alert" title={error} style={{ marginBottom: 12 }} />}
       <Select
         mode="multiple"
         aria-label={t('settings.roles.membersField')}
@@ -63,7 +61,7 @@ function MembersDialog({
         options={options}
         style={{ width: '100%' }}
       />
-    </Modal>
+    </ActionDialog>
   );
 }
 
@@ -71,34 +69,23 @@ function RenameDialog({ role, onClose, onDone }: { role: Role; onClose: () => vo
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<{ name: string }>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
 
-  const submit = async ({ name }: { name: string }) => {
-    setBusy(true);
-    try {
-      await api('PATCH', `/api/roles/${role.id}`, { name });
-      message.success(t('settings.roles.renamed'));
-      onDone();
-    } catch (caught) {
-      setError(problemText(caught, t));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const submit = useDialogAction(async ({ name }: { name: string }) => {
+    await api('PATCH', `/api/roles/${role.id}`, { name });
+    message.success(t('settings.roles.renamed'));
+    onDone();
+  });
 
   return (
-    <Modal
-      open
+    <ActionDialog
       title={t('settings.roles.renameTitle', { name: role.name })}
       okText={t('settings.save')}
-      cancelText={t('settings.cancel')}
-      confirmLoading={busy}
+      busy={submit.busy}
+      error={submit.error}
       onOk={() => form.submit()}
       onCancel={onClose}
     >
-      {error && <Alert type="error" role="alert" title={error} style={{ marginBottom: 12 }} />}
-      <Form form={form} name="rename-role" layout="vertical" initialValues={{ name: role.name }} onFinish={submit}>
+      <Form form={form} name="rename-role" layout="vertical" initialValues={{ name: role.name }} onFinish={submit.run}>
         <Form.Item
           name="name"
           label={t('settings.roles.name')}
@@ -108,7 +95,7 @@ function RenameDialog({ role, onClose, onDone }: { role: Role; onClose: () => vo
           <Input autoComplete="off" autoFocus />
         </Form.Item>
       </Form>
-    </Modal>
+    </ActionDialog>
   );
 }
 

@@ -1,23 +1,18 @@
 import type { Role, User } from '@shared/api/identity';
-import {
-  Alert,
-  App,
-  Button,
-  Checkbox,
-  Form,
-  Input,
-  Modal,
-  Popconfirm,
-  Select,
-  Space,
-  Table,
-  Tag,
-  Typography,
-} from 'antd';
+import { Alert, App, Button, Checkbox, Form, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
-import { fetchAllUsers, fetchRoles, formatDateTime, LoadFailed, problemText, useLoad } from './load';
+import {
+  ActionDialog,
+  fetchAllUsers,
+  fetchRoles,
+  formatDateTime,
+  LoadFailed,
+  problemText,
+  useDialogAction,
+  useLoad,
+} from './load';
 
 type Status = User['status'];
 const STATUS_COLORS: Record<Status, string> = { invited: 'gold', active: 'green', deactivated: 'default' };
@@ -42,41 +37,30 @@ function InviteDialog({ roles, onClose, onDone }: { roles: Role[]; onClose: () =
   const { t, i18n } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<InviteValues>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
   const required = [{ required: true, message: t('errors.required') }];
 
-  const submit = async (values: InviteValues) => {
-    setBusy(true);
-    try {
-      const user = await api<User>('POST', '/api/users', { ...values, roleIds: values.roleIds ?? [] });
-      message.success(t('settings.users.invited', { email: user.email }));
-      onDone();
-    } catch (caught) {
-      setError(problemText(caught, t));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const submit = useDialogAction(async (values: InviteValues) => {
+    const user = await api<User>('POST', '/api/users', { ...values, roleIds: values.roleIds ?? [] });
+    message.success(t('settings.users.invited', { email: user.email }));
+    onDone();
+  });
 
   return (
-    <Modal
-      open
+    <ActionDialog
       title={t('settings.users.inviteTitle')}
       okText={t('settings.users.send')}
-      cancelText={t('settings.cancel')}
-      confirmLoading={busy}
+      busy={submit.busy}
+      error={submit.error}
       onOk={() => form.submit()}
       onCancel={onClose}
     >
-      {error && <Alert type="error" role="alert" title={error} style={{ marginBottom: 12 }} />}
       <Form
         form={form}
         name="invite"
         layout="vertical"
         requiredMark={false}
         initialValues={{ isAdmin: false, locale: i18n.language === 'en' ? 'en' : 'ru', roleIds: [] }}
-        onFinish={submit}
+        onFinish={submit.run}
       >
         <Form.Item name="email" label={t('settings.users.email')} rules={required}>
           <Input type="email" autoComplete="off" autoFocus />
@@ -105,7 +89,7 @@ function InviteDialog({ roles, onClose, onDone }: { roles: Role[]; onClose: () =
           <Checkbox>{t('settings.users.isAdmin')}</Checkbox>
         </Form.Item>
       </Form>
-    </Modal>
+    </ActionDialog>
   );
 }
 
@@ -124,33 +108,22 @@ function EditDialog({
   const { t } = useTranslation();
   const { message } = App.useApp();
   const [form] = Form.useForm<EditValues>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
 
-  const submit = async (values: EditValues) => {
-    setBusy(true);
-    try {
-      await api('PATCH', `/api/users/${user.id}`, values);
-      message.success(t('settings.users.updated'));
-      onDone();
-    } catch (caught) {
-      setError(problemText(caught, t));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const submit = useDialogAction(async (values: EditValues) => {
+    await api('PATCH', `/api/users/${user.id}`, values);
+    message.success(t('settings.users.updated'));
+    onDone();
+  });
 
   return (
-    <Modal
-      open
+    <ActionDialog
       title={t('settings.users.editTitle', { name: user.name })}
       okText={t('settings.save')}
-      cancelText={t('settings.cancel')}
-      confirmLoading={busy}
+      busy={submit.busy}
+      error={submit.error}
       onOk={() => form.submit()}
       onCancel={onClose}
     >
-      {error && <Alert type="error" role="alert" title={error} style={{ marginBottom: 12 }} />}
       <Typography.Paragraph type="secondary">{user.email}</Typography.Paragraph>
       <Form
         form={form}
@@ -158,7 +131,7 @@ function EditDialog({
         layout="vertical"
         requiredMark={false}
         initialValues={{ name: user.name, isAdmin: user.isAdmin, locale: user.locale, roleIds: user.roleIds }}
-        onFinish={submit}
+        onFinish={submit.run}
       >
         <Form.Item
           name="name"
@@ -188,7 +161,7 @@ function EditDialog({
           <Checkbox>{t('settings.users.isAdmin')}</Checkbox>
         </Form.Item>
       </Form>
-    </Modal>
+    </ActionDialog>
   );
 }
 
