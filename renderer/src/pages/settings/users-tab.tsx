@@ -32,6 +32,35 @@ interface EditValues {
   roleIds: string[];
 }
 
+/** Roles, language and the administrator flag: the same in the invitation and the edit form. */
+function AccessFields({ roles }: { roles: Role[] }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <Form.Item name="roleIds" label={t('settings.users.roles')}>
+        <Select
+          mode="multiple"
+          aria-label={t('settings.users.roles')}
+          showSearch={{ optionFilterProp: 'label' }}
+          options={roles.map((role) => ({ value: role.id, label: role.name }))}
+        />
+      </Form.Item>
+      <Form.Item name="locale" label={t('settings.users.language')}>
+        <Select
+          aria-label={t('settings.users.language')}
+          options={[
+            { value: 'ru', label: t('settings.languages.ru') },
+            { value: 'en', label: t('settings.languages.en') },
+          ]}
+        />
+      </Form.Item>
+      <Form.Item name="isAdmin" valuePropName="checked" style={{ marginBottom: 0 }}>
+        <Checkbox>{t('settings.users.isAdmin')}</Checkbox>
+      </Form.Item>
+    </>
+  );
+}
+
 /** The invitation form; the server mails the set-password link. */
 function InviteDialog({ roles, onClose, onDone }: { roles: Role[]; onClose: () => void; onDone: () => void }) {
   const { t, i18n } = useTranslation();
@@ -68,26 +97,7 @@ function InviteDialog({ roles, onClose, onDone }: { roles: Role[]; onClose: () =
         <Form.Item name="name" label={t('settings.users.name')} rules={required}>
           <Input autoComplete="off" />
         </Form.Item>
-        <Form.Item name="roleIds" label={t('settings.users.roles')}>
-          <Select
-            mode="multiple"
-            aria-label={t('settings.users.roles')}
-            showSearch={{ optionFilterProp: 'label' }}
-            options={roles.map((role) => ({ value: role.id, label: role.name }))}
-          />
-        </Form.Item>
-        <Form.Item name="locale" label={t('settings.users.language')}>
-          <Select
-            aria-label={t('settings.users.language')}
-            options={[
-              { value: 'ru', label: t('settings.languages.ru') },
-              { value: 'en', label: t('settings.languages.en') },
-            ]}
-          />
-        </Form.Item>
-        <Form.Item name="isAdmin" valuePropName="checked" style={{ marginBottom: 0 }}>
-          <Checkbox>{t('settings.users.isAdmin')}</Checkbox>
-        </Form.Item>
+        <AccessFields roles={roles} />
       </Form>
     </ActionDialog>
   );
@@ -140,26 +150,7 @@ function EditDialog({
         >
           <Input autoComplete="off" />
         </Form.Item>
-        <Form.Item name="roleIds" label={t('settings.users.roles')}>
-          <Select
-            mode="multiple"
-            aria-label={t('settings.users.roles')}
-            showSearch={{ optionFilterProp: 'label' }}
-            options={roles.map((role) => ({ value: role.id, label: role.name }))}
-          />
-        </Form.Item>
-        <Form.Item name="locale" label={t('settings.users.language')}>
-          <Select
-            aria-label={t('settings.users.language')}
-            options={[
-              { value: 'ru', label: t('settings.languages.ru') },
-              { value: 'en', label: t('settings.languages.en') },
-            ]}
-          />
-        </Form.Item>
-        <Form.Item name="isAdmin" valuePropName="checked" style={{ marginBottom: 0 }}>
-          <Checkbox>{t('settings.users.isAdmin')}</Checkbox>
-        </Form.Item>
+        <AccessFields roles={roles} />
       </Form>
     </ActionDialog>
   );
