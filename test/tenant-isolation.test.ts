@@ -64,6 +64,7 @@ describe('tenant isolation', () => {
         importRows: { csv: 'Name\nInjected\n' },
         updateProfileField: { name: 'Taken over' },
         setUserFieldValues: { [aWeightFieldId]: '1' },
+        generateFormQrCodes: {},
       },
     );
     expect(checked).toEqual(
@@ -87,6 +88,8 @@ describe('tenant isolation', () => {
         'getUserFieldValues',
         'setUserFieldValues',
         'getUserFieldHistory',
+        'generateFormQrCodes',
+        'getTaskQrCode',
       ]),
     );
     const task = await a.client.get(`/api/tasks/${aTask.id}`);

@@ -108,6 +108,64 @@ export async function apiFile(path: string): Promise<Blob> {
   return (await authorized('GET', path, undefined)).blob();
 }
 
+/** A file the server made, with the name its `Content-Disposition` gives. */
+export interface Download {
+  blob: Blob;
+  fileName: string | undefined;
+  headers: Headers;
+}
+
+/** The UTF-8 `filename*` of a Content-Disposition header, else its plain `filename`. */
+export function dispositionFileName(header: string | null): string | undefined {
+  if (!header) return undefined;
+  const extended = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  if (extended?.[1]) return decodeURIComponent(extended[1]);
+  return /filename="([^"]*)"/i.exec(header)?.[1];
+}
+
+/**
+ * Asks the API for a file (any method, JSON body) and reads it while reporting progress: the
+ * share received so far, 0..1, when the server said the length; undefined while it works.
+ */
+export async function apiDownload(
+  method: string,
+  path: string,
+  body: unknown,
+  onProgress: (received: number, share: number | undefined) => void,
+): Promise<Download> {
+  const response = await authorized(method, path, body);
+  const total = Number(response.headers.get('Content-Length')) || undefined;
+  const parts: Uint8Array[] = [];
+  let received = 0;
+  onProgress(0, total ? 0 : undefined);
+  const reader = response.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    received += value.length;
+    onProgress(received, total ? Math.min(1, received / total) : undefined);
+  }
+  return {
+    blob: new Blob(parts as BlobPart[], { type: response.headers.get('Content-Type') ?? undefined }),
+    fileName: dispositionFileName(response.headers.get('Content-Disposition')),
+    headers: response.headers,
+  };
+}
+
+/** Hands a blob to the browser (or the desktop app's save dialog) as a downloaded file. */
+export function saveBlob(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The download has started from the link; the URL is no longer needed after this tick.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
 /** Sends with the session's token, refreshing it once on a 401; a failed answer throws its problem. */
 async function authorized(
   method: string,

@@ -12,6 +12,7 @@ import { healthModule } from './modules/health';
 import { homeModule } from './modules/home';
 import { identityModule } from './modules/identity';
 import { profileModule } from './modules/profile';
+import { qrModule } from './modules/qr';
 import { tasksModule } from './modules/tasks';
 import type { Authenticate } from './platform/auth/auth-context';
 import type { Config } from './platform/config';
@@ -40,6 +41,7 @@ export const productModules: ModuleFactory[] = [
   tasksModule,
   profileModule,
   homeModule,
+  qrModule,
 ];
 
 export interface AppOptions {
@@ -104,7 +106,8 @@ export function createApp(options: AppOptions): App {
   web.use(
     helmet({
       // Served over plain HTTP on a LAN too; TLS and HSTS belong to the reverse proxy that terminates it.
-      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+      // Images the app fetched with the session (QR codes) are shown from blob: URLs.
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null, imgSrc: ["'self'", 'data:', 'blob:'] } },
       strictTransportSecurity: false,
     }),
   );

@@ -1,13 +1,15 @@
 import type { Form } from '@shared/api/forms';
 import { Button, Empty, Flex, Table, Tag, Typography } from 'antd';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { map } from 'rxjs';
 import { useLive, useReplica } from '../data/replica-context';
+import { FormQrDialog } from './qr-codes';
 
 /**
  * The forms registry, read from the offline replica: every form the user may use, with its
- * statuses; administrators create and edit forms here.
+ * statuses, and the QR-code button of forms that have it; administrators create and edit forms here.
  */
 export function FormsPage() {
   const { t } = useTranslation();
@@ -18,6 +20,7 @@ export function FormsPage() {
     [],
   );
   const manages = me?.user.isAdmin === true;
+  const [qrForm, setQrForm] = useState<Form>();
   const items = [...(forms ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   return (
     <div style={{ padding: 24 }}>
@@ -49,7 +52,22 @@ export function FormsPage() {
           { title: t('forms.fields'), render: (_, form) => form.fields.length, width: 100 },
           {
             title: t('forms.statuses'),
-            render: (_, form) => form.statuses.map((s) => <Tag key={s.id}>{s.name}</Tag>),
+            render: (_, form) => (
+              <Flex wrap gap={4} align="center">
+                {form.statuses.map((s) => (
+                  <Tag key={s.id}>{s.name}</Tag>
+                ))}
+                {form.qr_generation_enabled && (
+                  <Button
+                    size="small"
+                    onClick={() => setQrForm(form)}
+                    aria-label={t('qr.buttonLabel', { name: form.name })}
+                  >
+                    {t('qr.button')}
+                  </Button>
+                )}
+              </Flex>
+            ),
           },
           ...(manages
             ? [
@@ -66,6 +84,7 @@ export function FormsPage() {
             : []),
         ]}
       />
+      {qrForm && <FormQrDialog form={qrForm} onClose={() => setQrForm(undefined)} />}
     </div>
   );
 }

@@ -11,6 +11,7 @@ import type { TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
 import { EDITABLE, FieldInput, shownValue, storedValue, usePeople } from './field-input';
+import { TaskQrButton } from './qr-codes';
 
 interface HistoryEntry {
   id: string;
@@ -230,6 +231,7 @@ export function TaskPage() {
             }
           }}
         />
+        {form.qr_generation_enabled && <TaskQrButton taskId={current.id} title={current.title} />}
       </Space>
       <Card title={t('task.fields')} style={{ marginBottom: 16 }}>
         <AntForm form={editor} layout="vertical" initialValues={initial} onFinish={save}>

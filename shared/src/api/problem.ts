@@ -30,6 +30,7 @@ export const problemCatalogue = {
   form_deleted: { status: 409, title: 'The form is deleted' },
   idempotency_key_reused: { status: 422, title: 'The idempotency key was used for another request' },
   batch_too_large: { status: 400, title: 'The batch is too large' },
+  qr_generation_disabled: { status: 409, title: 'QR codes are turned off for the form' },
   last_admin: { status: 409, title: 'The organization needs an administrator' },
   invalid_reset_token: { status: 400, title: 'The reset link is not valid' },
   payload_too_large: { status: 413, title: 'The request body is too large' },

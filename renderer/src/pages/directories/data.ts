@@ -104,19 +104,6 @@ async function fetchRowPages(directoryId: string, query: Record<string, string>)
 /** A file from the API (e.g. the CSV export), fetched with the session. */
 export const fetchFile = apiFile;
 
-/** Hands a blob to the browser as a downloaded file. */
-export function saveBlob(blob: Blob, fileName: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has started from the link; the URL is no longer needed after this tick.
-  setTimeout(() => URL.revokeObjectURL(url), 0);
-}
-
 /** A cell as text for labels and lists. */
 export function cellText(cell: Cell | undefined): string {
   return cell === null || cell === undefined ? '' : String(cell);

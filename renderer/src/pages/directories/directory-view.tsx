@@ -2,7 +2,7 @@ import { Alert, App, Button, Card, Empty, Input, Select, Space, Spin, Tag, Typog
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
-import { ApiError, api } from '../../api';
+import { ApiError, api, saveBlob } from '../../api';
 import { CsvImport } from './csv-import';
 import {
   cellText,
@@ -15,7 +15,6 @@ import {
   groupRows,
   moveInTree,
   type Row,
-  saveBlob,
   type TreeNodeShape,
   treeFromRows,
   useLoader,

@@ -172,7 +172,8 @@ async function insertOne(
   return { id };
 }
 
-function visibility(auth: AuthContext): repo.Visibility {
+/** What the caller may see of tasks: the parameters of every visible-task query. */
+export function visibility(auth: AuthContext): repo.Visibility {
   return { organizationId: auth.organizationId, userId: auth.userId, isAdmin: auth.isAdmin, roleIds: auth.roleIds };
 }
 

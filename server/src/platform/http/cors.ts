@@ -15,7 +15,10 @@ export function allowOrigins(origins: readonly string[]): RequestHandler {
     res.vary('Origin');
     if (!allowed.has(origin)) return next();
     res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Location, Retry-After');
+    res.setHeader(
+      'Access-Control-Expose-Headers',
+      'X-Request-Id, Location, Retry-After, Content-Disposition, X-Qr-Count',
+    );
     if (req.method === 'OPTIONS' && req.get('access-control-request-method')) {
       res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
       res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
