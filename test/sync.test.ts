@@ -270,6 +270,121 @@ describe('push', () => {
   });
 });
 
+describe('push of directory rows', () => {
+  // biome-ignore lint/suspicious/noExplicitAny: REST bodies are read loosely in tests.
+  const rowOf = async (directoryId: string, id: string): Promise<any> =>
+    (await admin.client.get(`/api/directories/${directoryId}/rows?limit=500`)).body.items.find(
+      (r: { id: string }) => r.id === id,
+    );
+
+  it('creates rows made offline, merges cells per column, and reports a cell changed on both sides', async () => {
+    const directory = (
+      await admin.client.post('/api/directories', {
+        name: `Pumps ${randomUUID()}`,
+        columns: [
+          { name: 'Name', type: 'text' },
+          { name: 'Power', type: 'number' },
+          { name: 'Site', type: 'text' },
+        ],
+      })
+    ).body;
+    const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['P-1', '10', 'North'] }))
+      .body;
+    const client = await replica(alice);
+    const base = (await client.pullUntil('directory_rows', (docs) => ids(docs).includes(row.id))).documents.find(
+      (d) => d.id === row.id,
+    ) as SyncDocument;
+    expect(base).toMatchObject({ directoryId: directory.id, cells: ['P-1', '10', 'North'] });
+
+    // Online: the office renames the pump and changes its site.
+    await admin.client.patch(`/api/directories/${directory.id}/rows/${row.id}`, { cells: ['P-1a', '10', 'South'] });
+    // Offline: Alice changed the power and the site, and added a row.
+    const added = randomUUID();
+    const answer = await client.push('directory_rows', [
+      { assumedMasterState: base, newDocumentState: { ...base, cells: ['P-1', '12 000,5', 'East'] } },
+      {
+        assumedMasterState: null,
+        newDocumentState: {
+          id: added,
+          directoryId: directory.id,
+          parentId: row.id,
+          cells: ['P-2', '7'],
+          _deleted: false,
+        },
+      },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      { id: row.id, path: 'cells.2', attempted: 'East', kept: 'South', reason: 'changed_on_server' },
+    ]);
+    expect(answer.data.conflicts.map((c) => c.id)).toContain(row.id);
+    expect((await rowOf(directory.id, row.id)).cells).toEqual(['P-1a', '12000.5', 'South']);
+    expect(await rowOf(directory.id, added)).toMatchObject({ parentId: row.id, cells: ['P-2', '7', null] });
+    // The conflict's master state is what the server now holds.
+    expect(answer.data.conflicts.find((c) => c.id === row.id)).toMatchObject({ cells: ['P-1a', '12000.5', 'South'] });
+  });
+
+  it('applies offline moves and deletions, refusing a cycle and the deletion of a row changed meanwhile', async () => {
+    const directory = (
+      await admin.client.post('/api/directories', { name: `Places ${randomUUID()}`, columns: [{ name: 'Name' }] })
+    ).body;
+    const make = async (name: string, parentId: string | null = null) =>
+      (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: [name], parentId })).body;
+    const region = await make('Region');
+    const town = await make('Town', region.id);
+    const street = await make('Street');
+    const kiosk = await make('Kiosk');
+    const client = await replica(alice);
+    const docs = (await client.pullUntil('directory_rows', (d) => ids(d).includes(kiosk.id))).documents;
+    const doc = (id: string) => docs.find((d) => d.id === id) as SyncDocument;
+
+    // The office renames the kiosk while Alice deletes it offline.
+    await admin.client.patch(`/api/directories/${directory.id}/rows/${kiosk.id}`, { cells: ['Kiosk 2'] });
+    const answer = await client.push('directory_rows', [
+      // Street moves under the town; the region under the town would be a cycle.
+      { assumedMasterState: doc(street.id), newDocumentState: { ...doc(street.id), parentId: town.id, position: 0 } },
+      { assumedMasterState: doc(region.id), newDocumentState: { ...doc(region.id), parentId: town.id, position: 0 } },
+      { assumedMasterState: doc(kiosk.id), newDocumentState: { ...doc(kiosk.id), _deleted: true } },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      expect.objectContaining({ id: region.id, path: 'parentId', attempted: town.id, reason: 'refused' }),
+      { id: kiosk.id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' },
+    ]);
+    expect((await rowOf(directory.id, street.id)).parentId).toBe(town.id);
+    expect((await rowOf(directory.id, region.id)).parentId).toBeNull();
+    expect((await rowOf(directory.id, kiosk.id)).cells).toEqual(['Kiosk 2']);
+    expect(answer.data.conflicts.map((c) => c.id).sort()).toEqual([kiosk.id, region.id].sort());
+
+    // A deletion of an untouched row goes through; its child moves up into its place.
+    const fresh = (await client.pullUntil('directory_rows', (d) => ids(d).includes(kiosk.id))).documents;
+    const townNow = fresh.findLast((d) => d.id === town.id) ?? doc(town.id);
+    const deleted = await client.push('directory_rows', [
+      { assumedMasterState: townNow, newDocumentState: { ...townNow, _deleted: true } },
+    ]);
+    expect(deleted).toMatchObject({ ok: true, data: { lost: [], conflicts: [] } });
+    expect(await rowOf(directory.id, town.id)).toBeUndefined();
+    expect((await rowOf(directory.id, street.id)).parentId).toBe(region.id);
+  });
+
+  it('never touches another organization’s rows', async () => {
+    const directory = (
+      await admin.client.post('/api/directories', { name: `Mine ${randomUUID()}`, columns: [{ name: 'Name' }] })
+    ).body;
+    const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['Ours'] })).body;
+    const intruder = await replica(other);
+    const forged = { id: row.id, directoryId: directory.id, parentId: null, cells: ['Taken'], _deleted: false };
+    const answer = await intruder.push('directory_rows', [{ assumedMasterState: forged, newDocumentState: forged }]);
+    expect(answer.ok && answer.data.lost.length).toBe(0);
+    const created = await intruder.push('directory_rows', [
+      { assumedMasterState: null, newDocumentState: { ...forged, id: randomUUID() } },
+    ]);
+    expect(created.ok && created.data.lost.map((l) => l.reason)).toEqual(['refused']);
+    expect((await rowOf(directory.id, row.id)).cells).toEqual(['Ours']);
+    expect((await admin.client.get(`/api/directories/${directory.id}/rows`)).body.items).toHaveLength(1);
+  });
+});
+
 describe('stream', () => {
   it('streams committed changes to a replica that has caught up', async () => {
     const client = await replica(alice);

@@ -1,13 +1,22 @@
+type Cell = string | number | boolean | null;
+
+import type { LostEdit, PushResponse, SyncDocument } from '@shared/sync';
+import { z } from 'zod';
+import type { AuthContext } from '../../platform/auth/auth-context';
+import { Problem } from '../../platform/http/problem';
 import {
   changedSince,
   checkpointParams,
   nextCheckpoint,
   type SyncSource,
+  sameValue as same,
   syncColumns,
   tombstone,
 } from '../../platform/sync/sync-source';
 import type { DirectoryRow, RowRecord } from './directories.repo';
-import { presentDirectory, presentRow } from './directories.service';
+import * as repo from './directories.repo';
+import * as directories from './directories.service';
+import { type DirectoriesDeps, presentDirectory, presentRow } from './directories.service';
 
 /** Directories, read-only on replicas. */
 export const directoriesSyncSource: SyncSource = {
@@ -29,22 +38,160 @@ export const directoriesSyncSource: SyncSource = {
   },
 };
 
-/** Rows of directories, read-only on replicas. */
-export const directoryRowsSyncSource: SyncSource = {
-  collection: 'directory_rows',
-  async pull(db, auth, checkpoint, limit) {
-    const { rows } = await db.query<RowRecord & { sync_xid: string; sync_seq: string }>(
-      `SELECT r.id, r.directory_id, r.parent_id, r.position, r.cells, r.parent_row_ids::text[] AS parent_row_ids,
-              r.updated_at, r.deleted_at, ${syncColumns('r')}
-         FROM directory_rows r WHERE r.organization_id = $1 AND ${changedSince('r', 2, 3)}
-        ORDER BY r.sync_xid, r.sync_seq LIMIT $4`,
-      [auth.organizationId, ...checkpointParams(checkpoint), limit],
+type RowState = Pick<SyncDocument, 'id'> & Record<string, unknown>;
+
+/** A row as replicas hold it: the REST row with its directory. */
+function rowDocument(row: RowRecord): SyncDocument {
+  return { ...presentRow(row), directoryId: row.directory_id, _deleted: false };
+}
+
+async function currentRow(deps: DirectoriesDeps, auth: AuthContext, id: string): Promise<SyncDocument | undefined> {
+  const [row] = await repo.findRows(deps.db, auth.organizationId, [id]);
+  return row && !row.deleted_at ? rowDocument(row) : undefined;
+}
+
+/** Runs a change through the service; a refusal (4xx) becomes a lost edit, anything else fails the push. */
+async function attempt(lost: LostEdit[], edit: Omit<LostEdit, 'reason' | 'detail'>, work: () => Promise<unknown>) {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof Problem) || error.status >= 500) throw error;
+    lost.push({ ...edit, reason: 'refused', detail: error.message });
+  }
+}
+
+/**
+ * Three-way merge of a row edited offline, like tasks: each cell the client changed and the
+ * server did not takes the client's value, a cell changed on both sides keeps the server's and is
+ * reported lost; a move is applied when the server did not move the row meanwhile (cycles and
+ * other directories are refused as on REST); a deletion of a row changed on the server is refused.
+ */
+async function pushRow(
+  deps: DirectoriesDeps,
+  auth: AuthContext,
+  base: RowState | null,
+  next: RowState,
+  lost: LostEdit[],
+) {
+  const id = next.id;
+  const current = await currentRow(deps, auth, id);
+  if (!current) {
+    if (base !== null || next._deleted) return; // deleted on the server: the server wins
+    await directories.createRow(deps, auth, String(next.directoryId), {
+      id,
+      parentId: typeof next.parentId === 'string' ? next.parentId : null,
+      position: typeof next.position === 'number' ? next.position : undefined,
+      cells: (next.cells as Cell[]) ?? [],
+      parentRowIds: (next.parentRowIds as string[]) ?? [],
+    });
+    return;
+  }
+  if (base === null) return; // created on both sides with one id: the server's stands
+  const directoryId = String(current.directoryId);
+  if (next._deleted && !base._deleted) {
+    const changed = ['cells', 'parentId', 'parentRowIds'].some((key) => !same(current[key], base[key]));
+    if (changed) lost.push({ id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' });
+    else await directories.deleteRow(deps, auth, directoryId, id);
+    return;
+  }
+  const baseCells = (base.cells as Cell[]) ?? [];
+  const nextCells = (next.cells as Cell[]) ?? [];
+  const merged = [...((current.cells as Cell[]) ?? [])];
+  let cellsChanged = false;
+  for (let i = 0; i < Math.max(baseCells.length, nextCells.length); i++) {
+    if (same(nextCells[i], baseCells[i])) continue;
+    if (same(merged[i], baseCells[i])) {
+      merged[i] = nextCells[i] ?? null;
+      cellsChanged = true;
+    } else if (!same(merged[i], nextCells[i])) {
+      lost.push({ id, path: `cells.${i}`, attempted: nextCells[i], kept: merged[i], reason: 'changed_on_server' });
+    }
+  }
+  const patch: { cells?: Cell[]; parentRowIds?: string[] } = {};
+  if (cellsChanged) patch.cells = merged;
+  if (!same(next.parentRowIds, base.parentRowIds)) {
+    if (same(current.parentRowIds, base.parentRowIds)) patch.parentRowIds = (next.parentRowIds as string[]) ?? [];
+    else if (!same(current.parentRowIds, next.parentRowIds)) {
+      lost.push({
+        id,
+        path: 'parentRowIds',
+        attempted: next.parentRowIds,
+        kept: current.parentRowIds,
+        reason: 'changed_on_server',
+      });
+    }
+  }
+  if (Object.keys(patch).length > 0) {
+    await attempt(lost, { id, path: 'cells', attempted: patch, kept: null }, () =>
+      directories.updateRow(deps, auth, directoryId, id, patch),
     );
-    return {
-      documents: rows.map((row) =>
-        row.deleted_at ? tombstone(row.id) : { ...presentRow(row), directoryId: row.directory_id, _deleted: false },
-      ),
-      checkpoint: nextCheckpoint(rows, checkpoint),
-    };
-  },
-};
+  }
+  const moved = !same(next.parentId, base.parentId) || !same(next.position, base.position);
+  if (!moved) return;
+  if (!same(current.parentId, base.parentId)) {
+    if (!same(current.parentId, next.parentId)) {
+      lost.push({
+        id,
+        path: 'parentId',
+        attempted: next.parentId,
+        kept: current.parentId,
+        reason: 'changed_on_server',
+      });
+    }
+    return;
+  }
+  const target = {
+    parentId: typeof next.parentId === 'string' ? next.parentId : null,
+    position: typeof next.position === 'number' && next.position >= 0 ? Math.trunc(next.position) : 0,
+  };
+  await attempt(lost, { id, path: 'parentId', attempted: next.parentId, kept: current.parentId }, () =>
+    directories.moveRow(deps, auth, directoryId, id, target),
+  );
+}
+
+/** Whether a push ended as sent: both deleted, or both live with the same cells, parent and bindings. */
+function sameRowState(master: SyncDocument, pushed: SyncDocument): boolean {
+  if (Boolean(master._deleted) !== Boolean(pushed._deleted)) return false;
+  return master._deleted || ['cells', 'parentId', 'parentRowIds'].every((key) => same(master[key], pushed[key]));
+}
+
+/** Rows of directories: pulled by everyone, and written offline (cells, new rows, moves, deletions). */
+export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
+  return {
+    collection: 'directory_rows',
+    async pull(db, auth, checkpoint, limit) {
+      const { rows } = await db.query<RowRecord & { sync_xid: string; sync_seq: string }>(
+        `SELECT r.id, r.directory_id, r.parent_id, r.position, r.cells, r.parent_row_ids::text[] AS parent_row_ids,
+                r.updated_at, r.deleted_at, ${syncColumns('r')}
+           FROM directory_rows r WHERE r.organization_id = $1 AND ${changedSince('r', 2, 3)}
+          ORDER BY r.sync_xid, r.sync_seq LIMIT $4`,
+        [auth.organizationId, ...checkpointParams(checkpoint), limit],
+      );
+      return {
+        documents: rows.map((row) => (row.deleted_at ? tombstone(row.id) : rowDocument(row))),
+        checkpoint: nextCheckpoint(rows, checkpoint),
+      };
+    },
+    async push(auth, rows): Promise<PushResponse> {
+      const lost: LostEdit[] = [];
+      const conflicts: SyncDocument[] = [];
+      for (const row of rows) {
+        const next = row.newDocumentState;
+        if (!z.uuid().safeParse(next.id).success || (!next._deleted && !z.uuid().safeParse(next.directoryId).success)) {
+          throw Problem.of(
+            'validation_failed',
+            'Every pushed row needs its UUID in id and its directory’s in directoryId.',
+          );
+        }
+        const before = lost.length;
+        await attempt(lost, { id: next.id, path: '', attempted: next, kept: null }, () =>
+          pushRow(deps, auth, row.assumedMasterState, next, lost),
+        );
+        const master = (await currentRow(deps, auth, next.id)) ?? tombstone(next.id);
+        const differs = lost.length > before || !sameRowState(master, next);
+        if (differs) conflicts.push(master);
+      }
+      return { conflicts, lost };
+    },
+  };
+}

@@ -3,8 +3,11 @@ import { directoriesRoutes } from './directories.routes';
 import { directoriesSyncSource, directoryRowsSyncSource } from './directories.sync';
 
 /** Directories: reference tables with row trees, sub-directories bound to parent rows, CSV import/export. */
-export const directoriesModule: ModuleFactory = (context) => ({
-  name: 'directories',
-  routes: directoriesRoutes({ db: context.db }),
-  syncSources: [directoriesSyncSource, directoryRowsSyncSource],
-});
+export const directoriesModule: ModuleFactory = (context) => {
+  const deps = { db: context.db };
+  return {
+    name: 'directories',
+    routes: directoriesRoutes(deps),
+    syncSources: [directoriesSyncSource, directoryRowsSyncSource(deps)],
+  };
+};

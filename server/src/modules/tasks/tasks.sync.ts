@@ -7,6 +7,7 @@ import {
   checkpointParams,
   nextCheckpoint,
   type SyncSource,
+  sameValue as same,
   syncColumns,
   tombstone,
 } from '../../platform/sync/sync-source';
@@ -23,10 +24,6 @@ const VISIBLE_TO_CALLER = `($3::boolean OR EXISTS (SELECT 1 FROM forms f WHERE f
   OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $2))`;
 
 type Row = TaskRow & { sync_xid: string; sync_seq: string; visible: boolean; assigned: boolean };
-
-function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-}
 
 /**
  * Three-way merge of a task edited offline (SPEC: base = assumedMasterState): a field the client

@@ -49,3 +49,8 @@ export function syncColumns(alias: string): string {
 export function tombstone(id: string): SyncDocument {
   return { id, _deleted: true };
 }
+
+/** Equality of two JSON values as replicas and the server hold them (missing is null). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
