@@ -356,6 +356,20 @@ describe('push of directory rows', () => {
     expect((await rowOf(directory.id, kiosk.id)).cells).toEqual(['Kiosk 2']);
     expect(answer.data.conflicts.map((c) => c.id).sort()).toEqual([kiosk.id, region.id].sort());
 
+    // An offline move orders the row between its new neighbours with a value in between.
+    const late = await make('Late');
+    const ordered = (await client.pullUntil('directory_rows', (d) => ids(d).includes(late.id))).documents;
+    const lateDoc = ordered.find((d) => d.id === late.id) as SyncDocument;
+    const between = await client.push('directory_rows', [
+      { assumedMasterState: lateDoc, newDocumentState: { ...lateDoc, position: 0.5 } },
+    ]);
+    expect(between.ok).toBe(true);
+    const top = (await admin.client.get(`/api/directories/${directory.id}/rows?limit=500`)).body.items
+      .filter((r: { parentId: string | null }) => r.parentId === null)
+      .sort((a: { position: number }, b: { position: number }) => a.position - b.position)
+      .map((r: { cells: string[] }) => r.cells[0]);
+    expect(top).toEqual(['Region', 'Late', 'Kiosk 2']);
+
     // A deletion of an untouched row goes through; its child moves up into its place.
     const fresh = (await client.pullUntil('directory_rows', (d) => ids(d).includes(kiosk.id))).documents;
     const townNow = fresh.findLast((d) => d.id === town.id) ?? doc(town.id);
@@ -382,6 +396,18 @@ describe('push of directory rows', () => {
     expect(created.ok && created.data.lost.map((l) => l.reason)).toEqual(['refused']);
     expect((await rowOf(directory.id, row.id)).cells).toEqual(['Ours']);
     expect((await admin.client.get(`/api/directories/${directory.id}/rows`)).body.items).toHaveLength(1);
+    // A malformed row is refused on its own, with the reason; the rest of the push goes through.
+    const mine = await replica(admin);
+    const fine = randomUUID();
+    const mixed = await mine.push('directory_rows', [
+      { assumedMasterState: null, newDocumentState: { ...forged, id: randomUUID(), parentId: 'not-a-row' } },
+      { assumedMasterState: null, newDocumentState: { ...forged, id: fine, cells: ['Fine'] } },
+    ]);
+    if (!mixed.ok) throw new Error(JSON.stringify(mixed.problem));
+    expect(mixed.data.lost).toEqual([
+      expect.objectContaining({ reason: 'refused', detail: expect.stringContaining('parentId') }),
+    ]);
+    expect((await rowOf(directory.id, fine)).cells).toEqual(['Fine']);
   });
 });
 

@@ -212,6 +212,23 @@ export async function updateRow(
 }
 
 /** Live children of a parent (null: roots), in order, locked. */
+/** How many live rows under `parentId`, other than `rowId`, come before the order value `position`. */
+export async function countSiblingsBefore(
+  db: Queryable,
+  organizationId: string,
+  directoryId: string,
+  parentId: string | null,
+  rowId: string,
+  position: number,
+): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM directory_rows WHERE organization_id = $1 AND directory_id = $2 AND deleted_at IS NULL
+        AND parent_id IS NOT DISTINCT FROM $3 AND id <> $4 AND position < $5::float8`,
+    [organizationId, directoryId, parentId, rowId, position],
+  );
+  return rows[0]?.n ?? 0;
+}
+
 export async function lockSiblings(
   db: Queryable,
   organizationId: string,

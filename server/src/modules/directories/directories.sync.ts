@@ -40,6 +40,18 @@ export const directoriesSyncSource: SyncSource = {
 
 type RowState = Pick<SyncDocument, 'id'> & Record<string, unknown>;
 
+/** What a pushed live row must look like before any service sees it. */
+const PushedRow = z.object({
+  directoryId: z.uuid(),
+  parentId: z.uuid().nullable().optional(),
+  position: z.number().finite().optional(),
+  cells: z
+    .array(z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .max(100)
+    .optional(),
+  parentRowIds: z.array(z.uuid()).max(10_000).optional(),
+});
+
 /** A row as replicas hold it: the REST row with its directory. */
 function rowDocument(row: RowRecord): SyncDocument {
   return { ...presentRow(row), directoryId: row.directory_id, _deleted: false };
@@ -140,13 +152,14 @@ async function pushRow(
     }
     return;
   }
-  const target = {
-    parentId: typeof next.parentId === 'string' ? next.parentId : null,
-    position: typeof next.position === 'number' && next.position >= 0 ? Math.trunc(next.position) : 0,
-  };
-  await attempt(lost, { id, path: 'parentId', attempted: next.parentId, kept: current.parentId }, () =>
-    directories.moveRow(deps, auth, directoryId, id, target),
-  );
+  // A replica orders a moved row between its new neighbours with a value in between (it cannot
+  // renumber rows it does not own): the row goes after the siblings whose positions are lower.
+  const parentId = typeof next.parentId === 'string' ? next.parentId : null;
+  const order = typeof next.position === 'number' && Number.isFinite(next.position) ? next.position : 0;
+  await attempt(lost, { id, path: 'parentId', attempted: next.parentId, kept: current.parentId }, async () => {
+    const position = await repo.countSiblingsBefore(deps.db, auth.organizationId, directoryId, parentId, id, order);
+    await directories.moveRow(deps, auth, directoryId, id, { parentId, position });
+  });
 }
 
 /** Whether a push ended as sent: both deleted, or both live with the same cells, parent and bindings. */
@@ -177,11 +190,16 @@ export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
       const conflicts: SyncDocument[] = [];
       for (const row of rows) {
         const next = row.newDocumentState;
-        if (!z.uuid().safeParse(next.id).success || (!next._deleted && !z.uuid().safeParse(next.directoryId).success)) {
-          throw Problem.of(
-            'validation_failed',
-            'Every pushed row needs its UUID in id and its directory’s in directoryId.',
-          );
+        if (!z.uuid().safeParse(next.id).success) {
+          throw Problem.of('validation_failed', 'Every pushed row needs its UUID in id.');
+        }
+        const shape = PushedRow.safeParse(next);
+        if (!next._deleted && !shape.success) {
+          // One malformed row is refused on its own; the replica lands on the server's state.
+          const detail = shape.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+          lost.push({ id: next.id, path: '', attempted: next, kept: null, reason: 'refused', detail });
+          conflicts.push((await currentRow(deps, auth, next.id)) ?? tombstone(next.id));
+          continue;
         }
         const before = lost.length;
         await attempt(lost, { id: next.id, path: '', attempted: next, kept: null }, () =>
