@@ -217,4 +217,85 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     await saveScreenshot(page, 'directories-offline');
     await context.close();
   });
+
+  it('edits, adds, moves and deletes directory rows with the network cut, and sends them when it is back', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Harbour Works',
+      name: 'Zoya',
+      email: 'zoya@example.org',
+    });
+    const sites = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Berths',
+      columns: [{ name: 'Name' }, { name: 'Region' }],
+    })) as { id: string };
+    const make = async (cells: string[], parentId?: string) =>
+      (await apiInPage(page, 'POST', `/api/directories/${sites.id}/rows`, { cells, parentId })) as { id: string };
+    const north = await make(['North yard', 'Arctic']);
+    await make(['Pier 4', 'Arctic'], north.id);
+    await make(['South gate', 'Steppe']);
+    await make(['Crane', 'Steppe']);
+    await page.goto(`${t.url}/tasks`);
+    await page.getByText('No tasks').waitFor();
+    await page.getByRole('menuitem', { name: 'Directories' }).click();
+    await page.getByRole('link', { name: 'Berths', exact: true }).click();
+    const row = (label: string) => page.locator(`[data-testid="row-node"][data-label="${label}"]`);
+    await row('Crane').waitFor();
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+
+    // A cell edited, a row added under another, one deleted, one moved: all kept on this device.
+    await row('Pier 4').click();
+    await page.getByLabel('Region', { exact: true }).fill('Barents');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved on this device').first().waitFor();
+    await row('North yard').click();
+    await page.getByRole('button', { name: 'Add child row' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Dock 9');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await row('Dock 9').waitFor();
+    expect(await row('Dock 9').getAttribute('data-depth')).toBe('2');
+    await row('South gate').click();
+    await page.getByRole('button', { name: 'Delete row' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await row('South gate').waitFor({ state: 'detached' });
+    await row('Crane').click();
+    await page.getByLabel('Move under').click();
+    await page.getByTitle('North yard', { exact: true }).last().click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="row-node"][data-label="Crane"]')?.getAttribute('data-depth') === '2',
+    );
+    // The same cell edited here and, meanwhile, on the server.
+    await row('North yard').click();
+    await page.getByLabel('Region', { exact: true }).fill('Arctic circle');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 5' }).waitFor();
+    const theirs = await serverCall(page, 'PATCH', `/api/directories/${sites.id}/rows/${north.id}`, {
+      cells: ['North yard', 'Polar'],
+    });
+    expect(theirs.status).toBe(200);
+    await saveScreenshot(page, 'directories-offline-edits');
+
+    await context.setOffline(false);
+    await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
+    await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    const rows = (await serverCall(page, 'GET', `/api/directories/${sites.id}/rows?limit=100`)).body.items as {
+      id: string;
+      parentId: string | null;
+      cells: string[];
+    }[];
+    const byName = new Map(rows.map((r) => [r.cells[0], r]));
+    expect([...byName.keys()].sort()).toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4']);
+    expect(byName.get('Pier 4')?.cells).toEqual(['Pier 4', 'Barents']);
+    expect(byName.get('Dock 9')?.parentId).toBe(north.id);
+    expect(byName.get('Crane')?.parentId).toBe(north.id);
+    expect(byName.get('North yard')?.cells).toEqual(['North yard', 'Polar']);
+    // The lost edit is shown at the row, with what the server kept.
+    await row('North yard').click();
+    const lost = page.getByTestId('lost-edit');
+    await lost.waitFor();
+    expect(await lost.textContent()).toContain('Region');
+    expect(await lost.textContent()).toContain('your value "Arctic circle"');
+    expect(await lost.textContent()).toContain('kept "Polar"');
+    await context.close();
+  });
 });

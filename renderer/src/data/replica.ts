@@ -3,7 +3,7 @@ import type { RxStorage } from 'rxdb';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
 import { createOrbitaDatabase, type OrbitaDatabase, type ReplicaSync, startReplicaSync } from './database';
-import type { TaskDocument } from './schemas';
+import type { RowDocument, TaskDocument } from './schemas';
 
 export interface ReplicaStatus {
   /** Connected to the server's sync stream. */
@@ -77,9 +77,7 @@ export class Replica {
     let replica: Replica | undefined;
     const sync = startReplicaSync(db, socket, {
       onLostEdits: (lost) => replica?.remember(lost),
-      onPushed: (collection, ids) => {
-        if (collection === 'tasks') replica?.pushed(ids);
-      },
+      onPushed: (_collection, ids) => replica?.pushed(ids),
       onSignedOut: () => replica?.update({ signedOut: true, online: false }),
       reauthenticate: options.reauthenticate,
     });
@@ -185,6 +183,55 @@ export class Replica {
       ...change,
       fields: change.fields ? { ...current.fields, ...change.fields } : current.fields,
     }));
+  }
+
+  /** Creates a directory row on this device (last among its siblings); it reaches the server with the next push. */
+  async createRow(row: Omit<RowDocument, 'updatedAt'>): Promise<RowDocument> {
+    this.pending.add(row.id);
+    this.savePending();
+    const doc = await this.db.directory_rows.insert({ ...row, updatedAt: new Date().toISOString() });
+    return doc.toJSON() as unknown as RowDocument;
+  }
+
+  /** Changes a directory row on this device (cells, bindings, parent and order); pushed when online. */
+  async changeRow(
+    id: string,
+    change: Partial<Pick<RowDocument, 'cells' | 'parentRowIds' | 'parentId' | 'position'>>,
+  ): Promise<RowDocument> {
+    const doc = await this.db.directory_rows.findOne(id).exec();
+    if (!doc) throw new Error(`Row ${id} is not in the replica`);
+    this.pending.add(id);
+    this.savePending();
+    const changed = await doc.incrementalModify((current: RowDocument) => ({
+      ...current,
+      ...change,
+      updatedAt: new Date().toISOString(),
+    }));
+    return changed.toJSON() as unknown as RowDocument;
+  }
+
+  /**
+   * Deletes a directory row on this device; its children move up into its place, as the server
+   * does (their moves are pushed too).
+   */
+  async removeRow(id: string): Promise<void> {
+    const doc = await this.db.directory_rows.findOne(id).exec();
+    if (!doc) throw new Error(`Row ${id} is not in the replica`);
+    const row = doc.toJSON() as unknown as RowDocument;
+    const children = (await this.db.directory_rows.find({ selector: { parentId: id } }).exec()).sort(
+      (a, b) => (a.toJSON().position ?? 0) - (b.toJSON().position ?? 0),
+    );
+    this.pending.add(id);
+    for (const child of children) this.pending.add(child.primary);
+    this.savePending();
+    // In the deleted row's place, in their order: strictly between its neighbours' positions.
+    for (const [index, child] of children.entries()) {
+      await child.incrementalPatch({
+        parentId: row.parentId,
+        position: row.position - 0.5 + (index + 1) / (children.length + 1),
+      });
+    }
+    await doc.incrementalRemove();
   }
 
   async close(): Promise<void> {

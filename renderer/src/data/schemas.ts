@@ -22,6 +22,18 @@ const list = { type: 'array' };
 const object = { type: 'object' };
 const nullableText = { type: ['string', 'null'] };
 
+/** A directory row as the replica holds it: the REST row with its directory. */
+export interface RowDocument {
+  id: string;
+  directoryId: string;
+  parentId: string | null;
+  /** Order among siblings; a row moved offline holds a value between its neighbours'. */
+  position: number;
+  cells: (string | number | boolean | null)[];
+  parentRowIds: string[];
+  updatedAt: string;
+}
+
 export interface TaskDocument {
   id: string;
   formId?: string;
@@ -76,7 +88,7 @@ export const collectionSchemas = {
     createdAt: text,
     updatedAt: text,
   }),
-  directory_rows: schema('directory_rows', {
+  directory_rows: schema<RowDocument>('directory_rows', {
     directoryId: text,
     parentId: nullableText,
     position: { type: 'number' },
@@ -91,4 +103,4 @@ export const collectionSchemas = {
 export type CollectionName = keyof typeof collectionSchemas;
 
 /** Collections the replica writes to; the others arrive from the server only. */
-export const WRITABLE: readonly CollectionName[] = ['tasks'];
+export const WRITABLE: readonly CollectionName[] = ['tasks', 'directory_rows'];

@@ -11,6 +11,7 @@ import type { TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
 import { EDITABLE, FieldInput, shownValue, storedValue, usePeople } from './field-input';
+import { LostEdits, shownEditValue } from './lost-edits';
 import { TaskQrButton } from './qr-codes';
 
 interface HistoryEntry {
@@ -30,11 +31,8 @@ type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 't
   TaskDocument;
 
 /** Offline edits of this task that the server did not keep, with what it kept instead. */
-function LostEdits({ taskId, form }: { taskId: string; form: Form }) {
+function TaskLostEdits({ taskId, form }: { taskId: string; form: Form }) {
   const { t } = useTranslation();
-  const { replica } = useReplica();
-  const lost = useLive((r) => r.lost$.pipe(map((all) => all.filter((edit) => edit.id === taskId))), [taskId]);
-  if (!lost?.length) return null;
   const label = (edit: LostEdit) => {
     if (edit.path === 'statusId') return t('tasks.status');
     if (edit.path === 'title') return t('tasks.taskTitle');
@@ -42,37 +40,11 @@ function LostEdits({ taskId, form }: { taskId: string; form: Form }) {
     const fieldId = edit.path.replace(/^fields\./, '');
     return form.fields.find((f) => f.id === fieldId)?.name ?? fieldId;
   };
-  const show = (edit: LostEdit, value: unknown) => {
-    if (edit.path === 'statusId') return form.statuses.find((s) => s.id === value)?.name ?? String(value);
-    return value === null || value === undefined || value === '' ? '—' : JSON.stringify(value);
-  };
-  return (
-    <Alert
-      type="warning"
-      role="alert"
-      data-testid="lost-edits"
-      style={{ marginBottom: 16 }}
-      title={t('conflicts.title')}
-      description={
-        <List
-          size="small"
-          dataSource={lost}
-          renderItem={(edit) => (
-            <List.Item data-testid="lost-edit">
-              <strong>{label(edit)}</strong>: {t('conflicts.yours', { value: show(edit, edit.attempted) })};{' '}
-              {t('conflicts.kept', { value: show(edit, edit.kept) })} —{' '}
-              {edit.reason === 'refused' ? (edit.detail ?? t('conflicts.refused')) : t('conflicts.changedOnServer')}
-            </List.Item>
-          )}
-        />
-      }
-      action={
-        <Button size="small" onClick={() => replica?.dismissLost(taskId)}>
-          {t('conflicts.dismiss')}
-        </Button>
-      }
-    />
-  );
+  const show = (edit: LostEdit, value: unknown) =>
+    edit.path === 'statusId'
+      ? (form.statuses.find((s) => s.id === value)?.name ?? String(value))
+      : shownEditValue(value);
+  return <LostEdits recordId={taskId} label={label} show={show} />;
 }
 
 /**
@@ -209,7 +181,7 @@ export function TaskPage() {
       <Typography.Title level={3}>{current.title}</Typography.Title>
       {current.description && <Typography.Paragraph>{current.description}</Typography.Paragraph>}
       {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 16 }} />}
-      <LostEdits taskId={current.id} form={form} />
+      <TaskLostEdits taskId={current.id} form={form} />
       <Space style={{ marginBottom: 16 }}>
         <Typography.Text strong data-testid="task-status">
           {form.statuses.find((s) => s.id === current.statusId)?.name}

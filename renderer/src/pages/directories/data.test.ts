@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupRows, narrowRows, type Row } from './data';
+import { groupRows, narrowRows, orderBetween, type Row } from './data';
 
 const row = (id: string, cells: Row['cells'], position: number, parentRowIds: string[] = []): Row => ({
   id,
@@ -33,5 +33,17 @@ describe('directory rows read from the replica', () => {
     expect(narrowRows(rows, { parentRowId: 'north' }).map((r) => r.id)).toEqual(['3', '4']);
     // A sub-directory bound to other parent rows offers nothing under this one.
     expect(narrowRows(rows, { parentRowId: 'south' }, ['center', 'north'])).toEqual([]);
+  });
+});
+
+describe('ordering a row moved without the server', () => {
+  const at = (...positions: number[]) => positions.map((position) => ({ position }));
+  it('puts it between its new neighbours, before the first or after the last', () => {
+    expect(orderBetween(at(0, 1, 2), 1)).toBe(0.5);
+    expect(orderBetween(at(2, 0, 1), 0)).toBe(-1);
+    expect(orderBetween(at(0, 1, 2), 3)).toBe(3);
+    expect(orderBetween(at(0, 1, 2), 99)).toBe(3);
+    expect(orderBetween(at(0, 0.5, 1), 2)).toBe(0.75);
+    expect(orderBetween([], 0)).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import type { Directory, Row, TreeNodeShape } from '@shared/api/directories';
 import type { ProblemFieldError } from '@shared/api/problem';
+import { v7 as uuidv7 } from 'uuid';
 import { ApiError, api, apiFile } from '../../api';
 import type { Replica } from '../../data/replica';
 import { activeReplica } from '../../data/replica-context';
@@ -15,7 +16,7 @@ export function fieldErrors(caught: unknown): ProblemFieldError[] {
   return caught instanceof ApiError ? (caught.problem.errors ?? []) : [];
 }
 
-/** Answers from the offline replica (read-only) when the server cannot be reached; else rethrows. */
+/** Answers from (or writes to) the offline replica when the server cannot be reached; else rethrows. */
 async function orFromReplica<T>(caught: unknown, read: (replica: Replica) => Promise<T>): Promise<T> {
   const replica = activeReplica();
   if (!(caught instanceof ApiError && caught.problem.status === 0) || !replica) throw caught;
@@ -99,6 +100,119 @@ async function fetchRowPages(directoryId: string, query: Record<string, string>)
     cursor = page.nextCursor;
   } while (cursor);
   return rows;
+}
+
+// ---- writes: the server, or this device's replica when the server cannot be reached ----
+
+/** A write's result: the row as stored, and whether it waits on this device for the connection. */
+export interface RowWrite {
+  row: Row;
+  offline: boolean;
+}
+
+/**
+ * The order value that puts a row at `index` among `siblings` (the other rows of its new parent):
+ * between its neighbours' values, since a replica cannot renumber rows it does not own.
+ */
+export function orderBetween(siblings: readonly Pick<Row, 'position'>[], index: number): number {
+  const sorted = siblings.map((row) => row.position).sort((a, b) => a - b);
+  if (sorted.length === 0) return 0;
+  const at = Math.max(0, Math.min(index, sorted.length));
+  if (at === 0) return (sorted[0] as number) - 1;
+  if (at === sorted.length) return (sorted[at - 1] as number) + 1;
+  return ((sorted[at - 1] as number) + (sorted[at] as number)) / 2;
+}
+
+async function siblingsInReplica(replica: Replica, directoryId: string, parentId: string | null, rowId?: string) {
+  const docs = await replica.db.directory_rows.find({ selector: { directoryId } }).exec();
+  return docs.map((doc) => doc.toJSON() as unknown as Row).filter((r) => r.parentId === parentId && r.id !== rowId);
+}
+
+/** Saves a row's cells and bindings, or creates it (last under `parentId`). */
+export async function saveRow(
+  directoryId: string,
+  row: Row | undefined,
+  input: { cells: Cell[]; parentRowIds: string[]; parentId: string | null },
+): Promise<RowWrite> {
+  const { cells, parentRowIds, parentId } = input;
+  try {
+    const saved = row
+      ? await api<Row>('PATCH', `/api/directories/${directoryId}/rows/${row.id}`, { cells, parentRowIds })
+      : await api<Row>('POST', `/api/directories/${directoryId}/rows`, { cells, parentRowIds, parentId });
+    return { row: saved, offline: false };
+  } catch (caught) {
+    return orFromReplica(caught, async (replica) => {
+      if (row) return { row: await replica.changeRow(row.id, { cells, parentRowIds }), offline: true };
+      const siblings = await siblingsInReplica(replica, directoryId, parentId);
+      const created = await replica.createRow({
+        id: uuidv7(),
+        directoryId,
+        parentId,
+        position: orderBetween(siblings, siblings.length),
+        cells,
+        parentRowIds,
+      });
+      return { row: created, offline: true };
+    });
+  }
+}
+
+/** Moves a row under `parentId` (null: top level) to `index` among its new siblings. */
+export async function moveRow(
+  directoryId: string,
+  rowId: string,
+  parentId: string | null,
+  index: number,
+): Promise<{ offline: boolean }> {
+  try {
+    await api('PATCH', `/api/directories/${directoryId}/rows/${rowId}/move`, { parentId, position: index });
+    return { offline: false };
+  } catch (caught) {
+    return orFromReplica(caught, async (replica) => {
+      // Checked by the server when it arrives; a refused move comes back as a lost edit.
+      if (parentId && (await ancestorsInReplica(replica, parentId)).includes(rowId)) throw cycleRefused();
+      const siblings = await siblingsInReplica(replica, directoryId, parentId, rowId);
+      await replica.changeRow(rowId, { parentId, position: orderBetween(siblings, index) });
+      return { offline: true };
+    });
+  }
+}
+
+/** Deletes a row; its children move up into its place. */
+export async function deleteRow(directoryId: string, rowId: string): Promise<{ offline: boolean }> {
+  try {
+    await api('DELETE', `/api/directories/${directoryId}/rows/${rowId}`);
+    return { offline: false };
+  } catch (caught) {
+    return orFromReplica(caught, async (replica) => {
+      await replica.removeRow(rowId);
+      return { offline: true };
+    });
+  }
+}
+
+/** The row and its ancestors, from the replica. */
+async function ancestorsInReplica(replica: Replica, rowId: string): Promise<string[]> {
+  const chain: string[] = [];
+  for (let id: string | null = rowId; id && !chain.includes(id); ) {
+    chain.push(id);
+    const found: Row | undefined = (await replica.db.directory_rows.findOne(id).exec())?.toJSON() as unknown as
+      | Row
+      | undefined;
+    id = found?.parentId ?? null;
+  }
+  return chain;
+}
+
+/** The server's refusal of a cycle, given on the device when the server cannot be asked. */
+function cycleRefused(): ApiError {
+  return new ApiError({
+    type: '/api/problems/tree_cycle',
+    title: 'The move would make a cycle',
+    status: 409,
+    detail: 'A row cannot move under itself or one of its descendants.',
+    code: 'tree_cycle',
+  });
 }
 
 /** A file from the API (e.g. the CSV export), fetched with the session. */

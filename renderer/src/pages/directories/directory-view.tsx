@@ -14,6 +14,7 @@ import {
   filterTree,
   groupRows,
   moveInTree,
+  moveRow,
   type Row,
   type TreeNodeShape,
   treeFromRows,
@@ -165,7 +166,8 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
     setPending(moveInTree(pending ?? data.data.tree, rowId, parentId, position));
     setNotice(undefined);
     try {
-      await api('PATCH', `/api/directories/${current.id}/rows/${rowId}/move`, { parentId, position });
+      const { offline } = await moveRow(current.id, rowId, parentId, position);
+      if (offline) message.info(t('directories.savedOffline'));
       refresh();
     } catch (caught) {
       // Refused: the tree goes back to what it was, and the server says why.
@@ -400,13 +402,15 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
               parent={{ id: newParentId, label: labelOf(newParentId) }}
               parentTree={parentTree}
               parentRowOptions={parentRowOptions}
-              onSaved={(row) => {
-                message.success(t('directories.rowSaved'));
+              onSaved={(row, offline) => {
+                if (offline) message.info(t('directories.savedOffline'));
+                else message.success(t('directories.rowSaved'));
                 setEditing({ kind: 'edit', rowId: row.id });
                 refresh();
               }}
-              onDeleted={() => {
-                message.success(t('directories.rowDeleted'));
+              onDeleted={(offline) => {
+                if (offline) message.info(t('directories.savedOffline'));
+                else message.success(t('directories.rowDeleted'));
                 setEditing(undefined);
                 refresh();
               }}

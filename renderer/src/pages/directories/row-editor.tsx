@@ -1,3 +1,4 @@
+import type { LostEdit } from '@shared/sync';
 import {
   Alert,
   Form as AntForm,
@@ -15,14 +16,16 @@ import {
 import dayjs from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../api';
+import { LostEdits } from '../lost-edits';
 import {
   type Cell,
   type ColumnType,
   type Directory,
+  deleteRow,
   failureText,
   fieldErrors,
   type Row,
+  saveRow,
   subtreeIds,
   type TreeNodeShape,
 } from './data';
@@ -84,8 +87,9 @@ interface RowEditorProps {
   parentTree: TreeNodeShape[];
   /** Rows of the parent directory a sub-directory row may be offered under; undefined for a plain directory. */
   parentRowOptions: { value: string; label: string }[] | undefined;
-  onSaved: (row: Row) => void;
-  onDeleted: () => void;
+  /** `offline`: kept on this device until the server can be reached. */
+  onSaved: (row: Row, offline: boolean) => void;
+  onDeleted: (offline: boolean) => void;
   onAddChild: () => void;
   onMove: (parentId: string | null) => void;
   onClose: () => void;
@@ -125,15 +129,9 @@ export function RowEditor(props: RowEditorProps) {
     const parentRowIds = values.parentRowIds ?? [];
     setSaving(true);
     try {
-      const saved = row
-        ? await api<Row>('PATCH', `/api/directories/${directory.id}/rows/${row.id}`, { cells, parentRowIds })
-        : await api<Row>('POST', `/api/directories/${directory.id}/rows`, {
-            cells,
-            parentRowIds,
-            parentId: props.parent.id,
-          });
+      const saved = await saveRow(directory.id, row, { cells, parentRowIds, parentId: props.parent.id });
       setError(undefined);
-      props.onSaved(saved);
+      props.onSaved(saved.row, saved.offline);
     } catch (caught) {
       setError(failureText(caught, t('errors.network')));
       // Field errors point at `#/cells/<index>` or `#/parentRowIds/<index>`: show them at the editor.
@@ -150,11 +148,21 @@ export function RowEditor(props: RowEditorProps) {
     }
   };
 
+  // Offline edits of this row the server did not keep: `cells.<index>`, `parentId`, `_deleted`.
+  const lostLabel = (edit: LostEdit) => {
+    const cell = /^cells\.(\d+)$/.exec(edit.path);
+    if (cell) return directory.columns[Number(cell[1])]?.name ?? edit.path;
+    if (edit.path === 'parentId') return t('directories.moveTo');
+    if (edit.path === 'parentRowIds') return t('directories.offeredUnder');
+    if (edit.path === '_deleted') return t('directories.deleteRow');
+    return t('directories.rowTitle');
+  };
+
   const remove = async () => {
     if (!row) return;
     try {
-      await api('DELETE', `/api/directories/${directory.id}/rows/${row.id}`);
-      props.onDeleted();
+      const { offline } = await deleteRow(directory.id, row.id);
+      props.onDeleted(offline);
     } catch (caught) {
       setError(failureText(caught, t('errors.network')));
     }
@@ -177,6 +185,7 @@ export function RowEditor(props: RowEditorProps) {
         </Typography.Paragraph>
       )}
       {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 8 }} />}
+      {row && <LostEdits recordId={row.id} label={lostLabel} />}
       <AntForm form={form} layout="vertical" size="small" initialValues={initial} onFinish={save}>
         {directory.columns.map((column, index) => (
           <AntForm.Item

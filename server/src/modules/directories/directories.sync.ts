@@ -89,10 +89,16 @@ async function pushRow(
   const current = await currentRow(deps, auth, id);
   if (!current) {
     if (base !== null || next._deleted) return; // deleted on the server: the server wins
-    await directories.createRow(deps, auth, String(next.directoryId), {
+    const directoryId = String(next.directoryId);
+    const parentId = typeof next.parentId === 'string' ? next.parentId : null;
+    const order = typeof next.position === 'number' ? next.position : undefined;
+    await directories.createRow(deps, auth, directoryId, {
       id,
-      parentId: typeof next.parentId === 'string' ? next.parentId : null,
-      position: typeof next.position === 'number' ? next.position : undefined,
+      parentId,
+      position:
+        order === undefined
+          ? undefined
+          : await repo.countSiblingsBefore(deps.db, auth.organizationId, directoryId, parentId, id, order),
       cells: (next.cells as Cell[]) ?? [],
       parentRowIds: (next.parentRowIds as string[]) ?? [],
     });
