@@ -1,21 +1,8 @@
-import type { Browser, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, chromiumAvailable, launchChromium, registeredPage, saveScreenshot } from '../helpers/browser';
+import type { Request } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
 
-const available = chromiumAvailable();
-let t: TestApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!available) return;
-  t = await startTestApp();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const suite = browserSuite();
 
 /** A spreadsheet selection as the clipboard holds it: tab-separated, a header row first. */
 function table(rows: number, prefix: string): string {
@@ -24,9 +11,9 @@ function table(rows: number, prefix: string): string {
   return lines.join('\n');
 }
 
-describe.skipIf(!available)('batch creation from a pasted table', { timeout: 120_000 }, () => {
+describe.skipIf(!suite.available)('batch creation from a pasted table', { timeout: 120_000 }, () => {
   it('creates 250 tasks in three chunks with progress, one key per chunk, a retry without duplicates, and a re-submit lock', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Meter Service',
       name: 'Ivan',
       email: 'ivan@example.org',
@@ -49,7 +36,7 @@ describe.skipIf(!available)('batch creation from a pasted table', { timeout: 120
       return route.continue();
     });
 
-    await page.goto(`${t.url}/tasks?formId=${form.id}`);
+    await page.goto(`${suite.t.url}/tasks?formId=${form.id}`);
     await page.getByRole('button', { name: 'From a table…' }).click();
     await page.getByLabel('Table rows').fill(table(250, 'Meter'));
     expect(await page.getByTestId('batch-summary').textContent()).toContain('Tasks: 250, chunks of 100: 3.');
@@ -94,7 +81,7 @@ describe.skipIf(!available)('batch creation from a pasted table', { timeout: 120
   });
 
   it('does not arm the lock when a chunk is refused, and says why', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Half Done',
       name: 'Lena',
       email: 'lena@example.org',
@@ -103,7 +90,7 @@ describe.skipIf(!available)('batch creation from a pasted table', { timeout: 120
       name: 'Counters',
       fields: [{ name: 'Amount', type: 'number' }],
     })) as { id: string };
-    await page.goto(`${t.url}/tasks?formId=${form.id}`);
+    await page.goto(`${suite.t.url}/tasks?formId=${form.id}`);
     await page.getByRole('button', { name: 'From a table…' }).click();
     const rows = ['Title\tAmount', ...Array.from({ length: 150 }, (_, i) => `Counter ${i}\t${i === 120 ? 'abc' : i}`)];
     await page.getByLabel('Table rows').fill(rows.join('\n'));

@@ -1,25 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, chromiumAvailable, launchChromium, registeredPage, saveScreenshot } from '../helpers/browser';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
 
 /** How long to wait for the server to agree with what the page shows. */
 const SERVER = { timeout: 15_000, interval: 100 };
-const available = chromiumAvailable();
-let t: TestApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!available) return;
-  t = await startTestApp();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const suite = browserSuite();
 
 interface Row {
   id: string;
@@ -59,14 +46,14 @@ async function dragOnto(page: Page, source: Locator, target: Locator) {
 }
 
 async function openDirectory(page: Page, name: string) {
-  await page.goto(`${t.url}/directories`);
+  await page.goto(`${suite.t.url}/directories`);
   await page.getByRole('link', { name, exact: true }).click();
   await page.getByTestId('directory-name').filter({ hasText: name }).waitFor();
 }
 
-describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () => {
+describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }, () => {
   it('builds a directory tree in the interface and drags a row under a new parent, kept after a reload', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Atlas',
       name: 'Olga',
       email: 'olga@example.org',
@@ -150,7 +137,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
   });
 
   it('shows the server’s reason when a move is refused, and the tree stays as it was', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Borealis',
       name: 'Boris',
       email: 'boris@example.org',
@@ -198,7 +185,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
   });
 
   it('exports the rows as CSV and imports files back, with counts and the server’s row errors', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Cargo',
       name: 'Clara',
       email: 'clara@example.org',
@@ -261,7 +248,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
   });
 
   it('groups rows by a column’s values in column-value mode', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Delta',
       name: 'Dmitry',
       email: 'dmitry@example.org',
@@ -319,7 +306,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
   });
 
   it('creates a sub-directory bound to chosen rows of its parent and filters its rows by a parent row', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Eridan',
       name: 'Elena',
       email: 'elena@example.org',
@@ -331,7 +318,7 @@ describe.skipIf(!available)('the directories screen', { timeout: 120_000 }, () =
     const center = await addRow(page, regions.id, ['Center']);
     const north = await addRow(page, regions.id, ['North']);
     await addRow(page, regions.id, ['South']);
-    await page.goto(`${t.url}/directories`);
+    await page.goto(`${suite.t.url}/directories`);
     await page.getByRole('button', { name: 'New directory' }).click();
     await page.getByLabel('Directory name').fill('Towns');
     await page.getByLabel('Name of column 1').fill('Name');

@@ -1,21 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, chromiumAvailable, launchChromium, registeredPage, saveScreenshot } from '../helpers/browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
 
-const available = chromiumAvailable();
-let t: TestApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!available) return;
-  t = await startTestApp();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const suite = browserSuite();
 
 interface SavedForm {
   id: string;
@@ -59,9 +46,9 @@ async function formNamed(page: Page, name: string): Promise<SavedForm> {
   return form;
 }
 
-describe.skipIf(!available)('the form editor', { timeout: 120_000 }, () => {
-  it('builds a form with fields and a workflow in the browser, and its task is filled in and moved on the task page', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+describe.skipIf(!suite.available)('the form editor', { timeout: 120_000 }, () => {
+  it('builds a form with fields and a workflow in the suite.browser, and its task is filled in and moved on the task page', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Boiler House',
       name: 'Anna',
       email: 'anna@example.org',
@@ -162,7 +149,7 @@ describe.skipIf(!available)('the form editor', { timeout: 120_000 }, () => {
   });
 
   it('edits an existing form: a renamed status keeps its id, a forbidden move is gone, fields of every kind persist', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Permits Ltd',
       name: 'Boris',
       email: 'boris@example.org',
@@ -244,12 +231,12 @@ describe.skipIf(!available)('the form editor', { timeout: 120_000 }, () => {
   });
 
   it('shows the server’s problems: field errors beside the field, a refused status removal in words', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Strict Co',
       name: 'Clara',
       email: 'clara@example.org',
     });
-    await page.goto(`${t.url}/forms/new`);
+    await page.goto(`${suite.t.url}/forms/new`);
     await page.getByRole('heading', { name: 'New form' }).waitFor();
     await page.getByLabel('Form name').fill('Orders');
     await page.getByRole('button', { name: 'Add field' }).click();
@@ -298,12 +285,12 @@ describe.skipIf(!available)('the form editor', { timeout: 120_000 }, () => {
   });
 });
 
-describe.skipIf(!available)('the form editor in Russian', { timeout: 90_000 }, () => {
+describe.skipIf(!suite.available)('the form editor in Russian', { timeout: 90_000 }, () => {
   it('names its controls and the starting statuses in Russian', async () => {
-    const context = await browser.newContext({ locale: 'ru-RU' });
+    const context = await suite.browser.newContext({ locale: 'ru-RU' });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(`${t.url}/register`);
+    await page.goto(`${suite.t.url}/register`);
     await page.getByLabel('Название организации').fill('Котельная');
     await page.getByLabel('Ваше имя').fill('Ирина');
     await page.getByLabel('Эл. почта').fill('irina@example.org');

@@ -1,28 +1,15 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, chromiumAvailable, launchChromium, registeredPage, saveScreenshot } from '../helpers/browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
 
-const available = chromiumAvailable();
-let t: TestApp;
-let browser: Browser;
+const suite = browserSuite({ config: { syncPollMs: 100 } });
 
-beforeAll(async () => {
-  if (!available) return;
-  t = await startTestApp({ config: { syncPollMs: 100 } });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-/** Calls the API from the test (outside the browser, whose network may be cut) with the page's session. */
+/** Calls the API from the test (outside the suite.browser, whose network may be cut) with the page's session. */
 async function serverCall(page: Page, method: string, path: string, body?: unknown) {
   const { accessToken } = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string) as {
     accessToken: string;
   };
-  const response = await fetch(`${t.url}${path}`, {
+  const response = await fetch(`${suite.t.url}${path}`, {
     method,
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -45,15 +32,15 @@ async function arrange(page: Page) {
   return { form, task, note: field('Note'), reading: field('Reading') };
 }
 
-describe.skipIf(!available)('working offline in the browser', { timeout: 120_000 }, () => {
+describe.skipIf(!suite.available)('working offline in the browser', { timeout: 120_000 }, () => {
   it('keeps lists and the task page usable with the network cut, and sends the edits when it is back', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Rail Depot',
       name: 'Pavel',
       email: 'pavel@example.org',
     });
     const { task, note, reading } = await arrange(page);
-    await page.goto(`${t.url}/tasks/${task.id}`);
+    await page.goto(`${suite.t.url}/tasks/${task.id}`);
     await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
     await page.getByTestId('history-entry').or(page.getByText('No changes yet')).first().waitFor();
 
@@ -109,13 +96,13 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
   });
 
   it('shows on the task which offline edit lost to a change made on the server meanwhile', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Night Shift',
       name: 'Olga',
       email: 'olga@example.org',
     });
     const { task, note, reading } = await arrange(page);
-    await page.goto(`${t.url}/tasks/${task.id}`);
+    await page.goto(`${suite.t.url}/tasks/${task.id}`);
     await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
 
     await context.setOffline(true);
@@ -152,14 +139,14 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     await context.close();
   });
 
-  it('opens again in the browser with the network cut: the page from the service worker, the data from the replica', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+  it('opens again in the suite.browser with the network cut: the page from the service worker, the data from the replica', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Tunnel Works',
       name: 'Gleb',
       email: 'gleb@example.org',
     });
     const { task } = await arrange(page);
-    await page.goto(`${t.url}/tasks`);
+    await page.goto(`${suite.t.url}/tasks`);
     await page.getByRole('link', { name: 'Boiler room' }).waitFor();
     // The service worker has kept the shell and controls the page.
     await page.waitForFunction(async () => {
@@ -172,12 +159,12 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     await page.getByTestId('offline-banner').waitFor();
     await page.getByRole('link', { name: 'Boiler room' }).click();
     await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
-    expect(page.url()).toBe(`${t.url}/tasks/${task.id}`);
+    expect(page.url()).toBe(`${suite.t.url}/tasks/${task.id}`);
     await context.close();
   });
 
   it('shows directories, their row tree and column groups from the replica with the network cut', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Field Survey',
       name: 'Inna',
       email: 'inna@example.org',
@@ -195,7 +182,7 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     });
     await apiInPage(page, 'POST', `/api/directories/${sites.id}/rows`, { cells: ['South gate', 'Steppe'] });
     // Open the app online until its first sync is done (the empty task list says so), then lose the network.
-    await page.goto(`${t.url}/tasks`);
+    await page.goto(`${suite.t.url}/tasks`);
     await page.getByText('No tasks').waitFor();
     await page.getByRole('menuitem', { name: 'Directories' }).click();
     await page.getByRole('link', { name: 'Sites', exact: true }).waitFor();
@@ -219,7 +206,7 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
   });
 
   it('edits, adds, moves and deletes directory rows with the network cut, and sends them when it is back', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Harbour Works',
       name: 'Zoya',
       email: 'zoya@example.org',
@@ -234,7 +221,7 @@ describe.skipIf(!available)('working offline in the browser', { timeout: 120_000
     await make(['Pier 4', 'Arctic'], north.id);
     await make(['South gate', 'Steppe']);
     await make(['Crane', 'Steppe']);
-    await page.goto(`${t.url}/tasks`);
+    await page.goto(`${suite.t.url}/tasks`);
     await page.getByText('No tasks').waitFor();
     await page.getByRole('menuitem', { name: 'Directories' }).click();
     await page.getByRole('link', { name: 'Berths', exact: true }).click();

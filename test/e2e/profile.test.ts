@@ -1,28 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, chromiumAvailable, launchChromium, registeredPage, saveScreenshot } from '../helpers/browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
 
-const available = chromiumAvailable();
-let t: TestApp;
-let browser: Browser;
+const suite = browserSuite();
 /** Polls wait as long as locators do (the default second is short on a busy machine). */
 const POLL = { timeout: 15_000 };
 
-beforeAll(async () => {
-  if (!available) return;
-  t = await startTestApp();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
 async function newPage(locale = 'en-US') {
-  const context = await browser.newContext({ locale });
+  const context = await suite.browser.newContext({ locale });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return { context, page };
@@ -39,9 +26,9 @@ interface Me {
   organization: { id: string };
 }
 
-describe.skipIf(!available)('forgotten passwords and invitations', { timeout: 120_000 }, () => {
+describe.skipIf(!suite.available)('forgotten passwords and invitations', { timeout: 120_000 }, () => {
   it('mails a reset link, sets a new password through it, then refuses the old password and the spent link', async () => {
-    const registered = await registeredPage(browser, t.url, {
+    const registered = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Reset Works',
       name: 'Rita',
       email: 'rita@example.org',
@@ -49,7 +36,7 @@ describe.skipIf(!available)('forgotten passwords and invitations', { timeout: 12
     await registered.context.close();
 
     const { context, page } = await newPage();
-    await page.goto(`${t.url}/sign-in`);
+    await page.goto(`${suite.t.url}/sign-in`);
     await page.getByRole('link', { name: 'Forgot password?' }).click();
     await page.getByText('Reset your password').waitFor();
     await page.getByLabel('E-mail').fill('rita@example.org');
@@ -65,8 +52,8 @@ describe.skipIf(!available)('forgotten passwords and invitations', { timeout: 12
     await sent.waitFor();
     expect(await sent.textContent()).toBe(confirmation);
 
-    const token = await tokenFromOutbox(t, 'rita@example.org');
-    const link = `${t.url}/reset-password?token=${encodeURIComponent(token)}`;
+    const token = await tokenFromOutbox(suite.t, 'rita@example.org');
+    const link = `${suite.t.url}/reset-password?token=${encodeURIComponent(token)}`;
     await page.goto(link);
     await page.getByLabel('New password').fill('short');
     await page.getByLabel('Repeat the password').fill('short');
@@ -78,7 +65,7 @@ describe.skipIf(!available)('forgotten passwords and invitations', { timeout: 12
     await page.getByText('The passwords do not match').waitFor();
     await page.getByLabel('Repeat the password').fill('a brand new secret');
     await page.getByRole('button', { name: 'Save the password' }).click();
-    await page.waitForURL(`${t.url}/sign-in`);
+    await page.waitForURL(`${suite.t.url}/sign-in`);
     await page.getByText('Password saved. Sign in with your new password.').waitFor();
 
     await signIn(page, 'rita@example.org', 'long enough password');
@@ -97,32 +84,32 @@ describe.skipIf(!available)('forgotten passwords and invitations', { timeout: 12
     expect(await refused.textContent()).toContain('This link no longer works');
     expect(await refused.textContent()).toContain('used already or has expired');
     await page.getByRole('link', { name: 'Ask for a new link' }).click();
-    await page.waitForURL(`${t.url}/forgot-password`);
+    await page.waitForURL(`${suite.t.url}/forgot-password`);
     await context.close();
   });
 
   it('lets an invited colleague set a first password from the invitation link and sign in', async () => {
-    const admin = await registeredPage(browser, t.url, {
+    const admin = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Invitations',
       name: 'Inna',
       email: 'inna@example.org',
     });
     await apiInPage(admin.page, 'POST', '/api/users', { email: 'ivan@example.org', name: 'Ivan', locale: 'en' });
-    const token = await tokenFromOutbox(t, 'ivan@example.org');
+    const token = await tokenFromOutbox(suite.t, 'ivan@example.org');
 
     const { context, page } = await newPage();
-    await page.goto(`${t.url}/reset-password?token=${encodeURIComponent(token)}`);
+    await page.goto(`${suite.t.url}/reset-password?token=${encodeURIComponent(token)}`);
     await page.getByText('If you were invited, this completes your joining.').waitFor();
     await page.getByLabel('New password').fill('ivan joins today');
     await page.getByLabel('Repeat the password').fill('ivan joins today');
     await page.getByRole('button', { name: 'Save the password' }).click();
-    await page.waitForURL(`${t.url}/sign-in`);
+    await page.waitForURL(`${suite.t.url}/sign-in`);
     await signIn(page, 'ivan@example.org', 'ivan joins today');
     await page.getByTestId('organization-name').waitFor();
     const ivan = (await apiInPage(page, 'GET', '/api/auth/me')) as Me;
 
     // The administrator opens the new colleague's profile by its address.
-    await admin.page.goto(`${t.url}/profile?userId=${ivan.user.id}`);
+    await admin.page.goto(`${suite.t.url}/profile?userId=${ivan.user.id}`);
     await admin.page.getByRole('heading', { name: 'Profile: Ivan' }).waitFor();
     expect(await admin.page.getByTestId('profile-email').textContent()).toBe('ivan@example.org');
     await context.close();
@@ -131,16 +118,16 @@ describe.skipIf(!available)('forgotten passwords and invitations', { timeout: 12
 
   it('shows a clear message for a reset link without its code', async () => {
     const { context, page } = await newPage();
-    await page.goto(`${t.url}/reset-password`);
+    await page.goto(`${suite.t.url}/reset-password`);
     await page.getByText('The link has no code').waitFor();
     expect(await page.getByLabel('New password').count()).toBe(0);
     await context.close();
   });
 });
 
-describe.skipIf(!available)('the profile', { timeout: 120_000 }, () => {
+describe.skipIf(!suite.available)('the profile', { timeout: 120_000 }, () => {
   it('charts a history-number field that an administrator defines, grouped by week, month, quarter or year', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Scales',
       name: 'Sasha',
       email: 'sasha@example.org',
@@ -180,7 +167,7 @@ describe.skipIf(!available)('the profile', { timeout: 120_000 }, () => {
       ['2024-05-01T09:00:00Z', '60'],
     ];
     for (const [at, value] of past) {
-      await t.database.db.query(
+      await suite.t.database.db.query(
         `INSERT INTO user_field_history (id, organization_id, user_id, field_id, value, recorded_at)
          VALUES ($1, $2, $3, $4, $5::numeric, $6::timestamptz)`,
         [randomUUID(), me.organization.id, me.user.id, fieldId, value, at],
@@ -214,12 +201,12 @@ describe.skipIf(!available)('the profile', { timeout: 120_000 }, () => {
   });
 
   it('switches the interface language in the profile, keeps it on the account and after a reload', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Languages',
       name: 'Lena',
       email: 'lena@example.org',
     });
-    await page.goto(`${t.url}/profile`);
+    await page.goto(`${suite.t.url}/profile`);
     await page.getByRole('heading', { name: 'Profile', exact: true }).waitFor();
     const locale = async () => ((await apiInPage(page, 'GET', '/api/auth/me')) as Me).user.locale;
     expect(await locale()).toBe('en');

@@ -1,27 +1,13 @@
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, chromiumAvailable, launchChromium, registeredPage, saveScreenshot } from '../helpers/browser';
+import { describe, expect, it } from 'vitest';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
 import { scanQr, unzip } from '../helpers/codes';
 
-const available = chromiumAvailable();
-let t: TestApp;
-let browser: Browser;
+const suite = browserSuite();
 
-beforeAll(async () => {
-  if (!available) return;
-  t = await startTestApp();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-describe.skipIf(!available)('QR codes in the forms registry and on the task page', { timeout: 120_000 }, () => {
+describe.skipIf(!suite.available)('QR codes in the forms registry and on the task page', { timeout: 120_000 }, () => {
   it('saves a ZIP of the form’s codes from the registry, and shows one task’s code', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Pump Service',
       name: 'Olga',
       email: 'olga@example.org',
@@ -36,7 +22,7 @@ describe.skipIf(!available)('QR codes in the forms registry and on the task page
       ids.push(((await apiInPage(page, 'POST', '/api/tasks', { formId: form.id, title })) as { id: string }).id);
     }
 
-    await page.goto(`${t.url}/forms`);
+    await page.goto(`${suite.t.url}/forms`);
     // Only the form with QR codes turned on has the button.
     await page.getByRole('button', { name: 'QR codes of the tasks of “Pumps”' }).click();
     expect(await page.getByRole('button', { name: /QR codes of the tasks of “Letters”/ }).count()).toBe(0);
@@ -57,7 +43,7 @@ describe.skipIf(!available)('QR codes in the forms registry and on the task page
     });
     await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
 
-    await page.goto(`${t.url}/tasks/${ids[1]}`);
+    await page.goto(`${suite.t.url}/tasks/${ids[1]}`);
     await page.getByRole('button', { name: 'QR code' }).click();
     const image = page.getByRole('img', { name: 'QR code of “Pump 2”' });
     await image.waitFor();

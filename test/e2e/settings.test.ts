@@ -1,31 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { readOutbox } from '../../server/src/platform/mail/mailer';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, chromiumAvailable, launchChromium, registeredPage, saveScreenshot } from '../helpers/browser';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
 
-const available = chromiumAvailable();
-let t: TestApp;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!available) return;
-  t = await startTestApp();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const suite = browserSuite();
 
 let organizations = 0;
 /** A new organization per test, so that lists and the error log hold only what the test made. */
 function admin(name: string) {
   organizations += 1;
-  return registeredPage(browser, t.url, {
+  return registeredPage(suite.browser, suite.t.url, {
     organization: `Settings ${organizations}`,
     name,
     email: `${name.toLowerCase()}-${organizations}@example.org`,
@@ -33,7 +20,7 @@ function admin(name: string) {
 }
 
 async function mailsTo(email: string) {
-  return (await readOutbox(t.dataDir)).filter((mail) => mail.to === email);
+  return (await readOutbox(suite.t.dataDir)).filter((mail) => mail.to === email);
 }
 
 /** The error log is written once the response is sent: wait until the entry is there. */
@@ -51,12 +38,12 @@ async function settled(page: Page) {
   await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'));
 }
 
-describe.skipIf(!available)('settings in the browser', { timeout: 120_000 }, () => {
+describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 }, () => {
   it('invites a colleague (listed as invited, invitation mailed and resent), makes them an administrator, finds and deactivates them', async () => {
     const { context, page } = await admin('Anna');
     // /settings opens its first tab.
-    await page.goto(`${t.url}/settings`);
-    await page.waitForURL(`${t.url}/settings/users`);
+    await page.goto(`${suite.t.url}/settings`);
+    await page.waitForURL(`${suite.t.url}/settings/users`);
     await page.getByTestId('user-row').first().waitFor();
 
     await page.getByRole('button', { name: 'Invite a user' }).click();
@@ -109,11 +96,11 @@ describe.skipIf(!available)('settings in the browser', { timeout: 120_000 }, () 
 
   it('creates a role and adds a member to it', async () => {
     const { context, page } = await admin('Boris');
-    await page.goto(`${t.url}/settings`);
+    await page.goto(`${suite.t.url}/settings`);
     // `/settings` opens the users tab first.
-    await page.waitForURL(`${t.url}/settings/users`);
+    await page.waitForURL(`${suite.t.url}/settings/users`);
     await page.getByRole('tab', { name: 'Roles' }).click();
-    await page.waitForURL(`${t.url}/settings/roles`);
+    await page.waitForURL(`${suite.t.url}/settings/roles`);
     await page.getByText('No roles yet').waitFor();
 
     await page.getByLabel('Name of the new role').fill('Dispatchers');
@@ -144,7 +131,7 @@ describe.skipIf(!available)('settings in the browser', { timeout: 120_000 }, () 
       id: string;
     };
     await apiInPage(page, 'POST', '/api/roles', { name: 'Drivers', memberIds: [ivan.id] });
-    await page.goto(`${t.url}/settings/access`);
+    await page.goto(`${suite.t.url}/settings/access`);
     const gps = page.getByLabel('GPS for user Ivan');
     await gps.waitFor();
     expect(await gps.isChecked()).toBe(false);
@@ -181,7 +168,7 @@ describe.skipIf(!available)('settings in the browser', { timeout: 120_000 }, () 
     await apiInPage(page, 'GET', missing);
     await waitForLogged(page, missing);
 
-    await page.goto(`${t.url}/settings/error-log`);
+    await page.goto(`${suite.t.url}/settings/error-log`);
     const row = page.getByTestId('error-row').filter({ hasText: missing });
     await row.waitFor();
     expect(await row.textContent()).toContain('404');
@@ -217,8 +204,8 @@ describe.skipIf(!available)('settings in the browser', { timeout: 120_000 }, () 
   it('tells a member who is not an administrator that the settings are for administrators', async () => {
     const { context, page } = await admin('Daria');
     await apiInPage(page, 'POST', '/api/users', { email: 'egor@example.org', name: 'Egor', locale: 'ru' });
-    const token = await tokenFromOutbox(t, 'egor@example.org');
-    const accepted = await t.request('/api/auth/reset-password', {
+    const token = await tokenFromOutbox(suite.t, 'egor@example.org');
+    const accepted = await suite.t.request('/api/auth/reset-password', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ token, password: 'egor password 1' }),
@@ -226,7 +213,7 @@ describe.skipIf(!available)('settings in the browser', { timeout: 120_000 }, () 
     expect(accepted.status).toBe(204);
     await context.close();
 
-    const signedIn = await t.request('/api/auth/login', {
+    const signedIn = await suite.t.request('/api/auth/login', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ email: 'egor@example.org', password: 'egor password 1' }),
@@ -234,12 +221,12 @@ describe.skipIf(!available)('settings in the browser', { timeout: 120_000 }, () 
     expect(signedIn.status).toBe(200);
     const tokens = await signedIn.json();
 
-    // Signed in as Egor on a new, English browser: his account's Russian applies.
-    const member = await browser.newContext({ locale: 'en-US' });
+    // Signed in as Egor on a new, English suite.browser: his account's Russian applies.
+    const member = await suite.browser.newContext({ locale: 'en-US' });
     await member.addInitScript((session) => localStorage.setItem('orbita.tokens', session), JSON.stringify(tokens));
     const memberPage = await member.newPage();
     memberPage.setDefaultTimeout(15_000);
-    await memberPage.goto(`${t.url}/settings/users`);
+    await memberPage.goto(`${suite.t.url}/settings/users`);
     await memberPage.getByText('Только для администраторов', { exact: true }).waitFor();
     expect(await memberPage.getByRole('tab').count()).toBe(0);
     expect(await memberPage.getByTestId('user-row').count()).toBe(0);

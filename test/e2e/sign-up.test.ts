@@ -1,28 +1,14 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, chromiumAvailable, launchChromium, registeredPage } from '../helpers/browser';
+import { describe, expect, it } from 'vitest';
+import { apiInPage, browserSuite, registeredPage } from '../helpers/browser';
 
-const available = chromiumAvailable();
-let t: TestApp;
-let browser: Browser;
+const suite = browserSuite();
 
-beforeAll(async () => {
-  if (!available) return;
-  t = await startTestApp();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-describe.skipIf(!available)('signing up in the browser', { timeout: 90_000 }, () => {
+describe.skipIf(!suite.available)('signing up in the browser', { timeout: 90_000 }, () => {
   it('registers an organization in Russian, lands on home with the onboarding checklist, and switches to English', async () => {
-    const context = await browser.newContext({ locale: 'ru-RU' });
+    const context = await suite.browser.newContext({ locale: 'ru-RU' });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(`${t.url}/register`);
+    await page.goto(`${suite.t.url}/register`);
     await page.getByText('Новая организация').waitFor();
     await page.getByLabel('Название организации').fill('Склад №5');
     await page.getByLabel('Ваше имя').fill('Ирина');
@@ -42,10 +28,10 @@ describe.skipIf(!available)('signing up in the browser', { timeout: 90_000 }, ()
   });
 
   it('shows the server’s reason when sign-in fails', async () => {
-    const context = await browser.newContext({ locale: 'en-US' });
+    const context = await suite.browser.newContext({ locale: 'en-US' });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(`${t.url}/sign-in`);
+    await page.goto(`${suite.t.url}/sign-in`);
     await page.getByLabel('E-mail').fill('nobody@example.org');
     await page.getByLabel('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -56,9 +42,9 @@ describe.skipIf(!available)('signing up in the browser', { timeout: 90_000 }, ()
   });
 });
 
-describe.skipIf(!available)('forms and tasks in the browser', { timeout: 90_000 }, () => {
+describe.skipIf(!suite.available)('forms and tasks in the browser', { timeout: 90_000 }, () => {
   it('lists the forms, creates a task from the task list and finds it by search', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Depot',
       name: 'Oleg',
       email: 'oleg@example.org',
@@ -83,9 +69,9 @@ describe.skipIf(!available)('forms and tasks in the browser', { timeout: 90_000 
   });
 });
 
-describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
+describe.skipIf(!suite.available)('the task page', { timeout: 90_000 }, () => {
   it('edits typed fields (numbers normalised), moves the status and keeps a discussion', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Meters',
       name: 'Vera',
       email: 'vera@example.org',
@@ -110,7 +96,7 @@ describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
       id: string;
     };
     const taskId = task.id;
-    await page.goto(`${t.url}/tasks/${taskId}`);
+    await page.goto(`${suite.t.url}/tasks/${taskId}`);
     await page.getByRole('heading', { name: 'Meter 12' }).waitFor();
     expect(await page.getByTestId('task-status').textContent()).toBe('New');
 
@@ -156,9 +142,9 @@ describe.skipIf(!available)('the task page', { timeout: 90_000 }, () => {
   });
 });
 
-describe.skipIf(!available)('home', { timeout: 90_000 }, () => {
+describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
   it('lists recently viewed tasks and the inbox with its reasons and filters', async () => {
-    const { context, page } = await registeredPage(browser, t.url, {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Inbox Ltd',
       name: 'Nina',
       email: 'nina@example.org',
@@ -181,7 +167,7 @@ describe.skipIf(!available)('home', { timeout: 90_000 }, () => {
     await page.getByText('Nothing needs you').waitFor();
     expect(await page.getByText('You have not opened any task yet').count()).toBe(1);
 
-    await page.goto(`${t.url}/tasks/${taskId}`);
+    await page.goto(`${suite.t.url}/tasks/${taskId}`);
     await page.getByRole('heading', { name: 'Call the supplier' }).waitFor();
     await page.getByRole('menuitem', { name: 'Home' }).click();
     await page.getByTestId('recent-item').filter({ hasText: 'Call the supplier' }).waitFor();

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestApp, type TestApp } from './app';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -75,4 +77,22 @@ export function apiInPage(page: Page, method: string, path: string, body?: unkno
 /** Saves a screenshot of the page as a run artefact (test-artifacts/screenshots/<name>.png). */
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `test-artifacts/screenshots/${name}.png`, fullPage: true });
+}
+
+/**
+ * A browser suite's app and Chromium: started before its tests (when Chromium is there), stopped
+ * after them. `available` is false where Chromium is missing: the suite skips, loudly.
+ */
+export function browserSuite(options: Parameters<typeof startTestApp>[0] = {}) {
+  const suite = { available: chromiumAvailable() } as { available: boolean; t: TestApp; browser: Browser };
+  beforeAll(async () => {
+    if (!suite.available) return;
+    suite.t = await startTestApp(options);
+    suite.browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.t?.close();
+  });
+  return suite;
 }
