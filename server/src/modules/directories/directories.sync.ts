@@ -5,8 +5,10 @@ import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { Problem } from '../../platform/http/problem';
 import {
+  refusedAsLost as attempt,
   changedSince,
   checkpointParams,
+  clientWins,
   nextCheckpoint,
   type SyncSource,
   sameValue as same,
@@ -62,16 +64,6 @@ async function currentRow(deps: DirectoriesDeps, auth: AuthContext, id: string):
   return row && !row.deleted_at ? rowDocument(row) : undefined;
 }
 
-/** Runs a change through the service; a refusal (4xx) becomes a lost edit, anything else fails the push. */
-async function attempt(lost: LostEdit[], edit: Omit<LostEdit, 'reason' | 'detail'>, work: () => Promise<unknown>) {
-  try {
-    await work();
-  } catch (error) {
-    if (!(error instanceof Problem) || error.status >= 500) throw error;
-    lost.push({ ...edit, reason: 'refused', detail: error.message });
-  }
-}
-
 /**
  * Three-way merge of a row edited offline, like tasks: each cell the client changed and the
  * server did not takes the client's value, a cell changed on both sides keeps the server's and is
@@ -117,28 +109,16 @@ async function pushRow(
   const merged = [...((current.cells as Cell[]) ?? [])];
   let cellsChanged = false;
   for (let i = 0; i < Math.max(baseCells.length, nextCells.length); i++) {
-    if (same(nextCells[i], baseCells[i])) continue;
-    if (same(merged[i], baseCells[i])) {
+    if (clientWins(lost, { id, path: `cells.${i}` }, { base: baseCells[i], current: merged[i], next: nextCells[i] })) {
       merged[i] = nextCells[i] ?? null;
       cellsChanged = true;
-    } else if (!same(merged[i], nextCells[i])) {
-      lost.push({ id, path: `cells.${i}`, attempted: nextCells[i], kept: merged[i], reason: 'changed_on_server' });
     }
   }
   const patch: { cells?: Cell[]; parentRowIds?: string[] } = {};
   if (cellsChanged) patch.cells = merged;
-  if (!same(next.parentRowIds, base.parentRowIds)) {
-    if (same(current.parentRowIds, base.parentRowIds)) patch.parentRowIds = (next.parentRowIds as string[]) ?? [];
-    else if (!same(current.parentRowIds, next.parentRowIds)) {
-      lost.push({
-        id,
-        path: 'parentRowIds',
-        attempted: next.parentRowIds,
-        kept: current.parentRowIds,
-        reason: 'changed_on_server',
-      });
-    }
-  }
+  const bindings = { base: base.parentRowIds, current: current.parentRowIds, next: next.parentRowIds };
+  if (clientWins(lost, { id, path: 'parentRowIds' }, bindings))
+    patch.parentRowIds = (next.parentRowIds as string[]) ?? [];
   if (Object.keys(patch).length > 0) {
     await attempt(lost, { id, path: 'cells', attempted: patch, kept: null }, () =>
       directories.updateRow(deps, auth, directoryId, id, patch),
@@ -146,16 +126,9 @@ async function pushRow(
   }
   const moved = !same(next.parentId, base.parentId) || !same(next.position, base.position);
   if (!moved) return;
+  // Moved by the server meanwhile: its place stands (lost when the parents differ).
   if (!same(current.parentId, base.parentId)) {
-    if (!same(current.parentId, next.parentId)) {
-      lost.push({
-        id,
-        path: 'parentId',
-        attempted: next.parentId,
-        kept: current.parentId,
-        reason: 'changed_on_server',
-      });
-    }
+    clientWins(lost, { id, path: 'parentId' }, { base: base.parentId, current: current.parentId, next: next.parentId });
     return;
   }
   // A replica orders a moved row between its new neighbours with a value in between (it cannot

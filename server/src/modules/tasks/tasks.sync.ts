@@ -5,7 +5,9 @@ import { Problem } from '../../platform/http/problem';
 import {
   changedSince,
   checkpointParams,
+  clientWins,
   nextCheckpoint,
+  refusedAsLost,
   type SyncSource,
   sameValue as same,
   syncColumns,
@@ -65,62 +67,29 @@ async function pushTask(
   }
   const patch: { title?: string; description?: string; fields?: Record<string, unknown> } = {};
   for (const key of ['title', 'description'] as const) {
-    if (same(next[key], base[key])) continue;
-    if (same(current[key], base[key])) patch[key] = String(next[key]);
-    else if (!same(current[key], next[key]))
-      lost.push({ id, path: key, attempted: next[key], kept: current[key], reason: 'changed_on_server' });
+    if (clientWins(lost, { id, path: key }, { base: base[key], current: current[key], next: next[key] }))
+      patch[key] = String(next[key]);
   }
   const baseFields = (base.fields as Record<string, unknown>) ?? {};
   const nextFields = (next.fields as Record<string, unknown>) ?? {};
   const changedFields: Record<string, unknown> = {};
   for (const fieldId of new Set([...Object.keys(baseFields), ...Object.keys(nextFields)])) {
-    if (same(nextFields[fieldId], baseFields[fieldId])) continue;
-    if (same(current.fields[fieldId], baseFields[fieldId])) changedFields[fieldId] = nextFields[fieldId] ?? null;
-    else if (!same(current.fields[fieldId], nextFields[fieldId])) {
-      lost.push({
-        id,
-        path: `fields.${fieldId}`,
-        attempted: nextFields[fieldId],
-        kept: current.fields[fieldId],
-        reason: 'changed_on_server',
-      });
-    }
+    const values = { base: baseFields[fieldId], current: current.fields[fieldId], next: nextFields[fieldId] };
+    if (clientWins(lost, { id, path: `fields.${fieldId}` }, values))
+      changedFields[fieldId] = nextFields[fieldId] ?? null;
   }
   if (Object.keys(changedFields).length > 0) patch.fields = changedFields;
   if (Object.keys(patch).length > 0) {
-    try {
-      await tasks.updateTask(deps, auth, id, patch);
-    } catch (error) {
-      if (!(error instanceof Problem) || error.status >= 500) throw error;
-      lost.push({ id, path: 'fields', attempted: patch, kept: null, reason: 'refused', detail: error.message });
-    }
+    await refusedAsLost(lost, { id, path: 'fields', attempted: patch, kept: null }, () =>
+      tasks.updateTask(deps, auth, id, patch),
+    );
   }
-  if (!same(next.statusId, base.statusId)) {
-    if (!same(current.statusId, base.statusId)) {
-      if (!same(current.statusId, next.statusId)) {
-        lost.push({
-          id,
-          path: 'statusId',
-          attempted: next.statusId,
-          kept: current.statusId,
-          reason: 'changed_on_server',
-        });
-      }
-    } else {
-      try {
-        await tasks.executeTaskTransition(deps, auth, id, { statusId: String(next.statusId) });
-      } catch (error) {
-        if (!(error instanceof Problem) || error.status >= 500) throw error;
-        lost.push({
-          id,
-          path: 'statusId',
-          attempted: next.statusId,
-          kept: current.statusId,
-          reason: 'refused',
-          detail: error.message,
-        });
-      }
-    }
+  if (
+    clientWins(lost, { id, path: 'statusId' }, { base: base.statusId, current: current.statusId, next: next.statusId })
+  ) {
+    await refusedAsLost(lost, { id, path: 'statusId', attempted: next.statusId, kept: current.statusId }, () =>
+      tasks.executeTaskTransition(deps, auth, id, { statusId: String(next.statusId) }),
+    );
   }
 }
 
@@ -155,19 +124,11 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
           throw Problem.of('validation_failed', 'Every pushed task needs its UUID in id.');
         }
         const before = lost.length;
-        try {
-          await pushTask(deps, auth, row.assumedMasterState, row.newDocumentState, lost);
-        } catch (error) {
-          if (!(error instanceof Problem) || error.status >= 500) throw error;
-          lost.push({
-            id: row.newDocumentState.id,
-            path: '',
-            attempted: row.newDocumentState,
-            kept: null,
-            reason: 'refused',
-            detail: error.message,
-          });
-        }
+        await refusedAsLost(
+          lost,
+          { id: row.newDocumentState.id, path: '', attempted: row.newDocumentState, kept: null },
+          () => pushTask(deps, auth, row.assumedMasterState, row.newDocumentState, lost),
+        );
         const master = await tasks.getTask(deps, auth, row.newDocumentState.id).then(
           (task) => ({ ...task, _deleted: false }) as SyncDocument,
           () => tombstone(row.newDocumentState.id),

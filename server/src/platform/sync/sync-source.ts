@@ -1,6 +1,7 @@
-import type { PullResponse, PushResponse, SyncCheckpoint, SyncCollection, SyncDocument } from '@shared/sync';
+import type { LostEdit, PullResponse, PushResponse, SyncCheckpoint, SyncCollection, SyncDocument } from '@shared/sync';
 import type { AuthContext } from '../auth/auth-context';
 import type { Queryable } from '../db/db';
+import { Problem } from '../http/problem';
 
 /** A replicated collection, provided by the module that owns its records. */
 export interface SyncSource {
@@ -53,4 +54,35 @@ export function tombstone(id: string): SyncDocument {
 /** Equality of two JSON values as replicas and the server hold them (missing is null). */
 export function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/** Runs a change through the service; a refusal (4xx) becomes a lost edit, anything else fails the push. */
+export async function refusedAsLost(
+  lost: LostEdit[],
+  edit: Omit<LostEdit, 'reason' | 'detail'>,
+  work: () => Promise<unknown>,
+) {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof Problem) || error.status >= 500) throw error;
+    lost.push({ ...edit, reason: 'refused', detail: error.message });
+  }
+}
+
+/**
+ * The three-way rule for one value edited offline: true when the client changed it and the server
+ * did not (the client's value is to be applied); when both changed it differently, the server's
+ * stays and the client's edit is recorded as lost under `path`.
+ */
+export function clientWins(
+  lost: LostEdit[],
+  edit: { id: string; path: string },
+  values: { base: unknown; current: unknown; next: unknown },
+): boolean {
+  const { base, current, next } = values;
+  if (sameValue(next, base)) return false;
+  if (sameValue(current, base)) return true;
+  if (!sameValue(current, next)) lost.push({ ...edit, attempted: next, kept: current, reason: 'changed_on_server' });
+  return false;
 }
