@@ -265,13 +265,16 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.setOffline(false);
     await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
-    const rows = (await serverCall(page, 'GET', `/api/directories/${sites.id}/rows?limit=100`)).body.items as {
-      id: string;
-      parentId: string | null;
-      cells: string[];
-    }[];
-    const byName = new Map(rows.map((r) => [r.cells[0], r]));
-    expect([...byName.keys()].sort()).toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4']);
+    const serverRows = async () =>
+      (await serverCall(page, 'GET', `/api/directories/${sites.id}/rows?limit=100`)).body.items as {
+        id: string;
+        parentId: string | null;
+        cells: string[];
+      }[];
+    await expect
+      .poll(async () => (await serverRows()).map((r) => r.cells[0]).sort(), { timeout: 15_000 })
+      .toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4']);
+    const byName = new Map((await serverRows()).map((r) => [r.cells[0], r]));
     expect(byName.get('Pier 4')?.cells).toEqual(['Pier 4', 'Barents']);
     expect(byName.get('Dock 9')?.parentId).toBe(north.id);
     expect(byName.get('Crane')?.parentId).toBe(north.id);

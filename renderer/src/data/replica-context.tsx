@@ -6,6 +6,7 @@ import { ApiError, api, onTokens, refreshSession, serverUrl, storedTokens } from
 import { desktopReplicaPort } from '../desktop';
 import { Replica, type ReplicaStatus } from './replica';
 import { browserReplicaStorage, remoteReplicaStorage } from './storage';
+import { claimReplica, type TabOwnership } from './tab-owner';
 
 const ME_KEY = 'orbita.me';
 
@@ -16,6 +17,9 @@ interface ReplicaState {
   me?: Me;
   /** The replica could not be opened. */
   error?: string;
+  /** Another tab of this browser holds the replica; `useHere()` takes it over. */
+  elsewhere?: boolean;
+  useHere?: () => void;
 }
 
 const ReplicaContext = createContext<ReplicaState>({});
@@ -77,10 +81,9 @@ export function ReplicaProvider({
     if (!session) return;
     let opened: Replica | undefined;
     let closed = false;
+    let ownership: TabOwnership | undefined;
     const subscriptions: { unsubscribe(): void }[] = [];
-    void (async () => {
-      const me = await whoAmI();
-      if (closed || !me) return;
+    const open = async (me: Me) => {
       setState({ me });
       try {
         const replica = await Replica.open({
@@ -102,12 +105,29 @@ export function ReplicaProvider({
       } catch (caught) {
         if (!closed) setState({ me, error: caught instanceof Error ? caught.message : String(caught) });
       }
+    };
+    const shut = async () => {
+      for (const subscription of subscriptions.splice(0)) subscription.unsubscribe();
+      if (active === opened) active = undefined;
+      const closing = opened;
+      opened = undefined;
+      await closing?.close();
+    };
+    void (async () => {
+      const me = await whoAmI();
+      if (closed || !me) return;
+      // The desktop app has one window; in a browser, tabs take turns with one copy.
+      if (desktopReplicaPort()) return open(me);
+      ownership = claimReplica(me.user.id, {
+        owned: () => void open(me),
+        elsewhere: () => !closed && setState({ me, elsewhere: true, useHere: () => ownership?.takeOver() }),
+        handOver: shut,
+      });
     })();
     return () => {
       closed = true;
-      for (const subscription of subscriptions) subscription.unsubscribe();
-      if (active === opened) active = undefined;
-      void opened?.close();
+      // The lock goes once the replica is closed, so the next holder finds IndexedDB free.
+      void shut().finally(() => ownership?.release());
       setState({});
     };
   }, [session]);

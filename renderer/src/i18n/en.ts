@@ -186,6 +186,11 @@ export const en: Strings = {
     close: 'Close',
     cancel: 'Cancel',
   },
+  tabs: {
+    elsewhere: 'Orbita is open in another tab',
+    why: 'This device keeps one copy of the data, and one tab at a time works with it. Close the other tab, or continue here: that tab will pause.',
+    useHere: 'Use here',
+  },
   errors: {
     network: 'The server cannot be reached. Check the connection and try again.',
     required: 'Fill in this field',

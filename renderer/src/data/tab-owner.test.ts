@@ -1,0 +1,118 @@
+import { describe, expect, it, vi } from 'vitest';
+import { claimReplica, type TabEnvironment } from './tab-owner';
+
+/** Web Locks as a browser keeps them: one holder per name, the others granted in the order they asked. */
+function fakeBrowser() {
+  const held = new Set<string>();
+  const lines = new Map<string, (() => void)[]>();
+  const listeners = new Map<string, Set<(event: MessageEvent) => void>>();
+  const tab = (): TabEnvironment => ({
+    locks: {
+      request(name, options, callback) {
+        return new Promise((resolve, reject) => {
+          const grant = () => {
+            held.add(name);
+            void callback({ name }).then(() => {
+              held.delete(name);
+              resolve(undefined);
+              lines.get(name)?.shift()?.();
+            });
+          };
+          if (!held.has(name)) return grant();
+          const line = lines.get(name) ?? [];
+          lines.set(name, line);
+          line.push(grant);
+          options.signal?.addEventListener('abort', () => {
+            line.splice(line.indexOf(grant), 1);
+            reject(new DOMException('aborted', 'AbortError'));
+          });
+        });
+      },
+    },
+    channel(name) {
+      const own = listeners.get(name) ?? new Set();
+      listeners.set(name, own);
+      const channel = {
+        onmessage: null as ((event: MessageEvent) => void) | null,
+        postMessage(data: unknown) {
+          for (const listener of own) {
+            if (listener !== deliver) setTimeout(() => listener({ data } as MessageEvent), 0);
+          }
+        },
+        close() {
+          own.delete(deliver);
+        },
+      };
+      const deliver = (event: MessageEvent) => channel.onmessage?.(event);
+      own.add(deliver);
+      return channel;
+    },
+  });
+  return { tab };
+}
+
+function tabState() {
+  const state = { owned: 0, elsewhere: 0, handedOver: 0 };
+  return {
+    state,
+    events: {
+      owned: () => {
+        state.owned += 1;
+      },
+      elsewhere: () => {
+        state.elsewhere += 1;
+      },
+      handOver: async () => {
+        state.handedOver += 1;
+      },
+    },
+  };
+}
+
+describe('one tab holds the replica', () => {
+  it('lets the first tab own it, tells the second, hands it over on request and back when that tab closes', async () => {
+    vi.useFakeTimers();
+    try {
+      const browser = fakeBrowser();
+      const first = tabState();
+      const second = tabState();
+      const a = claimReplica('u1', first.events, browser.tab());
+      await vi.advanceTimersByTimeAsync(0);
+      expect(first.state).toEqual({ owned: 1, elsewhere: 0, handedOver: 0 });
+
+      const b = claimReplica('u1', second.events, browser.tab());
+      // The newcomer waits a moment (a reload lets its lock go late), then says another tab has it.
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(second.state.elsewhere).toBe(0);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(second.state).toEqual({ owned: 0, elsewhere: 1, handedOver: 0 });
+
+      b.takeOver();
+      await vi.advanceTimersByTimeAsync(10);
+      expect(first.state).toEqual({ owned: 1, elsewhere: 1, handedOver: 1 });
+      expect(second.state.owned).toBe(1);
+
+      // The tab that has it closes: the other one takes it up again by itself.
+      b.release();
+      await vi.advanceTimersByTimeAsync(10);
+      expect(first.state.owned).toBe(2);
+      a.release();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('gives every tab its own user’s replica, and opens at once where the browser has no Web Locks', async () => {
+    const browser = fakeBrowser();
+    const ann = tabState();
+    const bob = tabState();
+    claimReplica('ann', ann.events, browser.tab());
+    claimReplica('bob', bob.events, browser.tab());
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect([ann.state.owned, bob.state.owned]).toEqual([1, 1]);
+
+    const insecure = tabState();
+    claimReplica('ann', insecure.events, {});
+    expect(insecure.state.owned).toBe(1);
+  });
+});

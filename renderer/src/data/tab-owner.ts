@@ -1,0 +1,128 @@
+/**
+ * One tab of a browser holds a user's replica at a time: two tabs on one IndexedDB copy would
+ * each cache and replicate it without seeing the other's writes. The owner holds a Web Lock;
+ * other tabs wait in line for it. A tab asked to be used instead tells the owner over a
+ * BroadcastChannel; the owner closes its replica and lets the lock go to the one waiting.
+ */
+export interface TabOwnership {
+  /** Stops holding or waiting for the replica (sign-out, page closing). */
+  release(): void;
+  /** Asks the owning tab to hand the replica over to this one. */
+  takeOver(): void;
+}
+
+export interface OwnershipEvents {
+  /** This tab holds the replica now. */
+  owned(): void;
+  /** Another tab holds it (on start, or it took it over); `takeOver()` asks for it back. */
+  elsewhere(): void;
+  /** Another tab asks for the replica: close it; the lock is let go when the promise settles. */
+  handOver(): Promise<void>;
+}
+
+interface LockManagerLike {
+  request(
+    name: string,
+    options: { signal?: AbortSignal },
+    callback: (lock: unknown) => Promise<void>,
+  ): Promise<unknown>;
+}
+
+interface ChannelLike {
+  postMessage(message: unknown): void;
+  close(): void;
+  onmessage: ((event: MessageEvent) => void) | null;
+}
+
+export interface TabEnvironment {
+  locks?: LockManagerLike;
+  channel?: (name: string) => ChannelLike;
+}
+
+const TAKE_OVER = 'take-over';
+/** How long a new tab waits for the replica before saying another tab has it. */
+const FIRST_WAIT_MS = 1_500;
+
+function browserEnvironment(): TabEnvironment {
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks as LockManagerLike | undefined;
+  const channel = typeof BroadcastChannel === 'function' ? (name: string) => new BroadcastChannel(name) : undefined;
+  return { locks, channel };
+}
+
+/**
+ * Claims the replica of `userId` for this tab. Without Web Locks (an insecure context, e.g. plain
+ * HTTP on a LAN address) every tab opens it, as before: `owned` is called at once.
+ */
+export function claimReplica(
+  userId: string,
+  events: OwnershipEvents,
+  environment: TabEnvironment = browserEnvironment(),
+): TabOwnership {
+  const { locks } = environment;
+  if (!locks || !environment.channel) {
+    events.owned();
+    return { release() {}, takeOver() {} };
+  }
+  const name = `orbita-replica-${userId}`;
+  const channel = environment.channel(name);
+  let released = false;
+  let waiting = false;
+  let letGo: (() => void) | undefined;
+
+  const hold = async (lock: unknown) => {
+    waiting = false;
+    if (released || !lock) return;
+    events.owned();
+    await new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+  };
+  // Waits in line for the lock: granted when the owner closes its tab or hands the replica over.
+  const queue = () => {
+    if (released || waiting || letGo) return;
+    waiting = true;
+    void locks.request(name, {}, hold);
+  };
+  const elsewhere = () => {
+    if (released) return;
+    events.elsewhere();
+    queue();
+  };
+  channel.onmessage = (event) => {
+    if (event.data !== TAKE_OVER || !letGo) return;
+    const resolve = letGo;
+    letGo = undefined;
+    void events.handOver().finally(() => {
+      elsewhere();
+      resolve();
+    });
+  };
+  // A short wait, not none: a tab reloading, or a screen re-mounting, lets its own lock go late.
+  waiting = true;
+  const patience = new AbortController();
+  const timer = setTimeout(() => patience.abort(), FIRST_WAIT_MS);
+  void locks
+    .request(name, { signal: patience.signal }, (lock) => {
+      clearTimeout(timer);
+      return hold(lock);
+    })
+    .catch(() => {
+      waiting = false;
+      if (!letGo) elsewhere();
+    });
+
+  return {
+    release() {
+      released = true;
+      channel.onmessage = null;
+      channel.close();
+      letGo?.();
+      letGo = undefined;
+    },
+    takeOver() {
+      if (released || letGo) return;
+      channel.postMessage(TAKE_OVER);
+      queue();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
+
+const suite = browserSuite();
+
+describe.skipIf(!suite.available)('two tabs of one browser', { timeout: 120_000 }, () => {
+  it('work with the one copy of the data in turn: the second asks, takes over, and gives it back when closed', async () => {
+    const { context, page: first } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Twin Tabs',
+      name: 'Lena',
+      email: 'lena@example.org',
+    });
+    const form = (await apiInPage(first, 'POST', '/api/forms', { name: 'Checks' })) as { id: string };
+    await apiInPage(first, 'POST', '/api/tasks', { formId: form.id, title: 'Seen in both tabs' });
+    await first.goto(`${suite.t.url}/tasks`);
+    await first.getByRole('link', { name: 'Seen in both tabs' }).waitFor();
+
+    const second = await context.newPage();
+    second.setDefaultTimeout(15_000);
+    await second.goto(`${suite.t.url}/tasks`);
+    await second.getByTestId('other-tab').waitFor();
+    expect(await second.getByText('Orbita is open in another tab').count()).toBe(1);
+    await saveScreenshot(second, 'other-tab');
+
+    await second.getByRole('button', { name: 'Use here' }).click();
+    await second.getByRole('link', { name: 'Seen in both tabs' }).waitFor();
+    await first.getByTestId('other-tab').waitFor();
+    expect(await first.getByRole('link', { name: 'Seen in both tabs' }).count()).toBe(0);
+
+    // Closing the tab that has the data gives it back to the other one.
+    await second.close();
+    await first.getByRole('link', { name: 'Seen in both tabs' }).waitFor();
+    expect(await first.getByTestId('other-tab').count()).toBe(0);
+    await context.close();
+  });
+});
