@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot, waitOrExplain } from '../helpers/browser';
 
 const suite = browserSuite({ config: { syncPollMs: 100 } });
 
@@ -117,7 +117,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     await context.setOffline(false);
     const lost = page.getByTestId('lost-edit');
-    await lost.waitFor();
+    await waitOrExplain(page, lost);
     expect(await lost.textContent()).toContain('Note');
     expect(await lost.textContent()).toContain('your value "Valve replaced"');
     expect(await lost.textContent()).toContain('kept "Valve ordered"');
@@ -221,6 +221,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await make(['Pier 4', 'Arctic'], north.id);
     await make(['South gate', 'Steppe']);
     await make(['Crane', 'Steppe']);
+    const shed = await make(['Old shed', 'Steppe']);
+    await make(['Tool box', 'Steppe'], shed.id);
     await page.goto(`${suite.t.url}/tasks`);
     await page.getByText('No tasks').waitFor();
     await page.getByRole('menuitem', { name: 'Directories' }).click();
@@ -245,6 +247,12 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByRole('button', { name: 'Delete row' }).click();
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await row('South gate').waitFor({ state: 'detached' });
+    // A deleted row's children move up into its place, here as on the server.
+    await row('Old shed').click();
+    await page.getByRole('button', { name: 'Delete row' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await row('Old shed').waitFor({ state: 'detached' });
+    expect(await row('Tool box').getAttribute('data-depth')).toBe('1');
     await row('Crane').click();
     await page.getByLabel('Move under').click();
     await page.getByTitle('North yard', { exact: true }).last().click();
@@ -255,7 +263,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await row('North yard').click();
     await page.getByLabel('Region', { exact: true }).fill('Arctic circle');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 5' }).waitFor();
+    await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 7' }).waitFor();
     const theirs = await serverCall(page, 'PATCH', `/api/directories/${sites.id}/rows/${north.id}`, {
       cells: ['North yard', 'Polar'],
     });
@@ -273,8 +281,9 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       }[];
     await expect
       .poll(async () => (await serverRows()).map((r) => r.cells[0]).sort(), { timeout: 15_000 })
-      .toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4']);
+      .toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4', 'Tool box']);
     const byName = new Map((await serverRows()).map((r) => [r.cells[0], r]));
+    expect(byName.get('Tool box')?.parentId).toBeNull();
     expect(byName.get('Pier 4')?.cells).toEqual(['Pier 4', 'Barents']);
     expect(byName.get('Dock 9')?.parentId).toBe(north.id);
     expect(byName.get('Crane')?.parentId).toBe(north.id);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type ConsoleMessage, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { startTestApp, type TestApp } from './app';
 
@@ -95,4 +95,27 @@ export function browserSuite(options: Parameters<typeof startTestApp>[0] = {}) {
     await suite.t?.close();
   });
   return suite;
+}
+
+/**
+ * Waits for `locator`; when it does not come, prints what the page said (console), what its
+ * replica keeps in localStorage and the visible text, so a failure in CI can be understood.
+ */
+export async function waitOrExplain(page: Page, locator: Locator): Promise<void> {
+  const said: string[] = [];
+  const listen = (message: ConsoleMessage) => said.push(`${message.type()}: ${message.text()}`);
+  page.on('console', listen);
+  try {
+    await locator.waitFor();
+  } catch (error) {
+    const stored = await page.evaluate(() =>
+      Object.entries(localStorage).filter(([key]) => key.startsWith('orbita.replica.')),
+    );
+    console.error(
+      `page console:\n${said.slice(-40).join('\n')}\nreplica state: ${JSON.stringify(stored)}\nvisible text:\n${((await page.locator('body').textContent()) ?? '').slice(0, 2000)}`,
+    );
+    throw error;
+  } finally {
+    page.off('console', listen);
+  }
 }
