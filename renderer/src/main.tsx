@@ -1,16 +1,4 @@
-import {
-  App as AntApp,
-  Button,
-  ConfigProvider,
-  Layout,
-  Menu,
-  Modal,
-  Result,
-  Select,
-  Space,
-  Table,
-  Typography,
-} from 'antd';
+import { App as AntApp, Button, ConfigProvider, Layout, Menu, Modal, Select, Space, Table, Typography } from 'antd';
 import enUS from 'antd/locale/en_US';
 import ruRU from 'antd/locale/ru_RU';
 import { StrictMode, useEffect, useRef, useState } from 'react';
@@ -80,7 +68,7 @@ function Shell() {
   const { t, i18n } = useTranslation();
   // Follows every switch (the header's or the profile's).
   const language = (i18n.language === 'en' ? 'en' : 'ru') as Language;
-  const { me, elsewhere, useHere } = useReplica();
+  const { me } = useReplica();
   // Settings are for administrators (the page also says so to anyone else).
   const sections = SECTIONS.filter((key) => key !== '/settings' || me?.user.isAdmin);
   // On a new device the account's language applies until one is chosen here.
@@ -145,36 +133,22 @@ function Shell() {
           {signedIn && SECTIONS.map((key, index) => <SectionShortcut key={key} index={index} />)}
           <ShortcutsHelp />
           <Layout.Content>
-            {signedIn && elsewhere ? (
-              <Result
-                status="info"
-                data-testid="other-tab"
-                title={t('tabs.elsewhere')}
-                subTitle={t('tabs.why')}
-                extra={
-                  <Button type="primary" onClick={useHere}>
-                    {t('tabs.useHere')}
-                  </Button>
-                }
-              />
-            ) : (
-              <Routes>
-                <Route path="/sign-in" element={<SignInPage />} />
-                <Route path="/register" element={<RegisterPage />} />
-                <Route path="/forgot-password" element={<ForgotPasswordPage />} />
-                <Route path="/reset-password" element={<ResetPasswordPage />} />
-                <Route path="/forms" element={<FormsPage />} />
-                <Route path="/forms/new" element={<FormEditorPage />} />
-                <Route path="/forms/:formId/edit" element={<FormEditorPage />} />
-                <Route path="/directories" element={<DirectoriesPage />} />
-                <Route path="/directories/:directoryId" element={<DirectoriesPage />} />
-                <Route path="/profile" element={<ProfilePage />} />
-                <Route path="/settings/*" element={<SettingsPage />} />
-                <Route path="/tasks" element={<TasksPage />} />
-                <Route path="/tasks/:taskId" element={<TaskPage />} />
-                <Route path="*" element={<HomePage />} />
-              </Routes>
-            )}
+            <Routes>
+              <Route path="/sign-in" element={<SignInPage />} />
+              <Route path="/register" element={<RegisterPage />} />
+              <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+              <Route path="/reset-password" element={<ResetPasswordPage />} />
+              <Route path="/forms" element={<FormsPage />} />
+              <Route path="/forms/new" element={<FormEditorPage />} />
+              <Route path="/forms/:formId/edit" element={<FormEditorPage />} />
+              <Route path="/directories" element={<DirectoriesPage />} />
+              <Route path="/directories/:directoryId" element={<DirectoriesPage />} />
+              <Route path="/profile" element={<ProfilePage />} />
+              <Route path="/settings/*" element={<SettingsPage />} />
+              <Route path="/tasks" element={<TasksPage />} />
+              <Route path="/tasks/:taskId" element={<TaskPage />} />
+              <Route path="*" element={<HomePage />} />
+            </Routes>
           </Layout.Content>
         </Layout>
       </AntApp>

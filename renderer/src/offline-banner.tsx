@@ -7,8 +7,26 @@ import { useReplica } from './data/replica-context';
 export function OfflineBanner() {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const { status, error } = useReplica();
+  const { status, error, elsewhere, useHere } = useReplica();
   if (error) return <Alert banner type="error" role="alert" title={t('offline.replicaFailed', { error })} />;
+  // Screens that read the replica wait; the others (settings, profile) keep working.
+  if (elsewhere) {
+    return (
+      <Alert
+        banner
+        type="info"
+        role="status"
+        data-testid="other-tab"
+        title={t('tabs.elsewhere')}
+        description={t('tabs.why')}
+        action={
+          <Button size="small" type="primary" onClick={useHere}>
+            {t('tabs.useHere')}
+          </Button>
+        }
+      />
+    );
+  }
   if (!status) return null;
   if (status.signedOut) {
     return (

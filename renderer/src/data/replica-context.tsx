@@ -84,7 +84,6 @@ export function ReplicaProvider({
     let ownership: TabOwnership | undefined;
     const subscriptions: { unsubscribe(): void }[] = [];
     const open = async (me: Me) => {
-      setState({ me });
       try {
         const replica = await Replica.open({
           userId: me.user.id,
@@ -116,6 +115,8 @@ export function ReplicaProvider({
     void (async () => {
       const me = await whoAmI();
       if (closed || !me) return;
+      // Who is signed in is known before the replica opens: screens need it at once.
+      setState({ me });
       // The desktop app has one window; in a browser, tabs take turns with one copy.
       if (desktopReplicaPort()) return open(me);
       ownership = claimReplica(me.user.id, {
@@ -160,6 +161,6 @@ export function useLive<T>(
     const subscription = observable.subscribe((next) => setValue({ of: key, value: next }));
     return () => subscription.unsubscribe();
   }, [replica, key]);
-  // A value of earlier deps is not shown for the new ones.
-  return value && value.of === key ? value.value : undefined;
+  // A value of earlier deps is not shown for the new ones, nor one of a replica no longer open.
+  return replica && value && value.of === key ? value.value : undefined;
 }

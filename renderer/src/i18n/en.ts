@@ -188,7 +188,7 @@ export const en: Strings = {
   },
   tabs: {
     elsewhere: 'Orbita is open in another tab',
-    why: 'This device keeps one copy of the data, and one tab at a time works with it. Close the other tab, or continue here: that tab will pause.',
+    why: 'This device keeps one copy of the data, and one tab at a time works with it: tasks and directories are there. Close that tab, or continue here: it will pause.',
     useHere: 'Use here',
   },
   errors: {
