@@ -44,7 +44,7 @@ export function OfflineBanner() {
       />
     );
   }
-  if (!status.online) {
+  if (!status.online && !status.connecting) {
     return (
       <Alert
         banner

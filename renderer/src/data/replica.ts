@@ -8,9 +8,11 @@ import type { RowDocument, TaskDocument } from './schemas';
 export interface ReplicaStatus {
   /** Connected to the server's sync stream. */
   online: boolean;
+  /** The first connection since opening is still being tried: neither online nor known offline yet. */
+  connecting: boolean;
   /** The first pull since opening has finished (lists are complete). */
   ready: boolean;
-  /** Tasks changed on this device and not yet accepted by the server. */
+  /** Tasks and directory rows changed on this device and not yet accepted by the server. */
   pending: number;
   /** The server ended the session: replication stopped until the next sign-in. */
   signedOut: boolean;
@@ -60,6 +62,7 @@ export class Replica {
     this.lost$ = new BehaviorSubject(this.recall<LostEdit[]>('lost', []));
     this.status$ = new BehaviorSubject<ReplicaStatus>({
       online: socket.connected,
+      connecting: false,
       ready: false,
       pending: this.pending.size,
       signedOut: false,
@@ -83,19 +86,26 @@ export class Replica {
     });
     replica = new Replica(db, socket, sync, options.userId, options.memory);
     replica.watch(options.window);
-    if (!options.window || options.window.navigator.onLine) socket.connect();
+    if (!options.window || options.window.navigator.onLine) {
+      replica.update({ connecting: true });
+      socket.connect();
+    }
     return replica;
   }
 
   private watch(window: OpenReplicaOptions['window']): void {
     const { socket } = this;
-    const connected = () => this.update({ online: true });
-    const disconnected = () => this.update({ online: false });
+    const connected = () => this.update({ online: true, connecting: false });
+    const disconnected = () => this.update({ online: false, connecting: false });
+    // A first attempt that fails says "offline"; until then the app does not claim it.
+    const failed = () => this.update({ connecting: false });
     socket.on('connect', connected);
     socket.on('disconnect', disconnected);
+    socket.on('connect_error', failed);
     this.cleanups.push(() => {
       socket.off('connect', connected);
       socket.off('disconnect', disconnected);
+      socket.off('connect_error', failed);
     });
     if (window) {
       // The browser knows at once when the network goes; the socket's heartbeat would take a minute.

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { claimReplica, type TabEnvironment } from './tab-owner';
+import { claimReplica, FIRST_WAIT_MS, type TabEnvironment } from './tab-owner';
 
 /** Web Locks as a browser keeps them: one holder per name, the others granted in the order they asked. */
 function fakeBrowser() {
@@ -82,9 +82,9 @@ describe('one tab holds the replica', () => {
 
       const b = claimReplica('u1', second.events, browser.tab());
       // The newcomer waits a moment (a reload lets its lock go late), then says another tab has it.
-      await vi.advanceTimersByTimeAsync(1_000);
+      await vi.advanceTimersByTimeAsync(FIRST_WAIT_MS - 100);
       expect(second.state.elsewhere).toBe(0);
-      await vi.advanceTimersByTimeAsync(1_000);
+      await vi.advanceTimersByTimeAsync(200);
       expect(second.state).toEqual({ owned: 0, elsewhere: 1, handedOver: 0 });
 
       b.takeOver();
@@ -100,6 +100,27 @@ describe('one tab holds the replica', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('lets go as its page leaves, so the reloaded page gets the replica without waiting', async () => {
+    const browser = fakeBrowser();
+    let leave: (() => void) | undefined;
+    const before = tabState();
+    claimReplica('u1', before.events, {
+      ...browser.tab(),
+      onPageHide: (listener) => {
+        leave = listener;
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(before.state.owned).toBe(1);
+    const after = tabState();
+    claimReplica('u1', after.events, browser.tab());
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(after.state.owned).toBe(0);
+    leave?.();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(after.state).toEqual({ owned: 1, elsewhere: 0, handedOver: 0 });
   });
 
   it('gives every tab its own user’s replica, and opens at once where the browser has no Web Locks', async () => {

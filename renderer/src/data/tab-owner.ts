@@ -37,16 +37,26 @@ interface ChannelLike {
 export interface TabEnvironment {
   locks?: LockManagerLike;
   channel?: (name: string) => ChannelLike;
+  /** Calls back when the page is going away (reload, navigation, closing). */
+  onPageHide?: (listener: () => void) => void;
 }
 
 const TAKE_OVER = 'take-over';
-/** How long a new tab waits for the replica before saying another tab has it. */
-const FIRST_WAIT_MS = 1_500;
+/**
+ * How long a new tab waits for the replica before saying another tab has it: a reloaded page's
+ * predecessor lets its lock go only once the browser has torn it down, seconds later on a busy machine.
+ */
+export const FIRST_WAIT_MS = 5_000;
 
 function browserEnvironment(): TabEnvironment {
   const locks = (globalThis.navigator as Navigator | undefined)?.locks as LockManagerLike | undefined;
   const channel = typeof BroadcastChannel === 'function' ? (name: string) => new BroadcastChannel(name) : undefined;
-  return { locks, channel };
+  const onPageHide = (listener: () => void) => {
+    window.addEventListener('pagehide', listener);
+    // A page restored from the back-forward cache no longer holds the lock: it starts again.
+    window.addEventListener('pageshow', (event) => event.persisted && window.location.reload());
+  };
+  return { locks, channel, onPageHide };
 }
 
 /**
@@ -97,7 +107,13 @@ export function claimReplica(
       resolve();
     });
   };
-  // A short wait, not none: a tab reloading, or a screen re-mounting, lets its own lock go late.
+  // Let go as the page leaves, so that its reload or the next page does not wait for its teardown.
+  environment.onPageHide?.(() => {
+    released = true;
+    letGo?.();
+    letGo = undefined;
+  });
+  // A wait, not none: a page whose predecessor could not say it was leaving gets the lock late.
   waiting = true;
   const patience = new AbortController();
   const timer = setTimeout(() => patience.abort(), FIRST_WAIT_MS);

@@ -97,8 +97,11 @@ export function TaskPage() {
   const [editor] = AntForm.useForm();
   const chatInput = useRef<HTMLInputElement>(null);
 
+  // The view is recorded on opening, whether or not the replica is connected yet, and again when
+  // the connection comes back (a view made without the server is not recorded).
   useEffect(() => {
-    if (online) void api('POST', `/api/tasks/${taskId}/view`).catch(() => undefined);
+    void online;
+    void api('POST', `/api/tasks/${taskId}/view`).catch(() => undefined);
   }, [taskId, online]);
   useShortcut('Mod+s', () => editor.submit());
   // Values that arrive (from the server, or saved here) replace what the user has not touched.
