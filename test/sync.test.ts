@@ -8,7 +8,7 @@ import { createLogger } from '../server/src/platform/logging';
 import { startTestApp, type TestApp, testConfig } from './helpers/app';
 import { testEngine } from './helpers/database';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
-import { connectSync, type SyncClient } from './helpers/sync-client';
+import { connectSync, syncClients } from './helpers/sync-client';
 
 let t: TestApp;
 let admin: Member;
@@ -16,7 +16,6 @@ let alice: Member;
 let other: Member;
 // biome-ignore lint/suspicious/noExplicitAny: form bodies are read loosely in tests.
 let form: any;
-const clients: SyncClient[] = [];
 
 beforeAll(async () => {
   t = await startTestApp({ config: { syncPollMs: 50 } });
@@ -31,15 +30,10 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  for (const client of clients) client.close();
   await t.close();
 });
 
-async function replica(member: Member) {
-  const client = await connectSync(t, member.client.accessToken as string);
-  clients.push(client);
-  return client;
-}
+const replica = syncClients(() => t);
 
 const ids = (documents: SyncDocument[]) => documents.map((d) => d.id);
 

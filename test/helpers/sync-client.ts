@@ -1,5 +1,6 @@
 import type { PullResponse, PushResponse, SyncAck, SyncCheckpoint, SyncDocument } from '@shared/sync';
 import { io, type Socket } from 'socket.io-client';
+import { afterAll } from 'vitest';
 import type { TestApp } from './app';
 
 export interface SyncClient {
@@ -76,4 +77,20 @@ export async function connectSync(t: Pick<TestApp, 'url'>, token: string): Promi
     close: () => socket.close(),
   };
   return client;
+}
+
+/**
+ * Connects sync clients for a test file, signed in as the given members, and closes them after
+ * the file's tests. `app` is read at each connection (the app starts in the file's beforeAll).
+ */
+export function syncClients(app: () => TestApp) {
+  const clients: SyncClient[] = [];
+  afterAll(() => {
+    for (const client of clients) client.close();
+  });
+  return async (member: { client: { accessToken?: string } }): Promise<SyncClient> => {
+    const client = await connectSync(app(), member.client.accessToken as string);
+    clients.push(client);
+    return client;
+  };
 }

@@ -2,23 +2,17 @@ import type { SyncCheckpoint, SyncDocument } from '@shared/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
-import { connectSync, type SyncClient } from '../../../../test/helpers/sync-client';
+import { type SyncClient, syncClients } from '../../../../test/helpers/sync-client';
 
 let t: TestApp;
-const clients: SyncClient[] = [];
 beforeAll(async () => {
   t = await startTestApp({ config: { syncPollMs: 50 } });
 });
 afterAll(async () => {
-  for (const client of clients) client.close();
   await t.close();
 });
 
-async function replica(member: Member) {
-  const client = await connectSync(t, member.client.accessToken as string);
-  clients.push(client);
-  return client;
-}
+const replica = syncClients(() => t);
 
 /** Four tasks of a form, pulled in full once (a short page: nothing is read ahead). */
 async function fourTasks(member: Member, form: { id: string }, client: SyncClient) {
