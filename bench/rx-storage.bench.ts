@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { register } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite/index';
@@ -44,6 +45,61 @@ const PREMIUM_SQLITE_REFERENCE: Record<string, number> = {
   'find-by-query': 17,
 };
 
+type TestUtils = typeof import('rxdb/plugins/test-utils');
+
+/**
+ * What any storage keeping RxDB's documents as JSON in SQLite pays at least: bare better-sqlite3
+ * (one `(id, data)` table, WAL, `synchronous = NORMAL` as the storage) doing the operations
+ * `runPerformanceTests` times, on the same kind of documents, with none of the storage's work
+ * (conflict checks, index columns, change events) and none of RxDB's. Averaged as RxDB averages.
+ */
+function bareSqliteFloor(utils: TestUtils, directory: string, runs: number): Record<string, number> {
+  const times: Record<string, number[]> = {};
+  const measure = (metric: string, operation: () => void) => {
+    const started = performance.now();
+    operation();
+    times[metric] = [...(times[metric] ?? []), performance.now() - started];
+  };
+  const document = (partial = {}) => ({
+    ...utils.averageSchemaData(partial),
+    _deleted: false,
+    _meta: { lwt: Date.now() },
+    _rev: '1-bareSqliteFloor',
+    _attachments: {},
+  });
+  for (let run = 0; run < runs; run++) {
+    const db = new Database(path.join(directory, `floor-${run}.sqlite`));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec('CREATE TABLE docs (id TEXT PRIMARY KEY NOT NULL, data TEXT NOT NULL)');
+    const insert = db.prepare('INSERT INTO docs (id, data) VALUES (?, ?)');
+    const insertAll = db.transaction((docs: { id: string }[]) => {
+      for (const doc of docs) insert.run(doc.id, JSON.stringify(doc));
+    });
+    const ids: string[] = [];
+    for (let batch = 0; batch < 6; batch++) {
+      const docs = Array.from({ length: 500 }, (_, index) => document({ var1: `${index % 2}`, var2: index % 4 }));
+      for (const doc of docs) ids.push(doc.id);
+      measure('insert-documents-500', () => insertAll(docs));
+    }
+    const byIds = db.prepare('SELECT d.data FROM json_each(?) j CROSS JOIN docs d ON d.id = j.value').pluck();
+    measure('find-by-ids-3000', () => {
+      for (const data of byIds.all(JSON.stringify(ids)) as string[]) JSON.parse(data);
+    });
+    measure('serial-inserts-50', () => {
+      for (let index = 0; index < 50; index++) insertAll([document({ var2: 1000 })]);
+    });
+    const all = db.prepare('SELECT data FROM docs').pluck();
+    measure('find-by-query', () => {
+      for (const data of all.all() as string[]) JSON.parse(data);
+    });
+    db.close();
+  }
+  return Object.fromEntries(
+    Object.entries(times).map(([metric, values]) => [metric, utils.averageOfTimeValues(values, 95)]),
+  );
+}
+
 /**
  * Our RxDB storage on better-sqlite3 (a file database in a temporary directory) against RxDB's
  * in-memory storage, both through RxDB's own `runPerformanceTests` in the same process. Times are
@@ -51,7 +107,8 @@ const PREMIUM_SQLITE_REFERENCE: Record<string, number> = {
  */
 export async function run() {
   register(`data:text/javascript,${encodeURIComponent(RESOLVE_HOOK)}`);
-  const { runPerformanceTests } = await import('rxdb/plugins/test-utils');
+  const utils = await import('rxdb/plugins/test-utils');
+  const { runPerformanceTests } = utils;
   const runs = Number(process.env.RX_BENCH_RUNS ?? 20);
   const config = { runs, waitBetweenTests: 20, log: false };
   const directory = await mkdtemp(path.join(tmpdir(), 'orbita-rx-bench-'));
@@ -63,6 +120,7 @@ export async function run() {
     await runPerformanceTests(memory, 'warm-up', { ...config, runs: 1 });
     const ours = await runPerformanceTests(sqlite, 'better-sqlite3 (file, WAL)', config);
     const baseline = await runPerformanceTests(memory, 'memory', config);
+    const floor = bareSqliteFloor(utils, directory, runs);
     console.log(
       `RxDB runPerformanceTests: ${ours.docsAmount} documents, ${ours.collectionsAmount} collections, ${runs} runs`,
     );
@@ -77,9 +135,14 @@ export async function run() {
         continue;
       }
       const reference = PREMIUM_SQLITE_REFERENCE[metric];
+      const bare = floor[metric];
       console.log(
         `${metric}: better-sqlite3 ${value.toFixed(2)} ms vs memory ${base.toFixed(2)} ms — ratio ${(value / base).toFixed(2)}x memory's time${
           reference === undefined ? '' : ` (premium SQLite storage published ≈ ${reference} ms)`
+        }${
+          bare === undefined
+            ? ''
+            : `; bare better-sqlite3 + JSON ${bare.toFixed(2)} ms = ${(bare / base).toFixed(2)}x memory, ours ${(value / bare).toFixed(2)}x bare`
         }`,
       );
     }

@@ -36,6 +36,11 @@ export function indexKey(indexString: string): string {
 /** Bumped when `indexKey` changes, so index columns of another format are rebuilt, not misread. */
 const INDEX_KEY_FORMAT = 1;
 
+/** Ids as the JSON array the by-ids statements read, each once (the statements join on it). */
+export function idList(ids: readonly string[]): string {
+  return JSON.stringify([...new Set(ids)]);
+}
+
 /** Double-quotes an SQL identifier. */
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;

@@ -15,7 +15,7 @@ import { categorizeBulkWriteRows, now } from 'rxdb';
 import { type Observable, Subject, type Subscription } from 'rxjs';
 import type { BetterSqliteSettings, ChangeBulk, CollectionState } from './database';
 import { dropCollection, releaseCollection, releaseDatabase } from './database';
-import { closedError, indexKey, removedError } from './helpers';
+import { closedError, idList, indexKey, removedError } from './helpers';
 import { countDocuments, explainQuery, queryDocuments } from './query';
 
 /** What `instance.internals` exposes: where the documents live. */
@@ -74,9 +74,7 @@ export class RxStorageInstanceBetterSqlite<RxDocType>
       .transaction(() => {
         const ids = documentWrites.map((row) => (row.document as Record<string, unknown>)[primaryPath] as string);
         const inDb = new Map<string, RxDocumentData<RxDocType>>();
-        const rows = (
-          ids.length === 1 ? statements.byId.all(ids[0]) : statements.byIds.all(JSON.stringify(ids))
-        ) as string[];
+        const rows = (ids.length === 1 ? statements.byId.all(ids[0]) : statements.byIds.all(idList(ids))) as string[];
         for (const data of rows) {
           const doc = JSON.parse(data) as RxDocumentData<RxDocType>;
           inDb.set((doc as Record<string, unknown>)[primaryPath] as string, doc);
@@ -121,7 +119,7 @@ export class RxStorageInstanceBetterSqlite<RxDocType>
     const rows =
       ids.length === 1
         ? (withDeleted ? statements.byId : statements.byIdLive).all(ids[0])
-        : (withDeleted ? statements.byIds : statements.byIdsLive).all(JSON.stringify(ids));
+        : (withDeleted ? statements.byIds : statements.byIdsLive).all(idList(ids));
     return (rows as string[]).map((data) => JSON.parse(data) as RxDocumentData<RxDocType>);
   }
 

@@ -370,6 +370,12 @@ describe('findDocumentsById', () => {
     expect(await instance.findDocumentsById(['p0'], false)).toEqual([]);
     expect(await instance.findDocumentsById(['p0'], true)).toHaveLength(1);
   });
+
+  it('answers an id asked for twice once', async () => {
+    const instance = await openOurs();
+    await insert(instance, [person('a'), person('b')]);
+    expect(sortedIds(await instance.findDocumentsById(['a', 'b', 'a', 'a'], false))).toEqual(['a', 'b']);
+  });
 });
 
 describe('query and count', () => {
