@@ -2,6 +2,28 @@
 // network; the data itself lives in the offline replica (IndexedDB). The API is never cached.
 const SHELL = 'orbita-shell-v1';
 
+/** The `/assets/…` files a page refers to. */
+function assetPaths(html) {
+  return new Set(Array.from(html.matchAll(/["'](\/assets\/[^"'?#]+)/g), (match) => match[1]));
+}
+
+/**
+ * Keeps a freshly loaded page as the shell. When it is a new release, the assets only the previous
+ * page referred to are dropped: each release would otherwise stay on disk for good.
+ */
+async function keepPage(response) {
+  const cache = await caches.open(SHELL);
+  const previous = await cache.match('/');
+  const html = await response.clone().text();
+  await cache.put('/', response);
+  if (!previous) return;
+  const current = assetPaths(html);
+  for (const path of assetPaths(await previous.text())) {
+    // Kept responses vary on Accept-Encoding, which a request made here does not carry.
+    if (!current.has(path)) await cache.delete(path, { ignoreVary: true });
+  }
+}
+
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(SHELL).then((cache) => cache.add('/')));
   self.skipWaiting();
@@ -26,10 +48,7 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(
       fetch(request)
         .then((response) => {
-          if (response.ok) {
-            const copy = response.clone();
-            event.waitUntil(caches.open(SHELL).then((cache) => cache.put('/', copy)));
-          }
+          if (response.ok) event.waitUntil(keepPage(response.clone()));
           return response;
         })
         .catch(() => caches.match('/').then((kept) => kept ?? Response.error())),

@@ -52,6 +52,8 @@ export interface AppOptions {
   extraModules?: ModuleFactory[];
   /** E-mail transport; by default SMTP_URL's, or the outbox under DATA_DIR. */
   mailer?: Mailer;
+  /** Directory of the built web interface; by default `renderer/dist`. */
+  webRoot?: string;
 }
 
 export interface App {
@@ -134,7 +136,7 @@ export function createApp(options: AppOptions): App {
     pollMs: config.syncPollMs,
   });
   web.use(router);
-  web.use(webApp());
+  web.use(webApp(options.webRoot));
   web.use(notFoundHandler(allowedMethods(routes)));
   web.use(errorHandler);
 

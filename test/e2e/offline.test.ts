@@ -139,7 +139,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
-  it('opens again in the suite.browser with the network cut: the page from the service worker, the data from the replica', async () => {
+  it('opens again in the browser with the network cut: the page from the service worker, the data from the replica', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Tunnel Works',
       name: 'Gleb',

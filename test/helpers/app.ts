@@ -29,13 +29,19 @@ export interface TestApp {
 
 /** Boots the real app on an ephemeral port over a fresh database of its own. */
 export async function startTestApp(
-  options: { extraModules?: ModuleFactory[]; config?: Partial<Config>; database?: TestDatabase } = {},
+  options: { extraModules?: ModuleFactory[]; config?: Partial<Config>; database?: TestDatabase; webRoot?: string } = {},
 ): Promise<TestApp> {
   const ownDataDir = options.config?.dataDir === undefined;
   const dataDir = options.config?.dataDir ?? mkdtempSync(path.join(tmpdir(), 'orbita-app-'));
   const config = testConfig({ ...options.config, dataDir });
   const database = options.database ?? (await createTestDatabase());
-  const app = createApp({ config, db: database.db, logger: createLogger(config), extraModules: options.extraModules });
+  const app = createApp({
+    config,
+    db: database.db,
+    logger: createLogger(config),
+    extraModules: options.extraModules,
+    webRoot: options.webRoot,
+  });
   const { url } = await app.listen();
   return {
     app,
