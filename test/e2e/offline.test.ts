@@ -163,6 +163,33 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('records a task opened without the network as viewed once the connection is back', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Night Shift',
+      name: 'Lev',
+      email: 'lev@example.org',
+    });
+    const { task } = await arrange(page);
+    await page.goto(`${suite.t.url}/tasks`);
+    await page.getByRole('link', { name: 'Boiler room' }).waitFor();
+    const recent = async () =>
+      ((await serverCall(page, 'GET', '/api/home/recent')).body.items as { task: { id: string } }[]).map(
+        (item) => item.task.id,
+      );
+    expect(await recent()).toEqual([]);
+
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByRole('link', { name: 'Boiler room' }).click();
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    expect(await recent()).toEqual([]);
+
+    await context.setOffline(false);
+    await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
+    await expect.poll(recent, { timeout: 15_000 }).toEqual([task.id]);
+    await context.close();
+  });
+
   it('shows directories, their row tree and column groups from the replica with the network cut', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Field Survey',
