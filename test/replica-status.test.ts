@@ -76,6 +76,19 @@ describe('replica status: connecting, online, offline', () => {
     }
   });
 
+  it('says offline at once when the network goes while the first connection is still tried', async () => {
+    const opened = await open(t.url);
+    try {
+      expect(opened.replica.status$.value.connecting).toBe(true);
+      opened.fire('offline');
+      expect(opened.offline()).toBe(true);
+      opened.fire('online');
+      await expect.poll(() => opened.replica.status$.value.online, WAIT).toBe(true);
+    } finally {
+      await opened.close();
+    }
+  });
+
   it('says offline once the first attempt fails when the server cannot be reached', async () => {
     const opened = await open(`http://127.0.0.1:${await deadPort()}`);
     try {

@@ -109,7 +109,11 @@ export class Replica {
     });
     if (window) {
       // The browser knows at once when the network goes; the socket's heartbeat would take a minute.
-      const offline = () => socket.disconnect();
+      // A socket still connecting says nothing when disconnected: the status is set here.
+      const offline = () => {
+        socket.disconnect();
+        this.update({ online: false, connecting: false });
+      };
       const online = () => socket.connect();
       window.addEventListener('offline', offline);
       window.addEventListener('online', online);
