@@ -6,8 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { emitterPort } from '@shared/message-port';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
+import {
+  fillWithDefaultSettings,
+  getRxReplicationMetaInstanceSchema,
+  type RxDocumentData,
+  type RxJsonSchema,
+} from 'rxdb';
+
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrbitaDatabase } from '../../renderer/src/data/database';
+import { collectionSchemas } from '../../renderer/src/data/schemas';
 import { browserReplicaStorage, remoteReplicaStorage } from '../../renderer/src/data/storage';
 import { hostReplicaStorage } from './replica-host';
 
@@ -77,6 +85,54 @@ describe('replica storage outside the window', () => {
     here.port1.close();
     // SQLite merges and deletes the write-ahead log when its last connection closes.
     await vi.waitFor(() => expect(existsSync(wal)).toBe(false), { timeout: 10_000, interval: 50 });
+    stop();
+  });
+
+  it("sends the page the change events of its collections, not of the replication's meta data", async () => {
+    const here = new MessageChannel();
+    const stop = hostReplicaStorage(emitterPort(here.port2), { databaseDirectory: dir });
+    const storage = remoteReplicaStorage(emitterPort(here.port1));
+    const tasksSchema = fillWithDefaultSettings(collectionSchemas.tasks as never);
+    const open = (collectionName: string, schema: RxJsonSchema<RxDocumentData<unknown>>) =>
+      storage.createStorageInstance({
+        databaseInstanceToken: 'token',
+        databaseName: 'events-page',
+        collectionName,
+        schema,
+        options: {},
+        multiInstance: false,
+        devMode: false,
+      });
+    const tasks = await open('tasks', tasksSchema as never);
+    const meta = await open('rx-replication-meta', getRxReplicationMetaInstanceSchema(tasksSchema, false) as never);
+    const seen: string[] = [];
+    const subscriptions = [
+      tasks.changeStream().subscribe(() => seen.push('tasks')),
+      meta.changeStream().subscribe(() => seen.push('meta')),
+    ];
+    const document = (data: Record<string, unknown>) => ({
+      ...data,
+      _deleted: false,
+      _meta: { lwt: Date.now() },
+      _rev: '1-events',
+      _attachments: {},
+    });
+    const metaWrite = await meta.bulkWrite(
+      [{ document: document({ id: 'm1', isCheckpoint: '0', itemId: 't1', docData: { id: 't1' } }) }] as never,
+      'test',
+    );
+    expect(metaWrite.error).toEqual([]);
+    await tasks.bulkWrite([{ document: document({ id: 't1', title: 'Pump' }) }] as never, 'test');
+    // Messages keep their order: the meta event would have come before the task's.
+    await vi.waitFor(() => expect(seen).toEqual(['tasks']), { timeout: 5_000, interval: 20 });
+    // The meta data itself is written and read as usual.
+    expect(
+      (await meta.findDocumentsById(['m1'], false)).map((doc) => (doc as unknown as { itemId: string }).itemId),
+    ).toEqual(['t1']);
+    for (const subscription of subscriptions) subscription.unsubscribe();
+    await tasks.close();
+    await meta.close();
+    here.port1.close();
     stop();
   });
 

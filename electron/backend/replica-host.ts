@@ -1,8 +1,33 @@
 import type { PortLike } from '@shared/message-port';
+import { META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
 import type { MessageToRemote } from 'rxdb/plugins/storage-remote';
 import { exposeRxStorageRemote } from 'rxdb/plugins/storage-remote';
-import { Subject } from 'rxjs';
+import { NEVER, Subject } from 'rxjs';
 import { getRxStorageBetterSqlite } from './rx-storage-sqlite';
+
+/**
+ * The storage with the change events of RxDB's replication meta data left out. The remote side
+ * sends every instance's events to the page, and nothing there reads these: each pulled document
+ * would cross the port once more, for nothing.
+ */
+function withoutMetaChangeEvents<Internals, Options>(
+  storage: RxStorage<Internals, Options>,
+): RxStorage<Internals, Options> {
+  return {
+    ...storage,
+    async createStorageInstance(params) {
+      const instance = await storage.createStorageInstance(params);
+      if (params.schema.title !== META_INSTANCE_SCHEMA_TITLE) return instance;
+      return new Proxy(instance, {
+        get(target, key) {
+          if (key === 'changeStream') return () => NEVER;
+          const value = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    },
+  };
+}
 
 /**
  * Serves the replica's storage (SQLite files in `databaseDirectory`) over a message port. It runs
@@ -20,7 +45,7 @@ export function hostReplicaStorage(port: PortLike, options: { databaseDirectory:
     messages$.next(message);
   });
   exposeRxStorageRemote({
-    storage: getRxStorageBetterSqlite({ databaseDirectory: options.databaseDirectory }),
+    storage: withoutMetaChangeEvents(getRxStorageBetterSqlite({ databaseDirectory: options.databaseDirectory })),
     messages$: messages$.asObservable(),
     send: (message) => {
       try {
