@@ -119,8 +119,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const lost = page.getByTestId('lost-edit');
     await waitOrExplain(page, lost);
     expect(await lost.textContent()).toContain('Note');
-    expect(await lost.textContent()).toContain('your value "Valve replaced"');
-    expect(await lost.textContent()).toContain('kept "Valve ordered"');
+    expect(await lost.textContent()).toContain('your value “Valve replaced”');
+    expect(await lost.textContent()).toContain('kept “Valve ordered”');
     // The field shows what the server kept; the edit nobody else touched went through.
     await page.waitForFunction(
       () => (document.querySelector('input[aria-label="Note"]') as HTMLInputElement | null)?.value === 'Valve ordered',
@@ -320,8 +320,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const lost = page.getByTestId('lost-edit');
     await lost.waitFor();
     expect(await lost.textContent()).toContain('Region');
-    expect(await lost.textContent()).toContain('your value "Arctic circle"');
-    expect(await lost.textContent()).toContain('kept "Polar"');
+    expect(await lost.textContent()).toContain('your value “Arctic circle”');
+    expect(await lost.textContent()).toContain('kept “Polar”');
     await context.close();
   });
 });

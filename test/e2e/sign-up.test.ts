@@ -103,7 +103,8 @@ describe.skipIf(!suite.available)('the task page', { timeout: 90_000 }, () => {
     await page.getByLabel('Amount').fill('1 234,5');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByTestId('history-entry').first().waitFor();
-    expect(await page.getByTestId('history-entry').first().textContent()).toContain('"1234.5"');
+    // Values in words, with who changed them: no quotes, no "null".
+    expect(await page.getByTestId('history-entry').first().textContent()).toContain('Amount: — → 1234.5 · Vera');
     expect(await page.getByLabel('Amount').inputValue()).toBe('1234.5');
 
     // A role in a user field makes its members assignees.
@@ -119,6 +120,10 @@ describe.skipIf(!suite.available)('the task page', { timeout: 90_000 }, () => {
     await page.getByTitle('South station').click();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByTestId('history-entry').nth(2).waitFor();
+    // People, roles and rows are named in the history, as in the fields.
+    await page.getByTestId('history-entry').filter({ hasText: 'Site: — → South station · Vera' }).waitFor();
+    await page.getByTestId('history-entry').filter({ hasText: 'Team: — → Meter readers · Vera' }).waitFor();
+    await page.getByTestId('audit-entry').filter({ hasText: 'edited: Site · Vera' }).waitFor();
     const saved = (await apiInPage(page, 'GET', `/api/tasks/${taskId}`)) as {
       labels: Record<string, { label: string }[]>;
     };
@@ -133,7 +138,7 @@ describe.skipIf(!suite.available)('the task page', { timeout: 90_000 }, () => {
     await page.getByLabel('Move to status').click();
     await page.getByTitle('In progress').click();
     await page.getByTestId('task-status').filter({ hasText: 'In progress' }).waitFor();
-    await page.getByTestId('audit-entry').filter({ hasText: 'status changed — Vera' }).waitFor();
+    await page.getByTestId('audit-entry').filter({ hasText: 'status changed: New → In progress · Vera' }).waitFor();
 
     await page.getByLabel('Message').fill('Reading checked on site');
     await page.getByRole('button', { name: 'Send' }).click();

@@ -111,8 +111,8 @@ export const en: Strings = {
   },
   conflicts: {
     title: 'Some of the changes you made offline were not kept',
-    yours: 'your value {{value}}',
-    kept: 'kept {{value}}',
+    yours: 'your value “{{value}}”',
+    kept: 'kept “{{value}}”',
     changedOnServer: 'it was changed on the server meanwhile',
     refused: 'the server refused the change',
     dismiss: 'Got it',
@@ -129,6 +129,8 @@ export const en: Strings = {
     help: 'This help',
   },
   task: {
+    yes: 'Yes',
+    no: 'No',
     notFound: 'The task does not exist or you have no access to it',
     savedOffline: 'Saved on this device; it will be sent when the connection is back',
     notANumber: 'Enter a number, e.g. 1234.5 or 1 234,5',

@@ -5,6 +5,7 @@ import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import { map } from 'rxjs';
 import { useLive } from '../data/replica-context';
+import { displayColumnIndex, type LabelledDirectory, type ValueNames } from './field-values';
 
 /** Field types edited on the task page and in the new-task dialog. */
 export const EDITABLE = new Set(['text', 'number', 'date', 'checkbox', 'select', 'user', 'table']);
@@ -19,14 +20,7 @@ export interface People {
 function TableFieldInput({ field, ...control }: { field: FormField } & Record<string, unknown>) {
   const directoryId = field.directoryId ?? '';
   const directory = useLive(
-    (r) =>
-      r.db.directories
-        .findOne(directoryId)
-        .$.pipe(
-          map(
-            (doc) => doc?.toJSON() as { columns: { name: string }[]; tree_display_column_index?: number } | undefined,
-          ),
-        ),
+    (r) => r.db.directories.findOne(directoryId).$.pipe(map((doc) => doc?.toJSON() as LabelledDirectory | undefined)),
     [directoryId],
   );
   const rows = useLive(
@@ -36,8 +30,7 @@ function TableFieldInput({ field, ...control }: { field: FormField } & Record<st
         .$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as { id: string; cells: unknown[] }))),
     [directoryId],
   );
-  const named = directory?.columns.findIndex((c) => c.name.toLowerCase() === (field.displayColumn ?? '').toLowerCase());
-  const index = named !== undefined && named >= 0 ? named : (directory?.tree_display_column_index ?? 0);
+  const index = displayColumnIndex(directory, field);
   return (
     <Select
       {...control}
@@ -102,7 +95,7 @@ export function FieldInput({
 }
 
 /** Users and roles of the organization (from the replica), as options of a `user` field. */
-export function usePeople(): People & { userName(id: string): string } {
+export function usePeople(): People & { userName(id: string): string; personName(value: string): string } {
   const { t } = useTranslation();
   const users = useLive(
     (r) => r.db.users.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as { id: string; name: string }))),
@@ -113,11 +106,56 @@ export function usePeople(): People & { userName(id: string): string } {
     [],
   );
   const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+  const userName = (id: string) => users?.find((u) => u.id === id)?.name ?? id;
   return {
     users: [...(users ?? [])].sort(byName).map((u) => ({ value: `user:${u.id}`, label: u.name })),
     roles: [...(roles ?? [])].sort(byName).map((r) => ({ value: `role:${r.id}`, label: r.name })),
     labels: { users: t('task.users'), roles: t('task.roles') },
-    userName: (id) => users?.find((u) => u.id === id)?.name ?? id,
+    userName,
+    personName(value) {
+      if (value.startsWith('role:')) return roles?.find((r) => r.id === value.slice(5))?.name ?? value;
+      return userName(value.replace(/^user:/, ''));
+    },
+  };
+}
+
+/**
+ * Names for a form's stored values (people and roles, rows of its `table` fields' directories),
+ * read from the replica.
+ */
+export function useValueNames(fields: readonly FormField[]): ValueNames {
+  const { t, i18n } = useTranslation();
+  const { personName } = usePeople();
+  const directoryIds = [
+    ...new Set(fields.flatMap((f) => (f.type === 'table' && f.directoryId ? [f.directoryId] : []))),
+  ];
+  // The live queries follow the set of directories (`key`), not a new array per render.
+  const key = directoryIds.join(',');
+  const directories = useLive(
+    (r) =>
+      r.db.directories
+        .find({ selector: { id: { $in: directoryIds } } })
+        .$.pipe(map((docs) => new Map(docs.map((doc) => [doc.primary, doc.toJSON() as unknown as LabelledDirectory])))),
+    [key],
+  );
+  const rows = useLive(
+    (r) =>
+      r.db.directory_rows
+        .find({ selector: { directoryId: { $in: directoryIds } } })
+        .$.pipe(map((docs) => new Map(docs.map((doc) => [doc.primary, (doc.toJSON() as { cells: unknown[] }).cells])))),
+    [key],
+  );
+  return {
+    person: personName,
+    row(field, rowId) {
+      const cells = rows?.get(rowId);
+      if (!cells) return undefined;
+      const label = cells[displayColumnIndex(directories?.get(field.directoryId ?? ''), field)];
+      return label === null || label === undefined ? undefined : String(label);
+    },
+    yes: t('task.yes'),
+    no: t('task.no'),
+    language: i18n.language,
   };
 }
 

@@ -6,7 +6,8 @@ import { useLive, useReplica } from '../data/replica-context';
 
 /** A value of a lost edit as the user reads it. */
 export function shownEditValue(value: unknown): string {
-  return value === null || value === undefined || value === '' ? '—' : JSON.stringify(value);
+  if (value === null || value === undefined || value === '') return '—';
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /**

@@ -10,7 +10,8 @@ import { useLive, useReplica } from '../data/replica-context';
 import type { TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
-import { EDITABLE, FieldInput, shownValue, storedValue, usePeople } from './field-input';
+import { EDITABLE, FieldInput, shownValue, storedValue, usePeople, useValueNames } from './field-input';
+import { fieldValueText } from './field-values';
 import { LostEdits, shownEditValue } from './lost-edits';
 import { TaskQrButton } from './qr-codes';
 
@@ -19,7 +20,15 @@ interface HistoryEntry {
   fieldId: string;
   oldValue: unknown;
   newValue: unknown;
+  actorUserId: string | null;
   changedAt: string;
+}
+interface AuditEntry {
+  id: string;
+  action: string;
+  actorUserId: string | null;
+  details: Record<string, unknown>;
+  createdAt: string;
 }
 interface Message {
   id: string;
@@ -40,10 +49,12 @@ function TaskLostEdits({ taskId, form }: { taskId: string; form: Form }) {
     const fieldId = edit.path.replace(/^fields\./, '');
     return form.fields.find((f) => f.id === fieldId)?.name ?? fieldId;
   };
-  const show = (edit: LostEdit, value: unknown) =>
-    edit.path === 'statusId'
-      ? (form.statuses.find((s) => s.id === value)?.name ?? String(value))
-      : shownEditValue(value);
+  const names = useValueNames(form.fields);
+  const show = (edit: LostEdit, value: unknown) => {
+    if (edit.path === 'statusId') return form.statuses.find((s) => s.id === value)?.name ?? String(value);
+    const field = form.fields.find((f) => `fields.${f.id}` === edit.path);
+    return field ? fieldValueText(field, value, names) : shownEditValue(value);
+  };
   return <LostEdits recordId={taskId} label={label} show={show} />;
 }
 
@@ -71,9 +82,7 @@ export function TaskPage() {
   const serverVersion = online ? task?.updatedAt : undefined;
   const history = useApi<{ items: HistoryEntry[] }>(serverVersion ? `/api/tasks/${taskId}/history` : undefined);
   const messages = useApi<{ items: Message[] }>(online ? `/api/tasks/${taskId}/messages` : undefined);
-  const audit = useApi<{ items: { id: string; action: string; actorUserId: string | null; createdAt: string }[] }>(
-    serverVersion ? `/api/tasks/${taskId}/audit` : undefined,
-  );
+  const audit = useApi<{ items: AuditEntry[] }>(serverVersion ? `/api/tasks/${taskId}/audit` : undefined);
   const { reload: reloadHistory } = history;
   const { reload: reloadAudit } = audit;
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new server version is the reload trigger.
@@ -92,6 +101,7 @@ export function TaskPage() {
   }, [replica, taskId, reloadHistory, reloadAudit]);
   const people = usePeople();
   const { userName } = people;
+  const names = useValueNames(form?.fields ?? []);
   const [error, setError] = useState<string>();
   const [draft, setDraft] = useState('');
   const [editor] = AntForm.useForm();
@@ -145,6 +155,35 @@ export function TaskPage() {
     .map((move) => form.statuses.find((s) => s.id === move.to))
     .filter((next) => next !== undefined);
   const fieldName = (id: string) => form.fields.find((f) => f.id === id)?.name ?? id;
+  const statusName = (id: unknown) => form.statuses.find((s) => s.id === id)?.name ?? String(id);
+  const valueText = (fieldId: string, value: unknown) =>
+    fieldValueText(
+      form.fields.find((f) => f.id === fieldId),
+      value,
+      names,
+    );
+  const byWhom = (userId: string | null) => (userId ? ` · ${userName(userId)}` : '');
+  const when = (at: string) => ` (${new Date(at).toLocaleString(i18n.language)})`;
+  /** An activity entry in words: what was done, to what. */
+  const auditText = ({ action, details }: AuditEntry) => {
+    const done = t(`task.actions.${action}`, { defaultValue: action });
+    let what = '';
+    if (action === 'status_changed') {
+      what = `${statusName(details.fromStatusId)} → ${statusName(details.toStatusId)}`;
+      if (typeof details.comment === 'string') what += ` «${details.comment}»`;
+    } else if (action === 'updated') {
+      what = [
+        details.title ? t('tasks.taskTitle') : undefined,
+        details.description ? t('tasks.description') : undefined,
+        ...(Array.isArray(details.fields) ? details.fields.map((id) => fieldName(String(id))) : []),
+      ]
+        .filter(Boolean)
+        .join(', ');
+    } else if ((action === 'assignee_added' || action === 'assignee_removed') && typeof details.userId === 'string') {
+      what = userName(details.userId);
+    }
+    return what ? `${done}: ${what}` : done;
+  };
 
   const save = async (values: Record<string, unknown>) => {
     const changed: Record<string, unknown> = {};
@@ -243,8 +282,10 @@ export function TaskPage() {
             locale={{ emptyText: history.error ?? t('task.noHistory') }}
             renderItem={(entry) => (
               <List.Item data-testid="history-entry">
-                {fieldName(entry.fieldId)}: {JSON.stringify(entry.oldValue)} → {JSON.stringify(entry.newValue)} (
-                {new Date(entry.changedAt).toLocaleString(i18n.language)})
+                {fieldName(entry.fieldId)}: {valueText(entry.fieldId, entry.oldValue)} →{' '}
+                {valueText(entry.fieldId, entry.newValue)}
+                {byWhom(entry.actorUserId)}
+                {when(entry.changedAt)}
               </List.Item>
             )}
           />
@@ -261,9 +302,9 @@ export function TaskPage() {
             locale={{ emptyText: audit.error ?? t('task.noHistory') }}
             renderItem={(entry) => (
               <List.Item data-testid="audit-entry">
-                {t(`task.actions.${entry.action}`, { defaultValue: entry.action })}
-                {entry.actorUserId ? ` — ${userName(entry.actorUserId)}` : ''} (
-                {new Date(entry.createdAt).toLocaleString(i18n.language)})
+                {auditText(entry)}
+                {byWhom(entry.actorUserId)}
+                {when(entry.createdAt)}
               </List.Item>
             )}
           />
