@@ -48,7 +48,13 @@ async function open(serverUrl: string, onLine = true) {
     seen,
     /** What the offline banner shows: "offline" only when not connected and not still trying. */
     offline: () => !replica.status$.value.online && !replica.status$.value.connecting,
-    fire: (type: string) => listeners.get(type)?.(),
+    /** The browser says the network went: offline at once; online again once it is back. */
+    async networkGoesAndComesBack() {
+      listeners.get('offline')?.();
+      expect(replica.status$.value).toMatchObject({ online: false, connecting: false });
+      listeners.get('online')?.();
+      await expect.poll(() => replica.status$.value.online, WAIT).toBe(true);
+    },
     async close() {
       subscription.unsubscribe();
       await replica.close();
@@ -66,11 +72,7 @@ describe('replica status: connecting, online, offline', () => {
       // Between opening and connecting it never claimed to be offline.
       expect(opened.seen.some((status) => !status.online && !status.connecting)).toBe(false);
 
-      // The browser says the network went: offline at once, and back when it returns.
-      opened.fire('offline');
-      expect(opened.offline()).toBe(true);
-      opened.fire('online');
-      await expect.poll(() => opened.replica.status$.value.online, WAIT).toBe(true);
+      await opened.networkGoesAndComesBack();
     } finally {
       await opened.close();
     }
@@ -80,10 +82,7 @@ describe('replica status: connecting, online, offline', () => {
     const opened = await open(t.url);
     try {
       expect(opened.replica.status$.value.connecting).toBe(true);
-      opened.fire('offline');
-      expect(opened.offline()).toBe(true);
-      opened.fire('online');
-      await expect.poll(() => opened.replica.status$.value.online, WAIT).toBe(true);
+      await opened.networkGoesAndComesBack();
     } finally {
       await opened.close();
     }

@@ -1,6 +1,13 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, registeredPage, saveScreenshot, waitOrExplain } from '../helpers/browser';
+import {
+  apiInPage,
+  browserSuite,
+  registeredPage,
+  saveScreenshot,
+  serviceWorkerInControl,
+  waitOrExplain,
+} from '../helpers/browser';
 
 const suite = browserSuite({ config: { syncPollMs: 100 } });
 
@@ -30,6 +37,15 @@ async function arrange(page: Page) {
   };
   const field = (name: string) => form.fields.find((f) => f.name === name)?.id as string;
   return { form, task, note: field('Note'), reading: field('Reading') };
+}
+
+/** A new organization's administrator on the task list, its one task ("Boiler room") shown. */
+async function taskList(who: Parameters<typeof registeredPage>[2]) {
+  const { context, page } = await registeredPage(suite.browser, suite.t.url, who);
+  const { task } = await arrange(page);
+  await page.goto(`${suite.t.url}/tasks`);
+  await page.getByRole('link', { name: 'Boiler room' }).waitFor();
+  return { context, page, task };
 }
 
 describe.skipIf(!suite.available)('working offline in the browser', { timeout: 120_000 }, () => {
@@ -140,19 +156,13 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
   });
 
   it('opens again in the browser with the network cut: the page from the service worker, the data from the replica', async () => {
-    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+    const { context, page, task } = await taskList({
       organization: 'Tunnel Works',
       name: 'Gleb',
       email: 'gleb@example.org',
     });
-    const { task } = await arrange(page);
-    await page.goto(`${suite.t.url}/tasks`);
-    await page.getByRole('link', { name: 'Boiler room' }).waitFor();
     // The service worker has kept the shell and controls the page.
-    await page.waitForFunction(async () => {
-      await navigator.serviceWorker.ready;
-      return navigator.serviceWorker.controller !== null;
-    });
+    await serviceWorkerInControl(page);
 
     await context.setOffline(true);
     await page.reload();
@@ -164,14 +174,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
   });
 
   it('records a task opened without the network as viewed once the connection is back', async () => {
-    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+    const { context, page, task } = await taskList({
       organization: 'Night Shift',
       name: 'Lev',
       email: 'lev@example.org',
     });
-    const { task } = await arrange(page);
-    await page.goto(`${suite.t.url}/tasks`);
-    await page.getByRole('link', { name: 'Boiler room' }).waitFor();
     const recent = async () =>
       ((await serverCall(page, 'GET', '/api/home/recent')).body.items as { task: { id: string } }[]).map(
         (item) => item.task.id,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RENDERER_DIST } from '../../server/src/platform/http/web-app';
-import { browserSuite, registeredPage } from '../helpers/browser';
+import { browserSuite, registeredPage, serviceWorkerInControl } from '../helpers/browser';
 
 // The interface is served from a copy, so that a test can put a new release in its place.
 const webRoot = mkdtempSync(path.join(tmpdir(), 'orbita-web-'));
@@ -38,10 +38,7 @@ describe.skipIf(!suite.available)('the service worker keeping the shell', { time
       name: 'Rita',
       email: 'rita@example.org',
     });
-    await page.waitForFunction(async () => {
-      await navigator.serviceWorker.ready;
-      return navigator.serviceWorker.controller !== null;
-    });
+    await serviceWorkerInControl(page);
     // Under the worker's control, a load keeps the page and its bundle.
     await page.reload();
     await page.getByTestId('organization-name').waitFor();

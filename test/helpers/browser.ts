@@ -97,6 +97,14 @@ export function browserSuite(options: Parameters<typeof startTestApp>[0] = {}) {
   return suite;
 }
 
+/** Waits until the service worker is active and controls the page (it then keeps the shell). */
+export async function serviceWorkerInControl(page: Page): Promise<void> {
+  await page.waitForFunction(async () => {
+    await navigator.serviceWorker.ready;
+    return navigator.serviceWorker.controller !== null;
+  });
+}
+
 /**
  * Waits for `locator`; when it does not come, prints what the page said (console), what its
  * replica keeps in localStorage and the visible text, so a failure in CI can be understood.
