@@ -246,6 +246,37 @@ describe('push', () => {
     stop();
   });
 
+  it('keeps the server’s task and reports every difference when a push carries no base for it', async () => {
+    const task = await createTask(admin, form.id, { title: 'Known here', fields: { [amount()]: '1' } });
+    const client = await replica(alice);
+    const seen = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    // A replica that kept no server state for the task cannot say which changes are its own.
+    const edited = { ...seen, title: 'Edited here', fields: { ...(seen.fields as object), [amount()]: '2' } };
+    const answer = await client.push('tasks', [{ assumedMasterState: null, newDocumentState: edited }]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      { id: task.id, path: 'title', attempted: 'Edited here', kept: 'Known here', reason: 'changed_on_server' },
+      { id: task.id, path: `fields.${amount()}`, attempted: '2', kept: '1', reason: 'changed_on_server' },
+    ]);
+    expect(answer.data.conflicts[0]).toMatchObject({ id: task.id, title: 'Known here' });
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).body).toMatchObject({
+      title: 'Known here',
+      fields: { [amount()]: '1' },
+    });
+    // The same state sent again (a retried creation) is no conflict and no loss.
+    const again = await client.push('tasks', [{ assumedMasterState: null, newDocumentState: seen }]);
+    expect(again).toMatchObject({ ok: true, data: { lost: [] } });
+    const deleted = await client.push('tasks', [
+      { assumedMasterState: null, newDocumentState: { ...seen, _deleted: true } },
+    ]);
+    expect(deleted.ok && deleted.data.lost).toEqual([
+      { id: task.id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' },
+    ]);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(200);
+  });
+
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
     const client = await replica(alice);
     const id = randomUUID();
@@ -316,6 +347,30 @@ describe('push of directory rows', () => {
     expect(await rowOf(directory.id, added)).toMatchObject({ parentId: row.id, cells: ['P-2', '7', null] });
     // The conflict's master state is what the server now holds.
     expect(answer.data.conflicts.find((c) => c.id === row.id)).toMatchObject({ cells: ['P-1a', '12000.5', 'South'] });
+  });
+
+  it('keeps the server’s row and reports every difference when a push carries no base for it', async () => {
+    const directory = (
+      await admin.client.post('/api/directories', {
+        name: `Valves ${randomUUID()}`,
+        columns: [{ name: 'Name' }, { name: 'Size' }],
+      })
+    ).body;
+    const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['V-1', '50'] })).body;
+    const client = await replica(alice);
+    const seen = (await client.pullUntil('directory_rows', (docs) => ids(docs).includes(row.id))).documents.find(
+      (d) => d.id === row.id,
+    ) as SyncDocument;
+    const answer = await client.push('directory_rows', [
+      { assumedMasterState: null, newDocumentState: { ...seen, cells: ['V-1', '80'] } },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      { id: row.id, path: 'cells.1', attempted: '80', kept: '50', reason: 'changed_on_server' },
+    ]);
+    expect((await rowOf(directory.id, row.id)).cells).toEqual(['V-1', '50']);
+    const again = await client.push('directory_rows', [{ assumedMasterState: null, newDocumentState: seen }]);
+    expect(again).toMatchObject({ ok: true, data: { lost: [] } });
   });
 
   it('applies offline moves and deletions, refusing a cycle and the deletion of a row changed meanwhile', async () => {

@@ -9,6 +9,7 @@ import {
   changedSince,
   checkpointParams,
   clientWins,
+  keptWithoutBase,
   nextCheckpoint,
   type SyncSource,
   sameValue as same,
@@ -96,7 +97,18 @@ async function pushRow(
     });
     return;
   }
-  if (base === null) return; // created on both sides with one id: the server's stands
+  if (base === null) {
+    if (next._deleted) return keptWithoutBase(lost, { id, path: '_deleted' }, { current: false, next: true });
+    const currentCells = (current.cells as Cell[]) ?? [];
+    const nextCells = (next.cells as Cell[]) ?? [];
+    for (let i = 0; i < Math.max(currentCells.length, nextCells.length); i++) {
+      keptWithoutBase(lost, { id, path: `cells.${i}` }, { current: currentCells[i], next: nextCells[i] });
+    }
+    for (const key of ['parentRowIds', 'parentId'] as const) {
+      keptWithoutBase(lost, { id, path: key }, { current: current[key], next: next[key] });
+    }
+    return;
+  }
   const directoryId = String(current.directoryId);
   if (next._deleted && !base._deleted) {
     const changed = ['cells', 'parentId', 'parentRowIds'].some((key) => !same(current[key], base[key]));

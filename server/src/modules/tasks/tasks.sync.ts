@@ -6,6 +6,7 @@ import {
   changedSince,
   checkpointParams,
   clientWins,
+  keptWithoutBase,
   nextCheckpoint,
   refusedAsLost,
   type SyncSource,
@@ -55,7 +56,21 @@ async function pushTask(
     });
     return;
   }
-  if (base === null) return; // created on both sides with one id: the server's stands
+  if (base === null) {
+    if (next._deleted) return keptWithoutBase(lost, { id, path: '_deleted' }, { current: false, next: true });
+    for (const key of ['title', 'description', 'statusId'] as const) {
+      keptWithoutBase(lost, { id, path: key }, { current: current[key], next: next[key] });
+    }
+    const nextFields = (next.fields as Record<string, unknown>) ?? {};
+    for (const fieldId of new Set([...Object.keys(current.fields), ...Object.keys(nextFields)])) {
+      keptWithoutBase(
+        lost,
+        { id, path: `fields.${fieldId}` },
+        { current: current.fields[fieldId], next: nextFields[fieldId] },
+      );
+    }
+    return;
+  }
   if (next._deleted && !base._deleted) {
     // A task changed on the server since the client's base is not deleted from under that change.
     const changed = ['title', 'description', 'statusId', 'fields'].some(

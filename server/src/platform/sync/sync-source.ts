@@ -71,6 +71,22 @@ export async function refusedAsLost(
 }
 
 /**
+ * A value pushed without the server state it was based on, for a record the server has (the
+ * replica held no server state for it, or the record was created on both sides with one id):
+ * whose change a difference is cannot be told, so the server's value stays and a different pushed
+ * one is reported lost — never dropped unseen.
+ */
+export function keptWithoutBase(
+  lost: LostEdit[],
+  edit: { id: string; path: string },
+  values: { current: unknown; next: unknown },
+): void {
+  if (!sameValue(values.current, values.next)) {
+    lost.push({ ...edit, attempted: values.next, kept: values.current, reason: 'changed_on_server' });
+  }
+}
+
+/**
  * The three-way rule for one value edited offline: true when the client changed it and the server
  * did not (the client's value is to be applied); when both changed it differently, the server's
  * stays and the client's edit is recorded as lost under `path`.
