@@ -4,6 +4,7 @@ import {
   apiInPage,
   browserSuite,
   registeredPage,
+  replicaIs,
   saveScreenshot,
   serviceWorkerInControl,
   waitOrExplain,
@@ -120,6 +121,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const { task, note, reading } = await arrange(page);
     await page.goto(`${suite.t.url}/tasks/${task.id}`);
     await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    // Opened online: the replica has pulled the server's state this edit is based on.
+    await replicaIs(page, 'online ready');
 
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();

@@ -97,6 +97,11 @@ export function browserSuite(options: Parameters<typeof startTestApp>[0] = {}) {
   return suite;
 }
 
+/** Waits until the page's replica says `state` (`data-replica`, e.g. "online ready"). */
+export async function replicaIs(page: Page, state: string): Promise<void> {
+  await page.waitForFunction((wanted) => document.documentElement.dataset.replica === wanted, state);
+}
+
 /** Waits until the service worker is active and controls the page (it then keeps the shell). */
 export async function serviceWorkerInControl(page: Page): Promise<void> {
   await page.waitForFunction(async () => {
@@ -116,9 +121,10 @@ export async function waitOrExplain(page: Page, locator: Locator): Promise<void>
   try {
     await locator.waitFor();
   } catch (error) {
-    const stored = await page.evaluate(() =>
-      Object.entries(localStorage).filter(([key]) => key.startsWith('orbita.replica.')),
-    );
+    const stored = await page.evaluate(() => [
+      ['data-replica', document.documentElement.dataset.replica],
+      ...Object.entries(localStorage).filter(([key]) => key.startsWith('orbita.replica.')),
+    ]);
     console.error(
       `page console:\n${said.slice(-40).join('\n')}\nreplica state: ${JSON.stringify(stored)}\nvisible text:\n${((await page.locator('body').textContent()) ?? '').slice(0, 2000)}`,
     );

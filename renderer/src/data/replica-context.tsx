@@ -133,6 +133,17 @@ export function ReplicaProvider({
     };
   }, [session]);
 
+  // The replica's state on the page's root element (`data-replica`), for support and automation:
+  // e.g. "online ready" once connected with the first pull done.
+  const { status } = state;
+  useEffect(() => {
+    const root = document.documentElement;
+    if (!status) delete root.dataset.replica;
+    else {
+      const link = status.online ? 'online' : status.connecting ? 'connecting' : 'offline';
+      root.dataset.replica = `${link} ${status.ready ? 'ready' : 'syncing'}`;
+    }
+  }, [status]);
   return <ReplicaContext.Provider value={state}>{children}</ReplicaContext.Provider>;
 }
 
