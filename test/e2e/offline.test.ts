@@ -221,15 +221,16 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     // Open the app online until its first sync is done (the empty task list says so), then lose the network.
     await page.goto(`${suite.t.url}/tasks`);
     await page.getByText('No tasks').waitFor();
+    await replicaIs(page, 'online ready');
     await page.getByRole('menuitem', { name: 'Directories' }).click();
     await page.getByRole('link', { name: 'Sites', exact: true }).waitFor();
     await context.setOffline(true);
-    await page.getByTestId('offline-banner').waitFor();
+    await waitOrExplain(page, page.getByTestId('offline-banner'));
 
     await page.getByRole('link', { name: 'Sites', exact: true }).click();
-    await page.getByTestId('directory-name').filter({ hasText: 'Sites' }).waitFor();
+    await waitOrExplain(page, page.getByTestId('directory-name').filter({ hasText: 'Sites' }));
     const row = (label: string) => page.locator(`[data-testid="row-node"][data-label="${label}"]`);
-    await row('Pier 4').waitFor();
+    await waitOrExplain(page, row('Pier 4'));
     expect(await row('Pier 4').getAttribute('data-depth')).toBe('2');
     expect(await row('South gate').getAttribute('data-depth')).toBe('1');
     // Grouping by a column's values works on the replica's rows too.
