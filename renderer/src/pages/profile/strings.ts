@@ -55,7 +55,7 @@ export const ru = {
     languageSaved: 'Язык сохранён',
     languageNotSaved: 'Язык изменён только в этом браузере: {{reason}}',
   },
-  statuses: { invited: 'приглашён', active: 'активен', deactivated: 'отключён' },
+  statuses: { invited: 'Приглашён', active: 'Активен', deactivated: 'Отключён' },
   values: {
     title: 'Поля профиля',
     empty: 'В организации пока нет полей профиля.',
@@ -178,7 +178,7 @@ export const en: Shape<typeof ru> = {
     languageSaved: 'Language saved',
     languageNotSaved: 'Language changed in this browser only: {{reason}}',
   },
-  statuses: { invited: 'invited', active: 'active', deactivated: 'deactivated' },
+  statuses: { invited: 'Invited', active: 'Active', deactivated: 'Deactivated' },
   values: {
     title: 'Profile fields',
     empty: 'The organization has no profile fields yet.',
