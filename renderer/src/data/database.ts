@@ -1,13 +1,16 @@
 import type { LostEdit } from '@shared/sync';
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBCleanupPlugin } from 'rxdb/plugins/cleanup';
+import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import type { RxReplicationState } from 'rxdb/plugins/replication';
 import type { Socket } from 'socket.io-client';
-import { type CollectionName, collectionSchemas, WRITABLE } from './schemas';
+import { type CollectionName, collectionMigrations, collectionSchemas, WRITABLE } from './schemas';
 import { replicateOverSocket } from './socket-replication';
 
 // Tombstones of deleted records are removed from the replica once every replication has seen them.
 addRxPlugin(RxDBCleanupPlugin);
+// A replica written by an earlier release is brought to the current schemas when it opens.
+addRxPlugin(RxDBMigrationSchemaPlugin);
 
 export type OrbitaCollections = { [K in CollectionName]: RxCollection };
 export type OrbitaDatabase = RxDatabase<OrbitaCollections>;
@@ -36,7 +39,12 @@ export async function createOrbitaDatabase(options: {
     },
   });
   await db.addCollections(
-    Object.fromEntries(names.map((name) => [name, { schema: collectionSchemas[name] }])) as never,
+    Object.fromEntries(
+      names.map((name) => [
+        name,
+        { schema: collectionSchemas[name], migrationStrategies: collectionMigrations[name] ?? {} },
+      ]),
+    ) as never,
   );
   return db;
 }

@@ -102,5 +102,16 @@ export const collectionSchemas = {
 
 export type CollectionName = keyof typeof collectionSchemas;
 
+/**
+ * How documents of an earlier schema version become the current one, per collection: a replica
+ * written by an earlier release is migrated when it opens, unpushed edits included. Changing a
+ * schema above means raising its `version` and adding the step here (RxDB refuses to open a
+ * replica whose stored schema differs from the code's at the same version);
+ * `test/replica-upgrade.test.ts` opens a replica of every released schema set.
+ */
+export const collectionMigrations: Partial<
+  Record<CollectionName, Record<number, (document: Record<string, unknown>) => Record<string, unknown> | null>>
+> = {};
+
 /** Collections the replica writes to; the others arrive from the server only. */
 export const WRITABLE: readonly CollectionName[] = ['tasks', 'directory_rows'];

@@ -1,0 +1,121 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createRxDatabase, type RxJsonSchema } from 'rxdb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
+import { createOrbitaDatabase } from '../renderer/src/data/database';
+import { type CollectionName, collectionSchemas } from '../renderer/src/data/schemas';
+
+/**
+ * The replica's schemas as each release shipped them (`fixtures/replica-schemas-<release>.json`):
+ * a replica on a user's disk was written with one of these, and every later build must open it.
+ */
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+const released = readdirSync(FIXTURES)
+  .filter((name) => /^replica-schemas-.+\.json$/.test(name))
+  .map((name) => ({
+    release: name.replace(/^replica-schemas-|\.json$/g, ''),
+    schemas: JSON.parse(readFileSync(path.join(FIXTURES, name), 'utf8')) as Record<
+      CollectionName,
+      RxJsonSchema<unknown>
+    >,
+  }));
+
+/** One document per collection, as a replica holds them (a task with values, a row of a tree). */
+const DOCUMENTS: Record<CollectionName, Record<string, unknown>> = {
+  forms: { id: 'form-1', name: 'Inspections', fields: [], statuses: [], transitions: [], visibleRoleIds: [] },
+  statuses: { id: 'status-1', formId: 'form-1', name: 'New', initial: true, final: false, position: 0 },
+  tasks: {
+    id: 'task-1',
+    formId: 'form-1',
+    statusId: 'status-1',
+    title: 'Boiler room',
+    description: 'Check the pressure',
+    fields: { 'field-1': '12.5' },
+    labels: {},
+    assignees: [],
+    createdBy: null,
+    createdAt: '2026-11-01T10:00:00.000Z',
+    updatedAt: '2026-11-02T10:00:00.000Z',
+  },
+  directories: {
+    id: 'directory-1',
+    name: 'Sites',
+    columns: [{ name: 'Name' }],
+    parentDirectoryId: null,
+    parentRowIds: [],
+  },
+  directory_rows: {
+    id: 'row-1',
+    directoryId: 'directory-1',
+    parentId: null,
+    position: 0,
+    cells: ['North yard'],
+    parentRowIds: [],
+    updatedAt: '2026-11-02T10:00:00.000Z',
+  },
+  users: {
+    id: 'user-1',
+    email: 'anna@example.org',
+    name: 'Anna',
+    isAdmin: true,
+    status: 'active',
+    locale: 'ru',
+    roleIds: [],
+  },
+  roles: { id: 'role-1', name: 'Dispatchers', memberIds: ['user-1'] },
+};
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'orbita-upgrade-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a replica written by an earlier release', () => {
+  it('has a schema fixture for the schemas of this build', () => {
+    // A schema changed without a new version would break every replica on disk (RxDB refuses it).
+    const current = JSON.parse(JSON.stringify(collectionSchemas));
+    const latest = released.at(-1)?.schemas;
+    for (const name of Object.keys(current) as CollectionName[]) {
+      const shipped = released.flatMap(({ schemas }) => (schemas[name] ? [schemas[name]] : []));
+      const sameVersion = shipped.find((schema) => schema.version === current[name].version);
+      if (sameVersion) expect(current[name], `${name}: raise its version to change its schema`).toEqual(sameVersion);
+      else expect(current[name].version).toBeGreaterThan(latest?.[name]?.version ?? -1);
+    }
+  });
+
+  it.each(released)(
+    'opens a replica of release $release with its documents, migrated to this build',
+    async ({ release, schemas }) => {
+      const name = `replica-${release}`;
+      const storage = () => getRxStorageBetterSqlite({ databaseDirectory: dir });
+      const old = await createRxDatabase({ name, storage: storage(), multiInstance: false });
+      await old.addCollections(
+        Object.fromEntries(Object.entries(schemas).map(([collection, schema]) => [collection, { schema }])) as never,
+      );
+      for (const [collection, document] of Object.entries(DOCUMENTS)) {
+        await old.collections[collection]?.insert(document);
+      }
+      // Edited on the device (not yet pushed): the edit survives the upgrade too.
+      await old.collections.tasks?.findOne('task-1').incrementalPatch({ title: 'Boiler room, edited offline' });
+      await old.close();
+
+      const db = await createOrbitaDatabase({ name, storage: storage() });
+      try {
+        for (const [collection, document] of Object.entries(DOCUMENTS) as [CollectionName, Record<string, unknown>][]) {
+          const found = await db[collection].findOne(String(document.id)).exec();
+          expect(found?.toJSON(), collection).toMatchObject(
+            collection === 'tasks' ? { ...document, title: 'Boiler room, edited offline' } : document,
+          );
+        }
+      } finally {
+        await db.close();
+      }
+    },
+  );
+});
