@@ -3,10 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRxDatabase, type RxJsonSchema } from 'rxdb';
+import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
-import { createOrbitaDatabase } from '../renderer/src/data/database';
+import { createOrbitaDatabase, type OrbitaDatabase, startReplicaSync } from '../renderer/src/data/database';
 import { type CollectionName, collectionSchemas } from '../renderer/src/data/schemas';
+import { startTestApp, type TestApp } from './helpers/app';
+import { createForm, createOrg, createTask, type Member } from './helpers/factories';
 
 /**
  * The replica's schemas as each release shipped them (`fixtures/replica-schemas-<release>.json`):
@@ -69,12 +72,42 @@ const DOCUMENTS: Record<CollectionName, Record<string, unknown>> = {
 };
 
 let dir: string;
+let t: TestApp;
+let admin: Member;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'orbita-upgrade-'));
+  t = await startTestApp({ config: { syncPollMs: 50 } });
+  admin = await createOrg(t);
 });
 afterAll(async () => {
+  await t.close();
   await rm(dir, { recursive: true, force: true });
 });
+
+/** A replica of the tasks collection on `schema`, replicating with the server; every event it sends is logged. */
+async function replicatingTasks(name: string, schema: RxJsonSchema<unknown>, migrationStrategies = {}) {
+  const db = await createRxDatabase({
+    name,
+    storage: getRxStorageBetterSqlite({ databaseDirectory: dir }),
+    multiInstance: false,
+  });
+  await db.addCollections({ tasks: { schema, migrationStrategies } } as never);
+  const socket = io(`${t.url}/sync`, { auth: { token: admin.client.accessToken }, transports: ['websocket'] });
+  const sent: { event: string; payload: Record<string, unknown> }[] = [];
+  socket.onAnyOutgoing((event, payload) => sent.push({ event, payload }));
+  const sync = startReplicaSync(db as unknown as OrbitaDatabase, socket);
+  await sync.awaitInitial();
+  return {
+    db,
+    sent,
+    sync,
+    async close() {
+      await sync.cancel();
+      socket.close();
+      await db.close();
+    },
+  };
+}
 
 describe('a replica written by an earlier release', () => {
   it('has a schema fixture for the schemas of this build', () => {
@@ -118,4 +151,45 @@ describe('a replica written by an earlier release', () => {
       }
     },
   );
+
+  it('keeps replicating after its schema version changes: from its checkpoint, pushing only its own edit', async () => {
+    const form = await createForm(admin);
+    const edited = (await createTask(admin, form.id, { title: 'Pump' })) as { id: string };
+    for (const title of ['Valve', 'Gauge']) await createTask(admin, form.id, { title });
+    const shipped = released.at(-1)?.schemas.tasks as RxJsonSchema<unknown>;
+    const before = await replicatingTasks('replica-next', shipped);
+    expect(await before.db.tasks?.count().exec()).toBe(3);
+    await before.sync.cancel();
+    // Edited on the device, not yet pushed, when the app is upgraded.
+    await before.db.tasks?.findOne(edited.id).incrementalPatch({ title: 'Pump, edited offline' });
+    await before.close();
+
+    // The next release: a new schema version (here: one more index), its documents unchanged.
+    const next = {
+      ...shipped,
+      version: shipped.version + 1,
+      properties: { ...shipped.properties, updatedAt: { type: 'string', maxLength: 40 } },
+      indexes: ['updatedAt'],
+    } as RxJsonSchema<unknown>;
+    const after = await replicatingTasks('replica-next', next, { [next.version]: (doc: unknown) => doc });
+    try {
+      await after.sync.awaitInSync();
+      const pulls = after.sent.filter(({ event }) => event === 'sync:pull');
+      const pushes = after.sent.filter(({ event }) => event === 'sync:push');
+      // It resumed from its checkpoint instead of pulling everything again…
+      expect(pulls.length).toBeGreaterThan(0);
+      expect(pulls.every(({ payload }) => payload.checkpoint !== null)).toBe(true);
+      // …and pushed the one edit it had, with the server state it was based on.
+      const rows = pushes.flatMap(
+        ({ payload }) => payload.rows as { assumedMasterState: unknown; newDocumentState: { id: string } }[],
+      );
+      expect(rows.map((row) => row.newDocumentState.id)).toEqual([edited.id]);
+      expect(rows[0]?.assumedMasterState).toMatchObject({ title: 'Pump' });
+      await expect
+        .poll(async () => (await admin.client.get(`/api/tasks/${edited.id}`)).body.title, { timeout: 10_000 })
+        .toBe('Pump, edited offline');
+    } finally {
+      await after.close();
+    }
+  });
 });
