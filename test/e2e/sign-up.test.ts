@@ -69,6 +69,67 @@ describe.skipIf(!suite.available)('forms and tasks in the browser', { timeout: 9
   });
 });
 
+describe.skipIf(!suite.available)('a long task list', { timeout: 90_000 }, () => {
+  it('pages newest first, one page read at a time, by form and by status, and live', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Meter Works',
+      name: 'Ilya',
+      email: 'ilya@example.org',
+    });
+    const form = (await apiInPage(page, 'POST', '/api/forms', { name: 'Meters', fields: [] })) as {
+      id: string;
+      statuses: { id: string; name: string }[];
+    };
+    // 55 tasks updated a minute apart: "Reading 55" is the newest.
+    await suite.t.database.db.query(
+      `INSERT INTO tasks (id, organization_id, form_id, status_id, title, updated_at)
+       SELECT gen_random_uuid(), f.organization_id, f.id, s.id, 'Reading ' || lpad(n::text, 2, '0'),
+              now() - make_interval(mins => 60 - n)
+         FROM forms f JOIN form_statuses s ON s.form_id = f.id AND s.is_initial, generate_series(1, 55) AS n
+        WHERE f.id = $1`,
+      [form.id],
+    );
+    const titles = () => page.locator('tbody tr td:first-child').allTextContents();
+    await page.goto(`${suite.t.url}/tasks`);
+    await page.getByRole('link', { name: 'Reading 55' }).waitFor();
+    const first = await titles();
+    expect(first).toHaveLength(50);
+    expect([first[0], first.at(-1)]).toEqual(['Reading 55', 'Reading 06']);
+    await page.locator('.ant-pagination-item-2').click();
+    await page.getByRole('link', { name: 'Reading 01' }).waitFor();
+    expect(await titles()).toEqual(['Reading 05', 'Reading 04', 'Reading 03', 'Reading 02', 'Reading 01']);
+
+    // One form, then one status of it: the same pages; a filter starts again at page 1.
+    await page.getByLabel('Form', { exact: true }).click();
+    await page.getByTitle('Meters').click();
+    await page.getByRole('link', { name: 'Reading 55' }).waitFor();
+    expect(await titles()).toHaveLength(50);
+    await apiInPage(page, 'POST', `/api/tasks/${await taskId(page, 'Reading 03')}/transition`, {
+      statusId: form.statuses[1]?.id,
+    });
+    await page.getByLabel('Status', { exact: true }).click();
+    await page.getByTitle(form.statuses[1]?.name ?? '').click();
+    await page.getByRole('link', { name: 'Reading 03' }).waitFor();
+    expect(await titles()).toEqual(['Reading 03']);
+
+    // A task changed elsewhere comes to the top of the list by itself.
+    await page.getByLabel('Status', { exact: true }).click();
+    await page.getByTitle(form.statuses[0]?.name ?? '').click();
+    await page.getByRole('link', { name: 'Reading 55' }).waitFor();
+    await apiInPage(page, 'PATCH', `/api/tasks/${await taskId(page, 'Reading 54')}`, { title: 'Reading 54, checked' });
+    await expect.poll(async () => (await titles())[0]).toBe('Reading 54, checked');
+    await context.close();
+  });
+});
+
+/** The id of the task with this title, from the server. */
+async function taskId(page: Parameters<typeof apiInPage>[0], title: string): Promise<string> {
+  const found = (await apiInPage(page, 'GET', `/api/tasks/search?q=${encodeURIComponent(title)}`)) as {
+    items: { id: string; title: string }[];
+  };
+  return found.items.find((item) => item.title === title)?.id as string;
+}
+
 describe.skipIf(!suite.available)('the task page', { timeout: 90_000 }, () => {
   it('edits typed fields (numbers normalised), moves the status and keeps a discussion', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {

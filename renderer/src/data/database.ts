@@ -4,7 +4,7 @@ import { RxDBCleanupPlugin } from 'rxdb/plugins/cleanup';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import type { RxReplicationState } from 'rxdb/plugins/replication';
 import type { Socket } from 'socket.io-client';
-import { type CollectionName, collectionMigrations, collectionSchemas, WRITABLE } from './schemas';
+import { type CollectionName, collectionMigrations, collectionSchemas, tombstoneDefaults, WRITABLE } from './schemas';
 import { replicateOverSocket } from './socket-replication';
 
 // Tombstones of deleted records are removed from the replica once every replication has seen them.
@@ -95,6 +95,7 @@ export function startReplicaSync(
         retryTimeMs: options.retryTimeMs,
         onLostEdits: options.onLostEdits,
         onPushed: (ids) => options.onPushed?.(name, ids),
+        tombstoneDefaults: tombstoneDefaults[name],
       }),
     ]),
   ) as Partial<Record<CollectionName, RxReplicationState<unknown, unknown>>>;

@@ -1,9 +1,10 @@
 import type { RxJsonSchema } from 'rxdb';
 
 /**
- * RxDB schemas of the replicated collections. Only `id` is required: a record the user may no
- * longer see arrives as a bare tombstone `{id, _deleted: true}`. Shapes follow the REST contract in
- * `shared/src/api/` (the same presenters serve both).
+ * RxDB schemas of the replicated collections. Shapes follow the REST contract in `shared/src/api/`
+ * (the same presenters serve both). A record the user may no longer see arrives as a bare
+ * tombstone `{id, _deleted: true}`: only `id` is required, except indexed fields (IndexedDB
+ * indexes need them), which tombstones get from `tombstoneDefaults`.
  */
 function schema<T>(title: string, properties: Record<string, unknown>): RxJsonSchema<T> {
   return {
@@ -21,6 +22,9 @@ const flag = { type: 'boolean' };
 const list = { type: 'array' };
 const object = { type: 'object' };
 const nullableText = { type: ['string', 'null'] };
+/** Indexed strings need a length: ids (UUIDs) and ISO timestamps. */
+const key = { type: 'string', maxLength: 64 };
+const timestamp = { type: 'string', maxLength: 40 };
 
 /** A directory row as the replica holds it: the REST row with its directory. */
 export interface RowDocument {
@@ -66,18 +70,24 @@ export const collectionSchemas = {
     updatedAt: text,
   }),
   statuses: schema('statuses', { formId: text, name: text, initial: flag, final: flag, position: { type: 'number' } }),
-  tasks: schema<TaskDocument>('tasks', {
-    formId: text,
-    statusId: text,
-    title: text,
-    description: text,
-    fields: object,
-    labels: object,
-    assignees: list,
-    createdBy: nullableText,
-    createdAt: text,
-    updatedAt: text,
-  }),
+  // Version 1: indexes for the task list, newest first, one page at a time (all, one form, one status).
+  tasks: {
+    ...schema<TaskDocument>('tasks', {
+      formId: key,
+      statusId: key,
+      title: text,
+      description: text,
+      fields: object,
+      labels: object,
+      assignees: list,
+      createdBy: nullableText,
+      createdAt: text,
+      updatedAt: timestamp,
+    }),
+    version: 1,
+    indexes: ['updatedAt', ['formId', 'updatedAt'], ['statusId', 'updatedAt']],
+    required: ['id', 'formId', 'statusId', 'updatedAt'],
+  },
   directories: schema('directories', {
     name: text,
     columns: list,
@@ -102,6 +112,11 @@ export const collectionSchemas = {
 
 export type CollectionName = keyof typeof collectionSchemas;
 
+/** Values of a collection's required fields that a bare tombstone from the server lacks. */
+export const tombstoneDefaults: Partial<Record<CollectionName, Record<string, unknown>>> = {
+  tasks: { formId: '', statusId: '', updatedAt: '' },
+};
+
 /**
  * How documents of an earlier schema version become the current one, per collection: a replica
  * written by an earlier release is migrated when it opens, unpushed edits included. Changing a
@@ -111,7 +126,10 @@ export type CollectionName = keyof typeof collectionSchemas;
  */
 export const collectionMigrations: Partial<
   Record<CollectionName, Record<number, (document: Record<string, unknown>) => Record<string, unknown> | null>>
-> = {};
+> = {
+  // 0 → 1: indexes for the list; tombstones get the indexed fields they lacked.
+  tasks: { 1: (document) => ({ ...tombstoneDefaults.tasks, ...document }) },
+};
 
 /** Collections the replica writes to; the others arrive from the server only. */
 export const WRITABLE: readonly CollectionName[] = ['tasks', 'directory_rows'];

@@ -138,6 +138,8 @@ export interface SocketReplicationOptions<RxDocType> {
   onLostEdits?: (lost: LostEdit[]) => void;
   /** Documents whose push the server answered (kept, merged or refused: it holds the outcome). */
   onPushed?: (ids: string[]) => void;
+  /** Fields a bare tombstone `{id, _deleted}` from the server gets (the collection requires them). */
+  tombstoneDefaults?: Record<string, unknown>;
 }
 
 /**
@@ -149,12 +151,16 @@ export function replicateOverSocket<RxDocType>(
   options: SocketReplicationOptions<RxDocType>,
 ): RxReplicationState<RxDocType, SyncCheckpoint> {
   const { socket, remoteCollection } = options;
+  // Pulled, streamed and conflicting documents alike: RxDB writes all of them to the collection.
+  const defaults = options.tombstoneDefaults;
+  const complete = (documents: SyncDocument[]) =>
+    defaults ? documents.map((document) => (document._deleted ? { ...defaults, ...document } : document)) : documents;
   const ackTimeoutMs = options.ackTimeoutMs ?? 30_000;
   const stream$ = new Subject<RxReplicationPullStreamItem<RxDocType, SyncCheckpoint>>();
   const onStream = (message: StreamMessage) => {
     if (message.collection !== remoteCollection) return;
     stream$.next({
-      documents: message.documents as never,
+      documents: complete(message.documents) as never,
       checkpoint: message.checkpoint ?? undefined,
     } as RxReplicationPullStreamItem<RxDocType, SyncCheckpoint>);
   };
@@ -203,7 +209,7 @@ export function replicateOverSocket<RxDocType>(
           next = page.checkpoint ?? next;
           if (page.documents.length < pageSize) break;
         }
-        return { documents: documents as never, checkpoint: next ?? undefined };
+        return { documents: complete(documents) as never, checkpoint: next ?? undefined };
       },
     },
     push:
@@ -228,7 +234,7 @@ export function replicateOverSocket<RxDocType>(
               );
               if (result.lost.length > 0) options.onLostEdits?.(result.lost);
               options.onPushed?.(rows.map((row) => (row.newDocumentState as unknown as { id: string }).id));
-              return result.conflicts as never;
+              return complete(result.conflicts) as never;
             },
           },
   });

@@ -33,6 +33,9 @@ export function matchesSearch(task: TaskDocument, query: string): boolean {
   return `${task.title ?? ''}\n${task.description ?? ''}`.toLocaleLowerCase().includes(needle);
 }
 
+/** Tasks per page of the list. */
+const PAGE_SIZE = 50;
+
 /** Newer (greater) first, as plain strings: ISO timestamps and UUIDs order that way. */
 function byNewest(a: string, b: string): number {
   return a === b ? 0 : a > b ? -1 : 1;
@@ -65,12 +68,37 @@ export function TasksPage() {
     (r) => r.db.forms.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as Form))),
     [],
   );
+  // Without "mine" or a search, the list is read one page at a time through the replica's
+  // (status or form, updatedAt) indexes: newest first is the index read from its end. With them,
+  // every task of the form is read and filtered here.
+  const paged = !mine && !query;
+  const selector = statusId ? { statusId } : formId ? { formId } : {};
+  const [page, setPage] = useState(1);
+  const total = useLive((r) => (paged ? r.db.tasks.count({ selector }).$ : undefined), [paged, selector]);
+  const pageTasks = useLive(
+    (r) => {
+      if (!paged || total === undefined) return undefined;
+      const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
+      const at = Math.min(page, last);
+      return r.db.tasks
+        .find({
+          selector,
+          sort: [{ updatedAt: 'asc' }, { id: 'asc' }],
+          skip: Math.max(0, total - at * PAGE_SIZE),
+          limit: Math.max(0, Math.min(PAGE_SIZE, total - (at - 1) * PAGE_SIZE)),
+        })
+        .$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as ListedTask).reverse()));
+    },
+    [paged, selector, total, page],
+  );
   const tasks = useLive(
     (r) =>
-      r.db.tasks
-        .find(formId ? { selector: { formId } } : {})
-        .$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as ListedTask))),
-    [formId],
+      paged
+        ? undefined
+        : r.db.tasks
+            .find(formId ? { selector: { formId } } : {})
+            .$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as ListedTask))),
+    [paged, formId],
   );
   const sortedForms = [...(forms ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   const form = sortedForms.find((f) => f.id === formId);
@@ -79,15 +107,28 @@ export function TasksPage() {
   const myId = me?.user.id;
   // Tens of thousands of tasks: filtered and ordered once per change of the list or the filters
   // (not per render), comparing ISO timestamps and ids as plain strings (localeCompare is far slower).
-  const shown = useMemo(
+  const filtered = useMemo(
     () =>
       (tasks ?? [])
         .filter((task) => !statusId || task.statusId === statusId)
         .filter((task) => !mine || task.assignees?.some((a) => a.userId === myId))
         .filter((task) => matchesSearch(task, query))
-        .sort((a, b) => byNewest(a.updatedAt, b.updatedAt) || byNewest(b.id, a.id)),
+        .sort((a, b) => byNewest(a.updatedAt, b.updatedAt) || byNewest(a.id, b.id)),
     [tasks, statusId, mine, myId, query],
   );
+  const shown = paged ? (pageTasks ?? []) : filtered.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const count = paged ? (total ?? 0) : filtered.length;
+  const listed = paged ? pageTasks : tasks;
+  // A new filter starts at the first page.
+  const filterKey = JSON.stringify([formId, statusId, mine, query]);
+  const [shownFilter, setShownFilter] = useState(filterKey);
+  if (shownFilter !== filterKey) {
+    setShownFilter(filterKey);
+    setPage(1);
+  }
+  // Fewer tasks than before (deleted, or moved to another status): the last page that has some.
+  const lastPage = Math.max(1, Math.ceil(count / PAGE_SIZE));
+  if (listed !== undefined && page > lastPage) setPage(lastPage);
 
   const setFilter = (name: string, value: string | undefined) => {
     const next = new URLSearchParams(params);
@@ -181,10 +222,17 @@ export function TasksPage() {
         rowKey="id"
         size="small"
         // While the first sync runs an empty list means "not here yet", unless the user searched.
-        loading={!tasks || (!status?.ready && shown.length === 0 && !query)}
+        loading={!listed || (!status?.ready && shown.length === 0 && !query)}
         dataSource={shown}
         locale={{ emptyText: query ? t('tasks.nothingFound') : t('tasks.empty') }}
-        pagination={{ pageSize: 50, hideOnSinglePage: true, showSizeChanger: false }}
+        pagination={{
+          current: page,
+          pageSize: PAGE_SIZE,
+          total: count,
+          onChange: setPage,
+          hideOnSinglePage: true,
+          showSizeChanger: false,
+        }}
         columns={[
           {
             title: t('tasks.taskTitle'),

@@ -149,24 +149,27 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
           () => tombstone(row.newDocumentState.id),
         );
         const pushed = row.newDocumentState;
+        // Two tombstones are one state, whatever else they carry.
+        const bothDeleted = Boolean(master._deleted) && Boolean(pushed._deleted);
         const differs =
           lost.length > before ||
-          !same(
-            {
-              title: master.title,
-              description: master.description,
-              fields: master.fields,
-              statusId: master.statusId,
-              _deleted: master._deleted,
-            },
-            {
-              title: pushed.title,
-              description: pushed.description,
-              fields: pushed.fields,
-              statusId: pushed.statusId,
-              _deleted: pushed._deleted,
-            },
-          );
+          (!bothDeleted &&
+            !same(
+              {
+                title: master.title,
+                description: master.description,
+                fields: master.fields,
+                statusId: master.statusId,
+                _deleted: master._deleted,
+              },
+              {
+                title: pushed.title,
+                description: pushed.description,
+                fields: pushed.fields,
+                statusId: pushed.statusId,
+                _deleted: pushed._deleted,
+              },
+            ));
         if (differs) conflicts.push(master);
       }
       return { conflicts, lost };
