@@ -277,6 +277,20 @@ describe('push', () => {
     expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(200);
   });
 
+  it('takes a deletion of a task deleted on the server too as agreed, whatever the tombstones carry', async () => {
+    const task = await createTask(admin, form.id, { title: 'Gone twice' });
+    const client = await replica(alice);
+    const seen = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    await admin.client.delete(`/api/tasks/${task.id}`);
+    // The replica's tombstone keeps the indexed fields it fills in; the server's is bare.
+    const answer = await client.push('tasks', [
+      { assumedMasterState: seen, newDocumentState: { ...seen, statusId: '', _deleted: true } },
+    ]);
+    expect(answer).toEqual({ ok: true, data: { conflicts: [], lost: [] } });
+  });
+
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
     const client = await replica(alice);
     const id = randomUUID();
