@@ -7,7 +7,13 @@ import type {
   SyncCheckpoint,
   SyncDocument,
 } from '@shared/sync';
-import type { RxCollection, RxReplicationPullStreamItem } from 'rxdb';
+import {
+  getAssumedMasterState,
+  type RxCollection,
+  type RxReplicationPullStreamItem,
+  type RxReplicationWriteToMasterRow,
+  type RxStorageInstanceReplicationState,
+} from 'rxdb';
 import { type RxReplicationState, replicateRxCollection } from 'rxdb/plugins/replication';
 import { Subject } from 'rxjs';
 import type { Socket } from 'socket.io-client';
@@ -176,6 +182,29 @@ export function replicateOverSocket<RxDocType>(
   socket.on('sync:resync', onResync);
   socket.on('connect', onConnect);
 
+  /**
+   * RxDB reads a row's server state once, when the write is first seen, and retries the row as it
+   * is. A document written by the replication whose server state was not stored yet (a page closed
+   * between the two writes) then goes without one, and the server could only report every
+   * difference as lost; by the time the row is sent that state is often there: it is read again.
+   */
+  const withCurrentBase = async (
+    rows: RxReplicationWriteToMasterRow<RxDocType>[],
+  ): Promise<RxReplicationWriteToMasterRow<RxDocType>[]> => {
+    const missing = rows.filter((row) => !row.assumedMasterState);
+    const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+    if (missing.length === 0 || !internal) return rows;
+    const ids = missing.map((row) => (row.newDocumentState as unknown as { id: string }).id);
+    const known: Awaited<ReturnType<typeof getAssumedMasterState<RxDocType>>> = await getAssumedMasterState(
+      internal,
+      ids,
+    );
+    return rows.map((row) => {
+      if (row.assumedMasterState) return row;
+      const current: { docData: RxDocType } | undefined = known[(row.newDocumentState as unknown as { id: string }).id];
+      return current ? { ...row, assumedMasterState: current.docData as typeof row.newDocumentState } : row;
+    });
+  };
   const state = replicateRxCollection<RxDocType, SyncCheckpoint>({
     collection: options.collection,
     replicationIdentifier: `orbita-sync-${remoteCollection}`,
@@ -218,13 +247,14 @@ export function replicateOverSocket<RxDocType>(
         : {
             batchSize: options.pushBatchSize ?? 100,
             async handler(rows) {
+              const based = await withCurrentBase(rows);
               const result = await backoff.run(() =>
                 call<PushResponse>(
                   socket,
                   'sync:push',
                   {
                     collection: remoteCollection,
-                    rows: rows.map((row) => ({
+                    rows: based.map((row) => ({
                       assumedMasterState: (row.assumedMasterState ?? null) as SyncDocument | null,
                       newDocumentState: row.newDocumentState as unknown as SyncDocument,
                     })),
