@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LostEdit } from '@shared/sync';
+import Database from 'better-sqlite3';
+import { firstValueFrom, NEVER } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
@@ -158,6 +160,57 @@ describe('desktop replicas', () => {
     expect(await stored()).toHaveLength(1);
     await copy.db.tasks.cleanup(0);
     expect(await stored()).toEqual([]);
+  });
+
+  it('merges an edit whose server state was stored only after RxDB first saw the write', async () => {
+    const [amount, note] = form.fields.map((field: { id: string }) => field.id);
+    const task = await createTask(admin, form.id, { title: 'Late base', fields: { [amount]: '1', [note]: 'n0' } });
+    const alices = await replica(alice, 'late-base');
+    await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
+    // The replication's record of the server state goes missing, as when a page closes between
+    // RxDB's two writes…
+    const file = new Database(path.join(dir, 'replica_2d_late_2d_base.sqlite'));
+    const tables = (
+      file
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rx_rx_2d_replication%'")
+        .all() as {
+        name: string;
+      }[]
+    ).map((row) => row.name);
+    const metaTable = tables.find((table) => file.prepare(`SELECT 1 FROM "${table}" WHERE id = ?`).get(`${task.id}|0`));
+    if (!metaTable) throw new Error('no replication meta data for the task');
+    const kept = file.prepare(`SELECT * FROM "${metaTable}" WHERE id = ?`).get(`${task.id}|0`) as Record<
+      string,
+      unknown
+    >;
+    file.prepare(`DELETE FROM "${metaTable}" WHERE id = ?`).run(`${task.id}|0`);
+
+    // …while Alice, offline, changes the amount and the note, and the office the note.
+    alices.socket.disconnect();
+    await admin.client.patch(`/api/tasks/${task.id}`, { fields: { [note]: 'office note' } });
+    const failedPush = firstValueFrom(alices.sync.states.tasks?.error$ ?? NEVER);
+    const doc = await alices.db.tasks.findOne(task.id).exec();
+    await doc?.incrementalModify((current: TaskDocument) => ({
+      ...current,
+      fields: { ...current.fields, [amount]: '2', [note]: 'alice note' },
+    }));
+    await failedPush;
+    // The record is back (the next pull would have written it) before the push is sent.
+    const columns = Object.keys(kept);
+    file
+      .prepare(
+        `INSERT INTO "${metaTable}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      )
+      .run(...Object.values(kept));
+    file.close();
+    alices.socket.connect();
+
+    // Merged against that state: her amount goes through, only the note is lost.
+    await vi.waitFor(async () => {
+      const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+      expect(stored.fields).toMatchObject({ [amount]: '2', [note]: 'office note' });
+    }, WAIT);
+    expect(alices.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path)).toEqual([`fields.${note}`]);
   });
 
   it('pauses replication when the session ends, keeping local edits for later', async () => {
