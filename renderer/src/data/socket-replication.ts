@@ -188,20 +188,24 @@ export function replicateOverSocket<RxDocType>(
    * between the two writes) then goes without one, and the server could only report every
    * difference as lost; by the time the row is sent that state is often there: it is read again.
    */
+  const primaryPath = options.collection.schema.primaryPath as string;
   const withCurrentBase = async (
     rows: RxReplicationWriteToMasterRow<RxDocType>[],
   ): Promise<RxReplicationWriteToMasterRow<RxDocType>[]> => {
     const missing = rows.filter((row) => !row.assumedMasterState);
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
     if (missing.length === 0 || !internal) return rows;
-    const ids = missing.map((row) => (row.newDocumentState as unknown as { id: string }).id);
+    const key = (row: RxReplicationWriteToMasterRow<RxDocType>) =>
+      String((row.newDocumentState as Record<string, unknown>)[primaryPath]);
+    const ids = missing.map(key);
+    // Reading it again is a help, never a reason for the push to fail.
     const known: Awaited<ReturnType<typeof getAssumedMasterState<RxDocType>>> = await getAssumedMasterState(
       internal,
       ids,
-    );
+    ).catch(() => ({}));
     return rows.map((row) => {
       if (row.assumedMasterState) return row;
-      const current: { docData: RxDocType } | undefined = known[(row.newDocumentState as unknown as { id: string }).id];
+      const current: { docData: RxDocType } | undefined = known[key(row)];
       return current ? { ...row, assumedMasterState: current.docData as typeof row.newDocumentState } : row;
     });
   };
