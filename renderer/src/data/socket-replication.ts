@@ -189,14 +189,14 @@ export function replicateOverSocket<RxDocType>(
    * difference as lost; by the time the row is sent that state is often there: it is read again.
    */
   const primaryPath = options.collection.schema.primaryPath as string;
+  const key = (row: RxReplicationWriteToMasterRow<RxDocType>) =>
+    String((row.newDocumentState as Record<string, unknown>)[primaryPath]);
   const withCurrentBase = async (
     rows: RxReplicationWriteToMasterRow<RxDocType>[],
   ): Promise<RxReplicationWriteToMasterRow<RxDocType>[]> => {
     const missing = rows.filter((row) => !row.assumedMasterState);
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
     if (missing.length === 0 || !internal) return rows;
-    const key = (row: RxReplicationWriteToMasterRow<RxDocType>) =>
-      String((row.newDocumentState as Record<string, unknown>)[primaryPath]);
     const ids = missing.map(key);
     // Reading it again is a help, never a reason for the push to fail.
     const known: Awaited<ReturnType<typeof getAssumedMasterState<RxDocType>>> = await getAssumedMasterState(
@@ -267,7 +267,7 @@ export function replicateOverSocket<RxDocType>(
                 ),
               );
               if (result.lost.length > 0) options.onLostEdits?.(result.lost);
-              options.onPushed?.(rows.map((row) => (row.newDocumentState as unknown as { id: string }).id));
+              options.onPushed?.(rows.map(key));
               return complete(result.conflicts) as never;
             },
           },
