@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createRxDatabase, type RxJsonSchema } from 'rxdb';
 import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replicaStorage } from '../electron/backend/replica-host';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
 import { createOrbitaDatabase, type OrbitaDatabase, startReplicaSync } from '../renderer/src/data/database';
 import { type CollectionName, collectionSchemas } from '../renderer/src/data/schemas';
@@ -88,7 +89,7 @@ afterAll(async () => {
 async function replicatingTasks(name: string, schema: RxJsonSchema<unknown>, migrationStrategies = {}) {
   const db = await createRxDatabase({
     name,
-    storage: getRxStorageBetterSqlite({ databaseDirectory: dir }),
+    storage: replicaStorage(dir),
     multiInstance: false,
   });
   await db.addCollections({ tasks: { schema, migrationStrategies } } as never);
@@ -138,7 +139,8 @@ describe('a replica written by an earlier release', () => {
       await old.collections.tasks?.findOne('task-1').incrementalPatch({ title: 'Boiler room, edited offline' });
       await old.close();
 
-      const db = await createOrbitaDatabase({ name, storage: storage() });
+      // This build's desktop storage opens what the release wrote.
+      const db = await createOrbitaDatabase({ name, storage: replicaStorage(dir) as never });
       try {
         for (const [collection, document] of Object.entries(DOCUMENTS) as [CollectionName, Record<string, unknown>][]) {
           const found = await db[collection].findOne(String(document.id)).exec();

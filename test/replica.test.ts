@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { firstValueFrom, NEVER } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { replicaStorage } from '../electron/backend/replica-host';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
 import {
   createOrbitaDatabase,
@@ -57,11 +58,20 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A desktop replica: our SQLite storage in a file of its own, replicated over its own socket. */
-async function replica(member: Member, name: string, onSignedOut?: () => void): Promise<Replica> {
+/**
+ * A desktop replica: the desktop's storage (documents in memory, persisted to a SQLite file of its
+ * own), replicated over its own socket. `onDisk` opens the SQLite storage itself instead, for tests
+ * that change the file behind RxDB's back.
+ */
+async function replica(
+  member: Member,
+  name: string,
+  options: { onSignedOut?: () => void; onDisk?: boolean } = {},
+): Promise<Replica> {
+  const { onSignedOut, onDisk } = options;
   const db = await createOrbitaDatabase({
     name: `replica-${name}`,
-    storage: getRxStorageBetterSqlite({ databaseDirectory: dir }) as never,
+    storage: (onDisk ? getRxStorageBetterSqlite({ databaseDirectory: dir }) : replicaStorage(dir)) as never,
     // RxDB's free tier opens at most 13 collections per process; three full replicas would need 21.
     collections: ['tasks', 'users'],
   });
@@ -165,7 +175,7 @@ describe('desktop replicas', () => {
   it('merges an edit whose server state was stored only after RxDB first saw the write', async () => {
     const [amount, note] = form.fields.map((field: { id: string }) => field.id);
     const task = await createTask(admin, form.id, { title: 'Late base', fields: { [amount]: '1', [note]: 'n0' } });
-    const alices = await replica(alice, 'late-base');
+    const alices = await replica(alice, 'late-base', { onDisk: true });
     await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
     // The replication's record of the server state goes missing, as when a page closes between
     // RxDB's two writes…
@@ -216,8 +226,10 @@ describe('desktop replicas', () => {
   it('pauses replication when the session ends, keeping local edits for later', async () => {
     const bob = await createMember(t, admin, { name: 'Bob' });
     let signedOut = 0;
-    const copy = await replica(bob, 'bob-laptop', () => {
-      signedOut += 1;
+    const copy = await replica(bob, 'bob-laptop', {
+      onSignedOut: () => {
+        signedOut += 1;
+      },
     });
     await admin.client.patch(`/api/users/${bob.userId}`, { status: 'deactivated' });
     // The next pull or push is refused: replication pauses and says so once.

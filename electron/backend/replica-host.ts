@@ -1,8 +1,10 @@
+import path from 'node:path';
 import type { PortLike } from '@shared/message-port';
 import { META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
 import type { MessageToRemote } from 'rxdb/plugins/storage-remote';
 import { exposeRxStorageRemote } from 'rxdb/plugins/storage-remote';
 import { NEVER, Subject } from 'rxjs';
+import { getRxStorageMemoryMapped } from './rx-storage-memory-mapped';
 import { getRxStorageBetterSqlite } from './rx-storage-sqlite';
 
 /**
@@ -30,6 +32,28 @@ function withoutMetaChangeEvents<Internals, Options>(
 }
 
 /**
+ * One storage per replica directory in this process: every page served from it shares one copy of
+ * the documents in memory (two copies would each persist their own writes over the other's).
+ */
+const replicaStorages = new Map<string, RxStorage<unknown, unknown>>();
+
+/**
+ * The replica's documents in memory (reads and writes answered there), persisted to SQLite files in
+ * `databaseDirectory` on the next turn of the event loop.
+ */
+export function replicaStorage(databaseDirectory: string): RxStorage<unknown, unknown> {
+  const key = path.resolve(databaseDirectory);
+  let storage = replicaStorages.get(key);
+  if (!storage) {
+    storage = withoutMetaChangeEvents(
+      getRxStorageMemoryMapped({ storage: getRxStorageBetterSqlite({ databaseDirectory: key }) }),
+    ) as RxStorage<unknown, unknown>;
+    replicaStorages.set(key, storage);
+  }
+  return storage;
+}
+
+/**
  * Serves the replica's storage (SQLite files in `databaseDirectory`) over a message port. It runs
  * in the Electron utility process, so a heavy sync never blocks the window; the renderer reaches
  * it with RxDB's remote storage (`renderer/src/data/storage.ts`).
@@ -45,7 +69,7 @@ export function hostReplicaStorage(port: PortLike, options: { databaseDirectory:
     messages$.next(message);
   });
   exposeRxStorageRemote({
-    storage: withoutMetaChangeEvents(getRxStorageBetterSqlite({ databaseDirectory: options.databaseDirectory })),
+    storage: replicaStorage(options.databaseDirectory),
     messages$: messages$.asObservable(),
     send: (message) => {
       try {

@@ -216,49 +216,56 @@ function prepareTable(
       `better-sqlite3 storage: table ${table} holds documents keyed by "${catalog.primary_path}", the schema's primary key is "${primaryPath}"`,
     );
   }
-  db.exec(
-    `CREATE TABLE IF NOT EXISTS ${t} (
-      id TEXT PRIMARY KEY NOT NULL,
-      deleted INTEGER NOT NULL,
-      lwt REAL NOT NULL,
-      data TEXT NOT NULL
-    ) STRICT`,
-  );
-  const existing = new Set(
-    (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[])
-      .map((row) => row.name)
-      .filter((name) => name.startsWith('ix_')),
-  );
-  const wanted = new Set(indexes.map((index) => index.column));
-  // Columns of indexes the schema no longer has would go stale: drop them.
-  for (const column of existing) {
-    if (wanted.has(column)) continue;
-    db.exec(`DROP INDEX IF EXISTS ${quoteIdentifier(`${table}__${column}`)}`);
-    db.exec(`ALTER TABLE ${t} DROP COLUMN ${quoteIdentifier(column)}`);
-  }
-  // Columns of new indexes are added and filled from the stored documents.
-  const added = indexes.filter((index) => !existing.has(index.column));
-  if (added.length > 0) {
-    for (const index of added) db.exec(`ALTER TABLE ${t} ADD COLUMN ${quoteIdentifier(index.column)} TEXT`);
-    const rows = db.prepare(`SELECT rowid AS rowid, data FROM ${t}`).all() as { rowid: number; data: string }[];
-    if (rows.length > 0) {
-      const fill = db.prepare(
-        `UPDATE ${t} SET ${added.map((index) => `${quoteIdentifier(index.column)} = ?`).join(', ')} WHERE rowid = ?`,
-      );
-      for (const row of rows) {
-        const doc = JSON.parse(row.data) as RxDocumentData<unknown>;
-        fill.run(...added.map((index) => indexKey(index.indexableString(doc))), row.rowid);
+  const exists = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?`).get(table) !== undefined;
+  const indexStatements = [
+    ...indexes.map(
+      (index) =>
+        `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${table}__${index.column}`)} ON ${t} (${quoteIdentifier(index.column)});`,
+    ),
+    // getChangedDocumentsSince() pages on (lwt, id); cleanup() finds old tombstones.
+    `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${table}__changes`)} ON ${t} (lwt, id);`,
+    `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${table}__tombstones`)} ON ${t} (lwt) WHERE deleted = 1;`,
+  ];
+  if (!exists) {
+    // A new table gets its index columns in its definition: one schema change instead of one per index.
+    db.exec(
+      `CREATE TABLE ${t} (
+        id TEXT PRIMARY KEY NOT NULL,
+        deleted INTEGER NOT NULL,
+        lwt REAL NOT NULL,
+        data TEXT NOT NULL${indexes.map((index) => `,\n        ${quoteIdentifier(index.column)} TEXT`).join('')}
+      ) STRICT;${indexStatements.join('')}`,
+    );
+  } else {
+    const existing = new Set(
+      (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[])
+        .map((row) => row.name)
+        .filter((name) => name.startsWith('ix_')),
+    );
+    const wanted = new Set(indexes.map((index) => index.column));
+    // Columns of indexes the schema no longer has would go stale: drop them.
+    for (const column of existing) {
+      if (wanted.has(column)) continue;
+      db.exec(`DROP INDEX IF EXISTS ${quoteIdentifier(`${table}__${column}`)}`);
+      db.exec(`ALTER TABLE ${t} DROP COLUMN ${quoteIdentifier(column)}`);
+    }
+    // Columns of new indexes are added and filled from the stored documents.
+    const added = indexes.filter((index) => !existing.has(index.column));
+    if (added.length > 0) {
+      for (const index of added) db.exec(`ALTER TABLE ${t} ADD COLUMN ${quoteIdentifier(index.column)} TEXT`);
+      const rows = db.prepare(`SELECT rowid AS rowid, data FROM ${t}`).all() as { rowid: number; data: string }[];
+      if (rows.length > 0) {
+        const fill = db.prepare(
+          `UPDATE ${t} SET ${added.map((index) => `${quoteIdentifier(index.column)} = ?`).join(', ')} WHERE rowid = ?`,
+        );
+        for (const row of rows) {
+          const doc = JSON.parse(row.data) as RxDocumentData<unknown>;
+          fill.run(...added.map((index) => indexKey(index.indexableString(doc))), row.rowid);
+        }
       }
     }
+    db.exec(indexStatements.join(''));
   }
-  for (const index of indexes) {
-    db.exec(
-      `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${table}__${index.column}`)} ON ${t} (${quoteIdentifier(index.column)})`,
-    );
-  }
-  // getChangedDocumentsSince() pages on (lwt, id); cleanup() finds old tombstones.
-  db.exec(`CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${table}__changes`)} ON ${t} (lwt, id)`);
-  db.exec(`CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${table}__tombstones`)} ON ${t} (lwt) WHERE deleted = 1`);
   db.prepare(
     `INSERT INTO ${CATALOG_TABLE} (table_name, collection_name, schema_version, primary_path, schema)
      VALUES (?, ?, ?, ?, ?)

@@ -1,0 +1,354 @@
+import type {
+  BulkWriteRow,
+  EventBulk,
+  PreparedQuery,
+  RxDocumentData,
+  RxStorage,
+  RxStorageBulkWriteResponse,
+  RxStorageChangeEvent,
+  RxStorageCountResult,
+  RxStorageDefaultCheckpoint,
+  RxStorageInstance,
+  RxStorageInstanceCreationParams,
+  RxStorageQueryResult,
+} from 'rxdb';
+import { ensureRxStorageInstanceParamsAreCorrect, getChangedDocumentsSince, RXDB_VERSION } from 'rxdb';
+import { createMemoryStorageInstance, getRxStorageMemory } from 'rxdb/plugins/storage-memory';
+import type { Observable } from 'rxjs';
+
+type AnyInstance = RxStorageInstance<unknown, unknown, unknown, RxStorageDefaultCheckpoint>;
+type AnyDocument = RxDocumentData<unknown>;
+type MemoryStorage = ReturnType<typeof getRxStorageMemory>;
+
+export interface MemoryMappedSettings {
+  /** Where the documents are kept: every write reaches it, in order, shortly after it is answered. */
+  storage: RxStorage<unknown, unknown>;
+  /**
+   * Answer a write only once the persistent storage has it. Default `false`: a write is answered as
+   * soon as it is in memory and persisted on the next turn of the event loop, batched with the writes
+   * of the same turn; `close()` and `remove()` wait for everything pending.
+   */
+  awaitWritePersistence?: boolean;
+}
+
+/** Documents read from the persistent storage per step when a collection is opened. */
+const LOAD_BATCH = 5_000;
+const PERSIST_CONTEXT = 'memory-mapped-persist';
+const LOAD_CONTEXT = 'memory-mapped-load';
+
+/** One write waiting for the persistent storage: the state it replaces there and its newest state. */
+interface PendingWrite {
+  previous: AnyDocument | undefined;
+  document: AnyDocument;
+}
+
+/**
+ * One (database, collection, schema version) open in this process: its documents in memory (RxDB's
+ * memory storage state), its persistent instance and the writes not yet persisted. Shared by every
+ * instance of that collection so that all of them see one state and persist in one order.
+ */
+interface MappedCollection {
+  key: string;
+  memoryStorage: MemoryStorage;
+  persistent: AnyInstance;
+  pending: Map<string, PendingWrite>;
+  /** The persisting under way (each waits for the one before: the persistent storage sees writes in order). */
+  persisting: Promise<void>;
+  scheduled: boolean;
+  /** Why the last persisting failed; writes are refused until a retry succeeds. */
+  failure: Error | undefined;
+  refs: number;
+  primaryPath: string;
+}
+
+/**
+ * Collections open per persistent storage, so that two wrappers of one storage never hold two copies,
+ * and the closing of each (a collection opened again reads the disk once the last close has written it).
+ */
+const registries = new WeakMap<
+  object,
+  { open: Map<string, Promise<MappedCollection>>; closing: Map<string, Promise<void>> }
+>();
+
+/** Every collection open in this process, whatever its storage, for `persistAllMemoryMapped()`. */
+const liveCollections = new Set<MappedCollection>();
+
+/**
+ * Writes everything pending in every open collection to its persistent storage (the replica process
+ * calls it before it exits). Rejects with the first failure, after trying every collection.
+ */
+export async function persistAllMemoryMapped(): Promise<void> {
+  const results = await Promise.allSettled([...liveCollections].map((collection) => persist(collection)));
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
+function collectionKey(params: RxStorageInstanceCreationParams<unknown, unknown>): string {
+  return JSON.stringify([params.databaseName, params.collectionName, params.schema.version]);
+}
+
+function persistenceFailed(collection: MappedCollection, cause: unknown): Error {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new Error(
+    `The replica could not save its changes to disk (${collection.key}): ${reason}. Free disk space or check the replica directory's permissions; pending changes are kept in memory and saved with the next write.`,
+    { cause },
+  );
+}
+
+/** Hands every pending write to the persistent storage, after whatever persisting is already under way. */
+function persist(collection: MappedCollection): Promise<void> {
+  collection.scheduled = false;
+  // Each run starts after the previous one, whether that one succeeded or not.
+  const run = collection.persisting
+    .catch(() => {})
+    .then(async () => {
+      if (collection.pending.size === 0) return;
+      const batch = collection.pending;
+      collection.pending = new Map();
+      const rows = [...batch.values()].map(({ previous, document }) => ({ previous, document }));
+      try {
+        const { error } = await collection.persistent.bulkWrite(rows as BulkWriteRow<unknown>[], PERSIST_CONTEXT);
+        if (error.length > 0) {
+          // Only this process writes the persistent storage; a conflict there means another writer.
+          throw new Error(
+            `${error.length} document(s) changed on disk behind the replica (first: ${error[0]?.documentId}, status ${error[0]?.status})`,
+          );
+        }
+        collection.failure = undefined;
+      } catch (cause) {
+        // Keep the batch for the next try, merged under what was written meanwhile.
+        for (const [id, write] of collection.pending) {
+          const earlier = batch.get(id);
+          batch.set(id, earlier ? { previous: earlier.previous, document: write.document } : write);
+        }
+        collection.pending = batch;
+        collection.failure = persistenceFailed(collection, cause);
+        throw collection.failure;
+      }
+    });
+  collection.persisting = run;
+  // Whoever waits for this run gets its failure; it is also kept for the next write.
+  run.catch(() => {});
+  return run;
+}
+
+function schedulePersist(collection: MappedCollection): void {
+  if (collection.scheduled) return;
+  collection.scheduled = true;
+  setImmediate(() => {
+    // A failure is kept on the collection and reported to the next write.
+    persist(collection).catch(() => {});
+  });
+}
+
+async function openCollection(
+  storage: RxStorage<unknown, unknown>,
+  params: RxStorageInstanceCreationParams<unknown, unknown>,
+  primaryPath: string,
+): Promise<MappedCollection> {
+  const persistent = (await storage.createStorageInstance(params)) as AnyInstance;
+  // A private state map: the documents live as long as an instance of the collection is open.
+  const memoryStorage = { ...getRxStorageMemory(), collectionStates: new Map() } as MemoryStorage;
+  const loader = (await createMemoryStorageInstance(memoryStorage, params as never, {})) as unknown as AnyInstance;
+  try {
+    let checkpoint: RxStorageDefaultCheckpoint | undefined;
+    for (;;) {
+      const page = await getChangedDocumentsSince(persistent, LOAD_BATCH, checkpoint);
+      if (page.documents.length === 0) break;
+      const { error } = await loader.bulkWrite(
+        page.documents.map((document) => ({ document })),
+        LOAD_CONTEXT,
+      );
+      if (error.length > 0) throw new Error(`${error.length} document(s) could not be loaded into memory`);
+      checkpoint = page.checkpoint;
+    }
+  } catch (error) {
+    await persistent.close();
+    throw error;
+  } finally {
+    await loader.close();
+  }
+  return {
+    key: collectionKey(params),
+    memoryStorage,
+    persistent,
+    pending: new Map(),
+    persisting: Promise.resolve(),
+    scheduled: false,
+    failure: undefined,
+    refs: 0,
+    primaryPath,
+  };
+}
+
+export class RxStorageInstanceMemoryMapped<RxDocType>
+  implements RxStorageInstance<RxDocType, unknown, unknown, RxStorageDefaultCheckpoint>
+{
+  readonly databaseName: string;
+  readonly collectionName: string;
+  readonly schema: RxStorageInstanceCreationParams<RxDocType, unknown>['schema'];
+  readonly options: Readonly<unknown>;
+  readonly internals: { key: string };
+  private closed = false;
+
+  constructor(
+    params: RxStorageInstanceCreationParams<RxDocType, unknown>,
+    private readonly memory: RxStorageInstance<RxDocType, unknown, unknown, RxStorageDefaultCheckpoint>,
+    private readonly collection: MappedCollection,
+    private readonly settings: MemoryMappedSettings,
+    private readonly release: () => Promise<void>,
+  ) {
+    this.databaseName = params.databaseName;
+    this.collectionName = params.collectionName;
+    this.schema = params.schema;
+    this.options = params.options as Readonly<unknown>;
+    this.internals = { key: collection.key };
+  }
+
+  async bulkWrite(
+    documentWrites: BulkWriteRow<RxDocType>[],
+    context: string,
+  ): Promise<RxStorageBulkWriteResponse<RxDocType>> {
+    const { collection } = this;
+    // A disk that refused the last batch gets another try before anything more is accepted.
+    if (collection.failure) await persist(collection);
+    const result = await this.memory.bulkWrite(documentWrites, context);
+    const refused = new Set(result.error.map((error) => error.documentId));
+    for (const row of documentWrites) {
+      const id = (row.document as Record<string, unknown>)[collection.primaryPath] as string;
+      if (refused.has(id)) continue;
+      const waiting = collection.pending.get(id);
+      collection.pending.set(id, {
+        previous: waiting ? waiting.previous : (row.previous as AnyDocument | undefined),
+        document: row.document as AnyDocument,
+      });
+    }
+    if (this.settings.awaitWritePersistence) await persist(collection);
+    else schedulePersist(collection);
+    return result;
+  }
+
+  findDocumentsById(ids: string[], withDeleted: boolean): Promise<RxDocumentData<RxDocType>[]> {
+    return this.memory.findDocumentsById(ids, withDeleted);
+  }
+
+  query(preparedQuery: PreparedQuery<RxDocType>): Promise<RxStorageQueryResult<RxDocType>> {
+    return this.memory.query(preparedQuery);
+  }
+
+  count(preparedQuery: PreparedQuery<RxDocType>): Promise<RxStorageCountResult> {
+    return this.memory.count(preparedQuery);
+  }
+
+  getChangedDocumentsSince(
+    limit: number,
+    checkpoint?: RxStorageDefaultCheckpoint,
+  ): Promise<{ documents: RxDocumentData<RxDocType>[]; checkpoint: RxStorageDefaultCheckpoint }> {
+    return getChangedDocumentsSince(this.memory, limit, checkpoint) as never;
+  }
+
+  changeStream(): Observable<EventBulk<RxStorageChangeEvent<RxDocType>, RxStorageDefaultCheckpoint>> {
+    return this.memory.changeStream();
+  }
+
+  /** Purges old tombstones from memory, then (once everything pending is on disk) from the persistent storage. */
+  async cleanup(minimumDeletedTime: number): Promise<boolean> {
+    await this.memory.cleanup(minimumDeletedTime);
+    await persist(this.collection);
+    return this.collection.persistent.cleanup(minimumDeletedTime);
+  }
+
+  getAttachmentData(documentId: string, attachmentId: string, digest: string): Promise<Blob> {
+    return this.memory.getAttachmentData(documentId, attachmentId, digest);
+  }
+
+  /** Waits until every write answered so far is in the persistent storage. */
+  async persisted(): Promise<void> {
+    await persist(this.collection);
+  }
+
+  async remove(): Promise<void> {
+    if (this.closed) throw new Error(`remove() on closed ${this.databaseName}/${this.collectionName}`);
+    const { collection } = this;
+    collection.pending.clear();
+    await collection.persisting.catch(() => {});
+    await this.memory.remove();
+    await collection.persistent.remove();
+    await this.close();
+  }
+
+  /** Idempotent; the last instance of a collection persists what is pending and frees its documents. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.memory.close();
+    await this.release();
+  }
+}
+
+export class RxStorageMemoryMapped implements RxStorage<unknown, unknown> {
+  readonly name: string;
+  readonly rxdbVersion = RXDB_VERSION;
+
+  constructor(readonly settings: Readonly<MemoryMappedSettings>) {
+    this.name = `memory-mapped-${settings.storage.name}`;
+  }
+
+  async createStorageInstance<RxDocType>(
+    params: RxStorageInstanceCreationParams<RxDocType, unknown>,
+  ): Promise<RxStorageInstanceMemoryMapped<RxDocType>> {
+    ensureRxStorageInstanceParamsAreCorrect(params);
+    const anyParams = params as unknown as RxStorageInstanceCreationParams<unknown, unknown>;
+    const underlying = this.settings.storage;
+    let registry = registries.get(underlying);
+    if (!registry) {
+      registry = { open: new Map(), closing: new Map() };
+      registries.set(underlying, registry);
+    }
+    const { open, closing } = registry;
+    const key = collectionKey(anyParams);
+    let opening = open.get(key);
+    if (!opening) {
+      const primaryKey = params.schema.primaryKey;
+      const primaryPath = typeof primaryKey === 'string' ? primaryKey : primaryKey.key;
+      const previous = closing.get(key) ?? Promise.resolve();
+      opening = previous.then(() => openCollection(underlying, anyParams, primaryPath));
+      open.set(key, opening);
+      opening.catch(() => open.delete(key));
+    }
+    const collection = await opening;
+    collection.refs++;
+    liveCollections.add(collection);
+    const memory = (await createMemoryStorageInstance(
+      collection.memoryStorage,
+      params as never,
+      {},
+    )) as unknown as RxStorageInstance<RxDocType, unknown, unknown, RxStorageDefaultCheckpoint>;
+    let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      collection.refs--;
+      if (collection.refs > 0) return;
+      open.delete(key);
+      liveCollections.delete(collection);
+      const closed = persist(collection).finally(() => collection.persistent.close());
+      const settled = closed.catch(() => {});
+      closing.set(key, settled);
+      settled.then(() => {
+        if (closing.get(key) === settled) closing.delete(key);
+      });
+      await closed;
+    };
+    return new RxStorageInstanceMemoryMapped<RxDocType>(params, memory, collection, this.settings, release);
+  }
+}
+
+/**
+ * Keeps every open collection's documents in memory (RxDB's memory storage: its indexes and query
+ * planner) and persists each write to another storage on the next turn of the event loop, batched.
+ * Reads never touch the disk; opening a collection reads it whole once.
+ */
+export function getRxStorageMemoryMapped(settings: MemoryMappedSettings): RxStorageMemoryMapped {
+  return new RxStorageMemoryMapped({ ...settings });
+}
