@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { REPLICA_STOP_MESSAGE } from '@shared/desktop/bridge';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BUNDLES, type DesktopAppOptions, startDesktopApp } from './desktop-app';
 import type {
@@ -71,14 +72,17 @@ class FakeBrowserWindow extends EventEmitter {
 
 class FakeUtilityProcess extends EventEmitter {
   received: MessagePortMainLike[][] = [];
+  /** Messages sent without ports (the stop request). */
+  messages: unknown[] = [];
   constructor(
     readonly modulePath: string,
     readonly args: string[],
   ) {
     super();
   }
-  postMessage(_message: unknown, ports: MessagePortMainLike[] = []) {
-    this.received.push(ports);
+  postMessage(message: unknown, ports: MessagePortMainLike[] = []) {
+    if (ports.length > 0) this.received.push(ports);
+    else this.messages.push(message);
   }
   kill() {
     this.emit('exit', 0);
@@ -377,16 +381,27 @@ describe('desktop app', () => {
     expect(mac.desktop.window()?.window).toBe(FakeBrowserWindow.created[1]);
   });
 
-  it('stops the replica process for good when the app quits', async () => {
-    const { app, forks } = await started();
+  it('lets the replica process save before the app quits, and does not restart it', async () => {
+    const { app, forks, calls } = await started();
     const exits: number[] = [];
     forks[0]?.on('exit', (code: number) => exits.push(code));
     vi.useFakeTimers();
     try {
-      app.emit('will-quit');
-      expect(exits).toEqual([0]);
+      let prevented = false;
+      app.emit('will-quit', { preventDefault: () => (prevented = true) });
+      expect(prevented).toBe(true);
+      expect(forks[0]?.messages).toEqual([REPLICA_STOP_MESSAGE]);
+      expect(calls.filter((call) => call === 'quit')).toEqual([]);
+      // Saved: the process exits, and the app quits for real.
+      forks[0]?.emit('exit', 0);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(calls.filter((call) => call === 'quit')).toEqual(['quit']);
+      let preventedAgain = false;
+      app.emit('will-quit', { preventDefault: () => (preventedAgain = true) });
+      expect(preventedAgain).toBe(false);
       vi.advanceTimersByTime(60_000);
       expect(forks).toHaveLength(1);
+      expect(exits).toEqual([0]);
     } finally {
       vi.useRealTimers();
     }

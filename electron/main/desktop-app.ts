@@ -89,7 +89,14 @@ export function startDesktopApp(electron: ElectronMain, options: DesktopAppOptio
   app.on('activate', () => {
     if (createWindow && !main) open();
   });
-  app.on('will-quit', () => replica?.stop());
+  // The replica process saves what it holds in memory before the app ends.
+  let replicaStopped = false;
+  app.on('will-quit', (event) => {
+    if (!replica || replicaStopped) return;
+    event.preventDefault();
+    replicaStopped = true;
+    replica.stop().finally(() => app.quit());
+  });
 
   const ready = app.whenReady().then(() => {
     const userData = app.getPath('userData');

@@ -6,14 +6,24 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { MessageChannel, Worker } from 'node:worker_threads';
+import { REPLICA_STOP_MESSAGE } from '@shared/desktop/bridge';
 import { emitterPort } from '@shared/message-port';
 import { createRxDatabase } from 'rxdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteReplicaStorage } from '../../renderer/src/data/storage';
+import { getRxStorageBetterSqlite } from '../backend/rx-storage-sqlite';
 import { BUNDLES } from './desktop-app';
 import { REPLICA_CONNECT_MESSAGE } from './replica-service';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+
+const NOTE_SCHEMA = {
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: { id: { type: 'string', maxLength: 40 }, text: { type: 'string' } },
+  required: ['id'],
+} as const;
 let outdir: string;
 
 /** Every module a bundle requires, and how many `require(` calls name no module literally. */
@@ -97,6 +107,47 @@ describe('desktop build', () => {
       expect(found?.get('text')).toBe('kept in SQLite');
       await db.close();
       expect(readdirSync(databaseDirectory).some((name) => name.endsWith('.sqlite'))).toBe(true);
+    } finally {
+      channel.port1.close();
+      await worker.terminate();
+      await rm(databaseDirectory, { recursive: true, force: true });
+    }
+  });
+
+  it('saves the replica and exits when the main process tells it to stop', async () => {
+    const databaseDirectory = await mkdtemp(path.join(tmpdir(), 'orbita-replica-stop-'));
+    const worker = new Worker(fileURLToPath(new URL('./replica-process.fixture.cjs', import.meta.url)), {
+      workerData: { bundle: bundle('replicaProcess') },
+      argv: [databaseDirectory],
+    });
+    const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+    const channel = new MessageChannel();
+    try {
+      await new Promise((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      worker.postMessage({ message: REPLICA_CONNECT_MESSAGE, port: channel.port2 }, [channel.port2]);
+      const db = await createRxDatabase({
+        name: 'quitting',
+        storage: remoteReplicaStorage(emitterPort(channel.port1)),
+        multiInstance: false,
+      });
+      const { notes } = await db.addCollections({ notes: { schema: NOTE_SCHEMA } });
+      await notes.insert({ id: 'n1', text: 'written as the app quits' });
+      // The window is still open: the app quits under it.
+      worker.postMessage({ message: REPLICA_STOP_MESSAGE });
+      expect(await exited).toBe(0);
+      channel.port1.close();
+
+      const reopened = await createRxDatabase({
+        name: 'quitting',
+        storage: getRxStorageBetterSqlite({ databaseDirectory }),
+        multiInstance: false,
+      });
+      const again = (await reopened.addCollections({ notes: { schema: NOTE_SCHEMA } })).notes;
+      expect((await again.findOne('n1').exec())?.get('text')).toBe('written as the app quits');
+      await reopened.close();
     } finally {
       channel.port1.close();
       await worker.terminate();

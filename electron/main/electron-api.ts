@@ -103,7 +103,8 @@ export interface AppLike {
   setAsDefaultProtocolClient(protocol: string, path?: string, args?: string[]): boolean;
   on(event: 'second-instance', listener: (event: unknown, argv: string[], workingDirectory: string) => void): unknown;
   on(event: 'open-url', listener: (event: PreventableEvent, url: string) => void): unknown;
-  on(event: 'window-all-closed' | 'activate' | 'will-quit', listener: () => void): unknown;
+  on(event: 'window-all-closed' | 'activate', listener: () => void): unknown;
+  on(event: 'will-quit', listener: (event: PreventableEvent) => void): unknown;
 }
 
 export interface CustomScheme {

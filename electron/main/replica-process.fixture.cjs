@@ -26,6 +26,6 @@ const parentPort = new EventEmitter();
 process.parentPort = parentPort;
 require(workerData.bundle);
 thread.on('message', ({ message, port }) => {
-  parentPort.emit('message', { data: message, ports: [electronLikePort(port)] });
+  parentPort.emit('message', { data: message, ports: port ? [electronLikePort(port)] : [] });
 });
 thread.postMessage('ready');

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { REPLICA_STOP_MESSAGE } from '@shared/desktop/bridge';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MessagePortMainLike, UtilityProcessLike, WebContentsLike } from './electron-api';
 import { createReplicaService, REPLICA_CONNECT_MESSAGE } from './replica-service';
@@ -151,14 +152,37 @@ describe('replica utility process', () => {
     expect(processes).toHaveLength(4);
   });
 
-  it('does not restart a process stopped on quit', () => {
+  it('asks the process to save and exit on quit, and does not restart it', async () => {
     const replica = service();
     replica.start();
-    replica.stop();
-    expect(processes[0]?.killed).toBe(true);
+    let stopped = false;
+    const stopping = replica.stop().then(() => {
+      stopped = true;
+    });
+    expect(processes[0]?.received.map(({ message }) => message)).toContain(REPLICA_STOP_MESSAGE);
+    expect(processes[0]?.killed).toBe(false);
+    await Promise.resolve();
+    expect(stopped).toBe(false);
+    // The process has saved the replica and exits by itself.
+    processes[0]?.crash(0);
+    await stopping;
     vi.advanceTimersByTime(60_000);
     expect(processes).toHaveLength(1);
+    expect(processes[0]?.killed).toBe(false);
     expect(logs).toEqual([]);
+  });
+
+  it('kills a process that has not exited after the time it is given to save', async () => {
+    const replica = service();
+    replica.start();
+    const stopping = replica.stop();
+    vi.advanceTimersByTime(9_999);
+    expect(processes[0]?.killed).toBe(false);
+    vi.advanceTimersByTime(1);
+    await stopping;
+    expect(processes[0]?.killed).toBe(true);
+    expect(logs).toEqual(['The replica process did not save and exit within 10 s; stopping it.']);
+    expect(processes).toHaveLength(1);
   });
 
   it('keeps trying when the process cannot be started', () => {

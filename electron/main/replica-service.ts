@@ -1,4 +1,4 @@
-import { DESKTOP_CHANNELS } from '@shared/desktop/bridge';
+import { DESKTOP_CHANNELS, REPLICA_STOP_MESSAGE } from '@shared/desktop/bridge';
 import type { MessageChannelMainLike, UtilityProcessLike, WebContentsLike } from './electron-api';
 
 /** The message that carries a window's port to the replica process (which reads only its ports). */
@@ -13,8 +13,11 @@ export interface ReplicaService {
    * process every connected page gets a new port.
    */
   connect(target: WebContentsLike): void;
-  /** Stops the process for good (app quitting). */
-  stop(): void;
+  /**
+   * Stops the process for good (app quitting): asks it to save what it holds in memory and exit,
+   * and kills it if it has not exited after `stopTimeoutMs`. Settles once it is gone.
+   */
+  stop(): Promise<void>;
 }
 
 /**
@@ -27,6 +30,8 @@ export function createReplicaService(deps: {
   createChannel(): MessageChannelMainLike;
   now?: () => number;
   log?: (message: string) => void;
+  /** How long the process may take to save its replica when the app quits. Default 10 s. */
+  stopTimeoutMs?: number;
 }): ReplicaService {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? ((message: string) => console.error(message));
@@ -95,7 +100,24 @@ export function createReplicaService(deps: {
       restartTimer = undefined;
       const running = child;
       child = undefined;
-      running?.kill();
+      if (!running) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timeoutMs = deps.stopTimeoutMs ?? 10_000;
+        const timer = setTimeout(() => {
+          log(`The replica process did not save and exit within ${timeoutMs / 1000} s; stopping it.`);
+          running.kill();
+          resolve();
+        }, timeoutMs);
+        running.on('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        try {
+          running.postMessage(REPLICA_STOP_MESSAGE);
+        } catch {
+          running.kill();
+        }
+      });
     },
   };
 }

@@ -6,6 +6,7 @@ import {
   createRxDatabase,
   type EventBulk,
   fillWithDefaultSettings,
+  getChangedDocumentsSince,
   normalizeMangoQuery,
   now,
   prepareQuery,
@@ -100,7 +101,7 @@ async function write(instance: Instance, rows: BulkWriteRow<Item>[]) {
 }
 
 async function allDocuments(instance: Instance): Promise<ItemDoc[]> {
-  const { documents } = await instance.getChangedDocumentsSince!(1_000);
+  const { documents } = await getChangedDocumentsSince(instance, 1_000);
   return documents;
 }
 
@@ -154,7 +155,7 @@ describe('memory-mapped storage over better-sqlite3', () => {
 
     const again = await open(getRxStorageMemoryMapped({ storage: sqlite() }), name);
     expect(await again.findDocumentsById(['x'], false)).toEqual([doc]);
-    const checkpoint = await again.getChangedDocumentsSince!(10);
+    const checkpoint = await getChangedDocumentsSince(again, 10);
     expect(checkpoint.checkpoint).toEqual({ id: 'x', lwt: doc._meta.lwt });
   });
 

@@ -59,6 +59,12 @@ export const DESKTOP_CHANNELS = {
 /** Data of the window message that carries the replica port from the preload to the page. */
 export const REPLICA_PORT_MESSAGE = 'orbita:replica-port';
 
+/**
+ * What the main process tells the replica process when the app quits: save everything still in
+ * memory, then exit.
+ */
+export const REPLICA_STOP_MESSAGE = { type: 'orbita:replica-stop' } as const;
+
 /** Command-line switches through which the main process hands the preload its static values. */
 export const BRIDGE_ARGUMENTS = {
   serverUrl: '--orbita-server-url=',
