@@ -32,6 +32,13 @@ export interface BetterSqliteSettings {
    * SQLite's 4096, for some cost on single-document commits.
    */
   pageSize?: number;
+  /**
+   * Keep the schema's indexes as SQL indexes (default `true`). `false` keeps only the primary key and
+   * what `getChangedDocumentsSince` and `cleanup` use: writes cost a fraction, queries scan the table.
+   * For a storage whose queries are answered elsewhere (the memory-mapped storage reads everything
+   * at open and queries in memory). Opening a table the other way adds or drops the index columns.
+   */
+  indexes?: boolean;
 }
 
 /** One index of the schema: the fields, the column holding its indexable string and how to compute it. */
@@ -160,6 +167,7 @@ export function acquireCollection(
   collectionName: string,
   schema: RxJsonSchema<RxDocumentData<unknown>>,
   devMode: boolean,
+  withIndexes = true,
 ): CollectionState {
   const table = collectionTableName(collectionName, schema.version);
   let state = open.collections.get(table);
@@ -175,7 +183,7 @@ export function acquireCollection(
   const primaryPath = getPrimaryFieldOfPrimaryKey(schema.primaryKey) as string;
   // RxDB reads a replication's meta data (one row per replicated document) by id and never queries
   // it: index columns there would be written for nothing. A query still answers, by a full scan.
-  const queried = schema.title !== META_INSTANCE_SCHEMA_TITLE;
+  const queried = withIndexes && schema.title !== META_INSTANCE_SCHEMA_TITLE;
   const indexes = (queried ? schemaIndexes(schema) : []).map<IndexColumn>((fields) => ({
     fields,
     column: indexColumnName(fields),

@@ -974,6 +974,37 @@ describe('isolation and persistence', () => {
     expect(sortedIds(await meta.findDocumentsById(['a', 'b', 'c'], false))).toEqual(['a', 'b']);
   });
 
+  it('keeps no query indexes when told to (queries answered elsewhere), and gets them back when opened with them', async () => {
+    const directory = await tempDirectory();
+    const databaseName = `db${randomToken(8)}`;
+    const schema = personSchema();
+    const columnsOf = (instance: RxStorageInstanceBetterSqlite<Person>) => {
+      const raw = new Database(path.join(directory, `${databaseName}.sqlite`), { readonly: true });
+      try {
+        return raw.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(instance.internals.tableName);
+      } finally {
+        raw.close();
+      }
+    };
+    const lean = await openOurs({
+      storage: ours({ databaseDirectory: directory, indexes: false }),
+      databaseName,
+      schema,
+    });
+    const docs = [person('a', { age: 41 }), person('b', { age: 25 }), person('c', { age: 33 })];
+    await insert(lean, docs);
+    expect(columnsOf(lean)).toEqual(['id', 'deleted', 'lwt', 'data']);
+    const q = prepared(schema, { selector: { _deleted: false, age: { $gt: 30 } }, sort: [{ age: 'desc' }] });
+    expect(lean.explainQuery(q).join('\n')).toMatch(/^SCAN/);
+    expect(ids((await lean.query(q)).documents)).toEqual(['a', 'c']);
+    await lean.close();
+
+    const indexed = await openOurs({ storage: ours({ databaseDirectory: directory }), databaseName, schema });
+    expect(columnsOf(indexed).length).toBeGreaterThan(4);
+    expect(indexed.explainQuery(q).join('\n')).toMatch(/USING INDEX/);
+    expect(ids((await indexed.query(q)).documents)).toEqual(['a', 'c']);
+  });
+
   it('keeps in-memory databases only while an instance is open', async () => {
     const storage = ours({ databaseDirectory: ':memory:' });
     const databaseName = `mem${randomToken(8)}`;

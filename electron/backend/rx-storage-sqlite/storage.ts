@@ -31,6 +31,7 @@ export class RxStorageBetterSqlite implements RxStorage<BetterSqliteInternals, B
         params.collectionName,
         params.schema as unknown as RxJsonSchema<RxDocumentData<unknown>>,
         params.devMode,
+        this.settings.indexes ?? true,
       );
       return new RxStorageInstanceBetterSqlite<RxDocType>(
         params.databaseName,
