@@ -160,7 +160,8 @@ describe('a replica written by an earlier release', () => {
     for (const title of ['Valve', 'Gauge']) await createTask(admin, form.id, { title });
     const shipped = released.at(-1)?.schemas.tasks as RxJsonSchema<unknown>;
     const before = await replicatingTasks('replica-next', shipped);
-    expect(await before.db.tasks?.count().exec()).toBe(3);
+    // The tasks reach the replica once their transactions are behind the pull's visibility horizon.
+    await expect.poll(async () => before.db.tasks?.count().exec(), { timeout: 10_000 }).toBe(3);
     await before.sync.cancel();
     // Edited on the device, not yet pushed, when the app is upgraded.
     await before.db.tasks?.findOne(edited.id).incrementalPatch({ title: 'Pump, edited offline' });

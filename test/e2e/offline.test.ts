@@ -5,6 +5,7 @@ import {
   browserSuite,
   registeredPage,
   replicaIs,
+  replicaState,
   saveScreenshot,
   serviceWorkerInControl,
   waitOrExplain,
@@ -60,6 +61,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.goto(`${suite.t.url}/tasks/${task.id}`);
     await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
     await page.getByTestId('history-entry').or(page.getByText('No changes yet')).first().waitFor();
+    // Opened online: the replica has pulled the server's state the edits below are based on.
+    await replicaIs(page, 'online ready');
 
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();
@@ -103,7 +106,10 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
     const after = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
-    expect(after.body.fields).toMatchObject({ [note]: 'Checked on the train', [reading]: '12345.5' });
+    expect(after.body.fields, await replicaState(page)).toMatchObject({
+      [note]: 'Checked on the train',
+      [reading]: '12345.5',
+    });
     const search = await serverCall(page, 'GET', '/api/tasks/search?q=Written%20offline');
     const created = search.body.items as { title: string; fields: Record<string, unknown> }[];
     expect(created.map((item) => item.title)).toEqual(['Written offline']);

@@ -114,6 +114,15 @@ export async function serviceWorkerInControl(page: Page): Promise<void> {
  * Waits for `locator`; when it does not come, prints what the page said (console), what its
  * replica keeps in localStorage and the visible text, so a failure in CI can be understood.
  */
+/** The replica's state as the page keeps it (status, pending changes, lost edits), for failure messages. */
+export async function replicaState(page: Page): Promise<string> {
+  const stored = await page.evaluate(() => [
+    ['data-replica', document.documentElement.dataset.replica],
+    ...Object.entries(localStorage).filter(([key]) => key.startsWith('orbita.replica.')),
+  ]);
+  return `replica state: ${JSON.stringify(stored)}`;
+}
+
 export async function waitOrExplain(page: Page, locator: Locator): Promise<void> {
   const said: string[] = [];
   const listen = (message: ConsoleMessage) => said.push(`${message.type()}: ${message.text()}`);
@@ -121,12 +130,8 @@ export async function waitOrExplain(page: Page, locator: Locator): Promise<void>
   try {
     await locator.waitFor();
   } catch (error) {
-    const stored = await page.evaluate(() => [
-      ['data-replica', document.documentElement.dataset.replica],
-      ...Object.entries(localStorage).filter(([key]) => key.startsWith('orbita.replica.')),
-    ]);
     console.error(
-      `page console:\n${said.slice(-40).join('\n')}\nreplica state: ${JSON.stringify(stored)}\nvisible text:\n${((await page.locator('body').textContent()) ?? '').slice(0, 2000)}`,
+      `page console:\n${said.slice(-40).join('\n')}\n${await replicaState(page)}\nvisible text:\n${((await page.locator('body').textContent()) ?? '').slice(0, 2000)}`,
     );
     throw error;
   } finally {
