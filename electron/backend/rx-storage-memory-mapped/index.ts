@@ -12,7 +12,12 @@ import type {
   RxStorageInstanceCreationParams,
   RxStorageQueryResult,
 } from 'rxdb';
-import { ensureRxStorageInstanceParamsAreCorrect, getChangedDocumentsSince, RXDB_VERSION } from 'rxdb';
+import {
+  ensureRxStorageInstanceParamsAreCorrect,
+  getChangedDocumentsSince,
+  META_INSTANCE_SCHEMA_TITLE,
+  RXDB_VERSION,
+} from 'rxdb';
 import { createMemoryStorageInstance, getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import type { Observable } from 'rxjs';
 
@@ -29,6 +34,13 @@ export interface MemoryMappedSettings {
    * of the same turn; `close()` and `remove()` wait for everything pending.
    */
   awaitWritePersistence?: boolean;
+  /**
+   * Collections kept on disk only, without a copy in memory: every read and write goes to the
+   * persistent storage (after the pending writes of the same database, so the disk never holds a
+   * later write without the earlier ones). Default: RxDB's replication meta data, which RxDB reads
+   * by id only and which holds a second copy of every replicated document.
+   */
+  onDiskOnly?: (params: RxStorageInstanceCreationParams<unknown, unknown>) => boolean;
 }
 
 /** Documents read from the persistent storage per step when a collection is opened. */
@@ -49,6 +61,8 @@ interface PendingWrite {
  */
 interface MappedCollection {
   key: string;
+  databaseName: string;
+  persistentStorage: RxStorage<unknown, unknown>;
   memoryStorage: MemoryStorage;
   persistent: AnyInstance;
   pending: Map<string, PendingWrite>;
@@ -81,6 +95,14 @@ export async function persistAllMemoryMapped(): Promise<void> {
   const results = await Promise.allSettled([...liveCollections].map((collection) => persist(collection)));
   const failed = results.find((result) => result.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
+/** Persists what every open collection of one database holds pending. */
+function persistDatabase(storage: RxStorage<unknown, unknown>, databaseName: string): Promise<void> {
+  const siblings = [...liveCollections].filter(
+    (collection) => collection.persistentStorage === storage && collection.databaseName === databaseName,
+  );
+  return Promise.all(siblings.map((collection) => persist(collection))).then(() => {});
 }
 
 function collectionKey(params: RxStorageInstanceCreationParams<unknown, unknown>): string {
@@ -170,6 +192,8 @@ async function openCollection(
   }
   return {
     key: collectionKey(params),
+    databaseName: params.databaseName,
+    persistentStorage: storage,
     memoryStorage,
     persistent,
     pending: new Map(),
@@ -179,6 +203,30 @@ async function openCollection(
     refs: 0,
     primaryPath,
   };
+}
+
+function isReplicationMetaData(params: RxStorageInstanceCreationParams<unknown, unknown>): boolean {
+  return params.schema.title === META_INSTANCE_SCHEMA_TITLE;
+}
+
+/** A persistent instance whose writes first wait for the pending writes of its database. */
+function onDisk<RxDocType>(
+  instance: RxStorageInstance<RxDocType, unknown, unknown>,
+  persistBefore: () => Promise<void>,
+): RxStorageInstance<RxDocType, unknown, unknown> {
+  const bulkWrite = instance.bulkWrite.bind(instance);
+  return new Proxy(instance, {
+    get(target, key) {
+      if (key === 'bulkWrite') {
+        return async (rows: BulkWriteRow<RxDocType>[], context: string) => {
+          await persistBefore();
+          return bulkWrite(rows, context);
+        };
+      }
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export class RxStorageInstanceMemoryMapped<RxDocType>
@@ -296,10 +344,15 @@ export class RxStorageMemoryMapped implements RxStorage<unknown, unknown> {
 
   async createStorageInstance<RxDocType>(
     params: RxStorageInstanceCreationParams<RxDocType, unknown>,
-  ): Promise<RxStorageInstanceMemoryMapped<RxDocType>> {
+  ): Promise<RxStorageInstance<RxDocType, unknown, unknown>> {
     ensureRxStorageInstanceParamsAreCorrect(params);
     const anyParams = params as unknown as RxStorageInstanceCreationParams<unknown, unknown>;
     const underlying = this.settings.storage;
+    const onDiskOnly = this.settings.onDiskOnly ?? isReplicationMetaData;
+    if (onDiskOnly(anyParams)) {
+      const persistent = await underlying.createStorageInstance(params);
+      return onDisk(persistent, () => persistDatabase(underlying, params.databaseName)) as never;
+    }
     let registry = registries.get(underlying);
     if (!registry) {
       registry = { open: new Map(), closing: new Map() };

@@ -7,6 +7,7 @@ import {
   type EventBulk,
   fillWithDefaultSettings,
   getChangedDocumentsSince,
+  META_INSTANCE_SCHEMA_TITLE,
   normalizeMangoQuery,
   now,
   prepareQuery,
@@ -306,6 +307,42 @@ describe('memory-mapped storage over better-sqlite3', () => {
     expect(await disk.findDocumentsById(['pending'], true)).toEqual([]);
     await persistAllMemoryMapped();
     expect((await disk.findDocumentsById(['pending'], true)).map((doc) => doc.id)).toEqual(['pending']);
+  });
+
+  it("keeps RxDB's replication meta data on disk only, written after the pending writes of its database", async () => {
+    const name = `db${randomToken(6)}`;
+    const storage = getRxStorageMemoryMapped({ storage: sqlite() });
+    const items = await open(storage, name);
+    const metaSchema = { ...itemSchema(), title: META_INSTANCE_SCHEMA_TITLE };
+    const meta = (await storage.createStorageInstance<Item>({
+      databaseInstanceToken: randomToken(10),
+      databaseName: name,
+      collectionName: 'items-meta',
+      schema: metaSchema,
+      options: {},
+      multiInstance: false,
+      devMode: true,
+    })) as unknown as Instance;
+    opened.push(meta);
+    const disk = await open(sqlite(), name);
+
+    await write(items, [{ document: item('pulled') }]);
+    expect(await disk.findDocumentsById(['pulled'], true)).toEqual([]);
+    // The replication's record of the pulled document (a checkpoint, say) reaches the disk only
+    // with the document it records.
+    await write(meta, [{ document: item('checkpoint') }]);
+    expect((await disk.findDocumentsById(['pulled'], true)).map((doc) => doc.id)).toEqual(['pulled']);
+    const metaOnDisk = (await sqlite().createStorageInstance<Item>({
+      databaseInstanceToken: randomToken(10),
+      databaseName: name,
+      collectionName: 'items-meta',
+      schema: metaSchema,
+      options: {},
+      multiInstance: false,
+      devMode: true,
+    })) as unknown as Instance;
+    opened.push(metaOnDisk);
+    expect((await metaOnDisk.findDocumentsById(['checkpoint'], true)).map((doc) => doc.id)).toEqual(['checkpoint']);
   });
 
   it('serves RxDB: a database written, closed and opened again has its documents and answers queries', async () => {
