@@ -1,13 +1,37 @@
 import { Alert, Button } from 'antd';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { useReplica } from './data/replica-context';
+import { useLive, useReplica } from './data/replica-context';
 
-/** Says when the app works without the server, and how many changes wait to be sent. */
+/** How long the first pull may take before the app says it is bringing the data over. */
+const FIRST_SYNC_NOTICE_MS = 700;
+
+/** `flag`, once it has held for `ms` (so a quick pull never flashes a notice). */
+function useHeld(flag: boolean, ms: number): boolean {
+  const [held, setHeld] = useState(false);
+  useEffect(() => {
+    setHeld(false);
+    if (!flag) return;
+    const timer = setTimeout(() => setHeld(true), ms);
+    return () => clearTimeout(timer);
+  }, [flag, ms]);
+  return flag && held;
+}
+
+/**
+ * Says when the app works without the server, how many changes wait to be sent, and how far the
+ * first sync has come while the organization's data is brought to this device.
+ */
 export function OfflineBanner() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const { status, error, elsewhere, useHere } = useReplica();
+  const syncing = useHeld(
+    Boolean(status && !status.ready && !status.signedOut && (status.online || status.connecting)),
+    FIRST_SYNC_NOTICE_MS,
+  );
+  const received = useLive((replica) => (syncing ? replica.db.tasks.count().$ : undefined), [syncing]);
   if (error) return <Alert banner type="error" role="alert" title={t('offline.replicaFailed', { error })} />;
   // Screens that read the replica wait; the others (settings, profile) keep working.
   if (elsewhere) {
@@ -52,6 +76,17 @@ export function OfflineBanner() {
         role="status"
         data-testid="offline-banner"
         title={status.pending > 0 ? t('offline.pending', { count: status.pending }) : t('offline.offline')}
+      />
+    );
+  }
+  if (syncing && status.pending === 0) {
+    return (
+      <Alert
+        banner
+        type="info"
+        role="status"
+        data-testid="first-sync"
+        title={t('offline.receiving', { received: (received ?? 0).toLocaleString(i18n.language) })}
       />
     );
   }

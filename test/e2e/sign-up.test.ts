@@ -122,6 +122,46 @@ describe.skipIf(!suite.available)('a long task list', { timeout: 90_000 }, () =>
   });
 });
 
+describe.skipIf(!suite.available)('the first sync', { timeout: 90_000 }, () => {
+  it('says how far it has come while the data arrives, and goes once everything is here', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Water Works',
+      name: 'Gleb',
+      email: 'gleb@example.org',
+    });
+    const form = (await apiInPage(page, 'POST', '/api/forms', { name: 'Hydrants', fields: [] })) as { id: string };
+    await suite.t.database.db.query(
+      `INSERT INTO tasks (id, organization_id, form_id, status_id, title)
+       SELECT gen_random_uuid(), f.organization_id, f.id, s.id, 'Hydrant ' || n
+         FROM forms f JOIN form_statuses s ON s.form_id = f.id AND s.is_initial, generate_series(1, 30) AS n
+        WHERE f.id = $1`,
+      [form.id],
+    );
+    // The server's answers to the replica's pulls (Socket.IO acknowledgements) wait while held:
+    // the first pull of the reopened replica stays under way.
+    let holding = true;
+    const held: (() => void)[] = [];
+    await page.routeWebSocket(/\/socket\.io\//, (socket) => {
+      const server = socket.connectToServer();
+      server.onMessage((message) => {
+        if (holding && typeof message === 'string' && message.startsWith('43/sync,'))
+          held.push(() => socket.send(message));
+        else socket.send(message);
+      });
+    });
+    await page.goto(`${suite.t.url}/tasks`);
+    const notice = page.getByTestId('first-sync');
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(/to this device for work without the network… Tasks here so far: \d+\./);
+
+    holding = false;
+    for (const release of held.splice(0)) release();
+    await page.getByRole('link', { name: 'Hydrant 30', exact: true }).waitFor();
+    await notice.waitFor({ state: 'detached' });
+    await context.close();
+  });
+});
+
 /** The id of the task with this title, from the server. */
 async function taskId(page: Parameters<typeof apiInPage>[0], title: string): Promise<string> {
   const found = (await apiInPage(page, 'GET', `/api/tasks/search?q=${encodeURIComponent(title)}`)) as {

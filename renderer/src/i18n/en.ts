@@ -107,6 +107,8 @@ export const en: Strings = {
     pending: 'The server cannot be reached. Changes waiting to be sent: {{count}}.',
     sending: 'Sending changes: {{count}}…',
     signedOut: 'Your session has ended. Sign in again to send your changes ({{count}}).',
+    receiving:
+      'Bringing your organization’s data to this device for work without the network… Tasks here so far: {{received}}.',
     replicaFailed: 'The local copy of the data could not be opened: {{error}}. Restart the app.',
   },
   conflicts: {
