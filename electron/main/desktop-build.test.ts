@@ -48,6 +48,42 @@ afterAll(async () => {
 
 const bundle = (name: keyof typeof BUNDLES) => path.join(outdir, path.basename(BUNDLES[name]));
 
+/**
+ * The bundled replica process in a worker thread, as Electron's utility process would run it, with
+ * a database on the port handed to it as the main process does.
+ */
+async function bundledReplica(prefix: string, databaseName: string) {
+  const databaseDirectory = await mkdtemp(path.join(tmpdir(), prefix));
+  const worker = new Worker(fileURLToPath(new URL('./replica-process.fixture.cjs', import.meta.url)), {
+    workerData: { bundle: bundle('replicaProcess') },
+    argv: [databaseDirectory],
+  });
+  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  const channel = new MessageChannel();
+  const stop = async () => {
+    channel.port1.close();
+    await worker.terminate();
+    await rm(databaseDirectory, { recursive: true, force: true });
+  };
+  try {
+    await new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    worker.postMessage({ message: REPLICA_CONNECT_MESSAGE, port: channel.port2 }, [channel.port2]);
+    const db = await createRxDatabase({
+      name: databaseName,
+      storage: remoteReplicaStorage(emitterPort(channel.port1)),
+      multiInstance: false,
+    });
+    const { notes } = await db.addCollections({ notes: { schema: NOTE_SCHEMA } });
+    return { databaseDirectory, worker, exited, channel, db, notes, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
 describe('desktop build', () => {
   it('writes the main, preload and replica-process bundles where the main process looks for them', () => {
     expect(readdirSync(outdir).sort()).toEqual(['main.cjs', 'preload.cjs', 'replica-process.cjs']);
@@ -74,84 +110,37 @@ describe('desktop build', () => {
   });
 
   it('runs the bundled replica process: it serves the replica over a port handed as the main process does', async () => {
-    const databaseDirectory = await mkdtemp(path.join(tmpdir(), 'orbita-replica-bundle-'));
-    const worker = new Worker(fileURLToPath(new URL('./replica-process.fixture.cjs', import.meta.url)), {
-      workerData: { bundle: bundle('replicaProcess') },
-      argv: [databaseDirectory],
-    });
-    const channel = new MessageChannel();
+    const replica = await bundledReplica('orbita-replica-bundle-', 'bundle-smoke');
     try {
-      await new Promise((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-      });
-      worker.postMessage({ message: REPLICA_CONNECT_MESSAGE, port: channel.port2 }, [channel.port2]);
-      const db = await createRxDatabase({
-        name: 'bundle-smoke',
-        storage: remoteReplicaStorage(emitterPort(channel.port1)),
-        multiInstance: false,
-      });
-      await db.addCollections({
-        notes: {
-          schema: {
-            version: 0,
-            primaryKey: 'id',
-            type: 'object',
-            properties: { id: { type: 'string', maxLength: 40 }, text: { type: 'string' } },
-            required: ['id'],
-          },
-        },
-      });
-      await db.notes?.insert({ id: 'n1', text: 'kept in SQLite' });
-      const found = await db.notes?.findOne('n1').exec();
+      await replica.notes.insert({ id: 'n1', text: 'kept in SQLite' });
+      const found = await replica.notes.findOne('n1').exec();
       expect(found?.get('text')).toBe('kept in SQLite');
-      await db.close();
-      expect(readdirSync(databaseDirectory).some((name) => name.endsWith('.sqlite'))).toBe(true);
+      await replica.db.close();
+      expect(readdirSync(replica.databaseDirectory).some((name) => name.endsWith('.sqlite'))).toBe(true);
     } finally {
-      channel.port1.close();
-      await worker.terminate();
-      await rm(databaseDirectory, { recursive: true, force: true });
+      await replica.stop();
     }
   });
 
   it('saves the replica and exits when the main process tells it to stop', async () => {
-    const databaseDirectory = await mkdtemp(path.join(tmpdir(), 'orbita-replica-stop-'));
-    const worker = new Worker(fileURLToPath(new URL('./replica-process.fixture.cjs', import.meta.url)), {
-      workerData: { bundle: bundle('replicaProcess') },
-      argv: [databaseDirectory],
-    });
-    const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
-    const channel = new MessageChannel();
+    const replica = await bundledReplica('orbita-replica-stop-', 'quitting');
     try {
-      await new Promise((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-      });
-      worker.postMessage({ message: REPLICA_CONNECT_MESSAGE, port: channel.port2 }, [channel.port2]);
-      const db = await createRxDatabase({
-        name: 'quitting',
-        storage: remoteReplicaStorage(emitterPort(channel.port1)),
-        multiInstance: false,
-      });
-      const { notes } = await db.addCollections({ notes: { schema: NOTE_SCHEMA } });
-      await notes.insert({ id: 'n1', text: 'written as the app quits' });
+      await replica.notes.insert({ id: 'n1', text: 'written as the app quits' });
       // The window is still open: the app quits under it.
-      worker.postMessage({ message: REPLICA_STOP_MESSAGE });
-      expect(await exited).toBe(0);
-      channel.port1.close();
+      replica.worker.postMessage({ message: REPLICA_STOP_MESSAGE });
+      expect(await replica.exited).toBe(0);
+      replica.channel.port1.close();
 
       const reopened = await createRxDatabase({
         name: 'quitting',
-        storage: getRxStorageBetterSqlite({ databaseDirectory }),
+        storage: getRxStorageBetterSqlite({ databaseDirectory: replica.databaseDirectory }),
         multiInstance: false,
       });
       const again = (await reopened.addCollections({ notes: { schema: NOTE_SCHEMA } })).notes;
       expect((await again.findOne('n1').exec())?.get('text')).toBe('written as the app quits');
       await reopened.close();
     } finally {
-      channel.port1.close();
-      await worker.terminate();
-      await rm(databaseDirectory, { recursive: true, force: true });
+      await replica.stop();
     }
   });
 

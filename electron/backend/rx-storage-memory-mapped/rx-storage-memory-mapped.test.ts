@@ -21,6 +21,7 @@ import {
 } from 'rxdb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getRxStorageBetterSqlite } from '../rx-storage-sqlite';
+import { revise, storedDocument } from '../storage-documents.fixture';
 import { getRxStorageMemoryMapped, persistAllMemoryMapped } from './index';
 
 type Item = { id: string; title: string; rank: number };
@@ -43,22 +44,7 @@ function itemSchema(version = 0): RxJsonSchema<ItemDoc> {
 }
 
 function item(id: string, fields: Partial<Item> = {}, meta: { deleted?: boolean; lwt?: number } = {}): ItemDoc {
-  return {
-    id,
-    title: `title ${id}`,
-    rank: 1,
-    ...fields,
-    _deleted: meta.deleted ?? false,
-    _attachments: {},
-    _rev: `1-${randomToken(8)}`,
-    _meta: { lwt: meta.lwt ?? now() },
-  };
-}
-
-function revise(previous: ItemDoc, change: Partial<Item> & { _deleted?: boolean; lwt?: number } = {}): ItemDoc {
-  const { lwt, ...fields } = change;
-  const height = Number(previous._rev.split('-')[0]) + 1;
-  return { ...previous, ...fields, _rev: `${height}-${randomToken(8)}`, _meta: { lwt: lwt ?? now() } };
+  return storedDocument<Item>({ id, title: `title ${id}`, rank: 1, ...fields }, meta);
 }
 
 const ctx = 'rx-storage-memory-mapped.test';
@@ -82,13 +68,14 @@ function sqlite() {
 async function open(
   storage: RxStorage<unknown, unknown>,
   databaseName: string,
-  options: { collectionName?: string; version?: number } = {},
+  options: { collectionName?: string; version?: number; title?: string } = {},
 ): Promise<Instance> {
+  const schema = itemSchema(options.version);
   const instance = (await storage.createStorageInstance<Item>({
     databaseInstanceToken: randomToken(10),
     databaseName,
     collectionName: options.collectionName ?? 'items',
-    schema: itemSchema(options.version),
+    schema: options.title ? { ...schema, title: options.title } : schema,
     options: {},
     multiInstance: false,
     devMode: true,
@@ -313,17 +300,8 @@ describe('memory-mapped storage over better-sqlite3', () => {
     const name = `db${randomToken(6)}`;
     const storage = getRxStorageMemoryMapped({ storage: sqlite() });
     const items = await open(storage, name);
-    const metaSchema = { ...itemSchema(), title: META_INSTANCE_SCHEMA_TITLE };
-    const meta = (await storage.createStorageInstance<Item>({
-      databaseInstanceToken: randomToken(10),
-      databaseName: name,
-      collectionName: 'items-meta',
-      schema: metaSchema,
-      options: {},
-      multiInstance: false,
-      devMode: true,
-    })) as unknown as Instance;
-    opened.push(meta);
+    const metaOptions = { collectionName: 'items-meta', title: META_INSTANCE_SCHEMA_TITLE };
+    const meta = await open(storage, name, metaOptions);
     const disk = await open(sqlite(), name);
 
     await write(items, [{ document: item('pulled') }]);
@@ -332,16 +310,7 @@ describe('memory-mapped storage over better-sqlite3', () => {
     // with the document it records.
     await write(meta, [{ document: item('checkpoint') }]);
     expect((await disk.findDocumentsById(['pulled'], true)).map((doc) => doc.id)).toEqual(['pulled']);
-    const metaOnDisk = (await sqlite().createStorageInstance<Item>({
-      databaseInstanceToken: randomToken(10),
-      databaseName: name,
-      collectionName: 'items-meta',
-      schema: metaSchema,
-      options: {},
-      multiInstance: false,
-      devMode: true,
-    })) as unknown as Instance;
-    opened.push(metaOnDisk);
+    const metaOnDisk = await open(sqlite(), name, metaOptions);
     expect((await metaOnDisk.findDocumentsById(['checkpoint'], true)).map((doc) => doc.id)).toEqual(['checkpoint']);
   });
 

@@ -35,6 +35,7 @@ import {
 } from 'rxdb/plugins/storage-remote';
 import { Subject } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { revise, storedDocument } from '../storage-documents.fixture';
 import { indexKey } from './helpers';
 import {
   type BetterSqliteSettings,
@@ -77,26 +78,7 @@ function person(
   fields: Partial<Person> = {},
   meta: { deleted?: boolean; rev?: string; lwt?: number } = {},
 ): PersonDoc {
-  return {
-    id,
-    name: 'name',
-    age: 30,
-    score: 1.5,
-    active: true,
-    city: 'city',
-    ...fields,
-    _deleted: meta.deleted ?? false,
-    _attachments: {},
-    _rev: meta.rev ?? `1-${randomToken(8)}`,
-    _meta: { lwt: meta.lwt ?? now() },
-  };
-}
-
-/** The next revision of a document with some fields changed. */
-function revise(previous: PersonDoc, change: Partial<Person> & { _deleted?: boolean; lwt?: number } = {}): PersonDoc {
-  const { lwt, ...fields } = change;
-  const height = Number(previous._rev.split('-')[0]) + 1;
-  return { ...previous, ...fields, _rev: `${height}-${randomToken(8)}`, _meta: { lwt: lwt ?? now() } };
+  return storedDocument<Person>({ id, name: 'name', age: 30, score: 1.5, active: true, city: 'city', ...fields }, meta);
 }
 
 const ctx = 'rx-storage-sqlite.test';
