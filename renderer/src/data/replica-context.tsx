@@ -3,7 +3,7 @@ import { createContext, type ReactNode, useContext, useEffect, useRef, useState 
 import type { RxStorage } from 'rxdb';
 import type { Observable } from 'rxjs';
 import { ApiError, api, onTokens, refreshSession, serverUrl, storedTokens } from '../api';
-import { desktopReplicaPort } from '../desktop';
+import { desktopBridge, desktopReplicaPort } from '../desktop';
 import { Replica, type ReplicaStatus } from './replica';
 import { browserReplicaStorage, remoteReplicaStorage } from './storage';
 import { claimReplica, type TabOwnership } from './tab-owner';
@@ -118,7 +118,7 @@ export function ReplicaProvider({
       // Who is signed in is known before the replica opens: screens need it at once.
       setState({ me });
       // The desktop app has one window; in a browser, tabs take turns with one copy.
-      if (desktopReplicaPort()) return open(me);
+      if (desktopBridge()) return open(me);
       ownership = claimReplica(me.user.id, {
         owned: () => void open(me),
         elsewhere: () => !closed && setState({ me, elsewhere: true, useHere: () => ownership?.takeOver() }),
