@@ -1,6 +1,6 @@
 import type { AppBridge } from '@shared/desktop/bridge';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { desktopBridge, desktopReplicaPort } from './desktop';
+import { desktopBridge, desktopReplicaPort, onReplacedReplicaPort } from './desktop';
 
 type Listener = (event: MessageEvent) => void;
 
@@ -69,7 +69,6 @@ describe('renderer side of the desktop bridge', () => {
 
     const port = await desktopReplicaPort();
     expect(requests).toBe(1);
-    expect(page.listeners.size).toBe(0);
     if (!port) throw new Error('no port');
     const received = new Promise((resolve) => port.onMessage(resolve));
     channel.port1.postMessage({ hello: 'replica' });
@@ -79,5 +78,38 @@ describe('renderer side of the desktop bridge', () => {
     expect(await replies).toEqual({ hello: 'renderer' });
     port.close?.();
     channel.port1.close();
+  });
+
+  it('hands a port posted unasked (the replica process restarted) to the listeners, not to a request', async () => {
+    const page = new FakeWindow();
+    const channels = [new MessageChannel(), new MessageChannel(), new MessageChannel()];
+    const [first, restarted, later] = channels.map((channel) => channel.port1 as unknown as MessagePort);
+    page.orbita = fakeBridge(() => page.deliver('orbita:replica-port', [first as MessagePort]));
+    vi.stubGlobal('window', page);
+
+    const asked = await desktopReplicaPort();
+    const replaced: unknown[] = [];
+    const stop = onReplacedReplicaPort((port) => replaced.push(port));
+    page.deliver('orbita:replica-port', [restarted as MessagePort]);
+    await vi.waitFor(() => expect(replaced).toHaveLength(1));
+    // The port works: what the process sends arrives.
+    const port = replaced[0] as NonNullable<typeof asked>;
+    const received = new Promise((resolve) => port.onMessage(resolve));
+    channels[1]?.port2.postMessage('from the restarted process');
+    expect(await received).toBe('from the restarted process');
+    // Closing a port tells its listeners (the remote storage stops waiting for answers).
+    let closed = 0;
+    port.onClose?.(() => {
+      closed += 1;
+    });
+    port.close?.();
+    expect(closed).toBe(1);
+
+    stop();
+    page.deliver('orbita:replica-port', [later as MessagePort]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(replaced).toHaveLength(1);
+    asked?.close?.();
+    for (const channel of channels) channel.port2.close();
   });
 });

@@ -12,8 +12,12 @@ export interface PortLike {
   close?(): void;
 }
 
-/** A browser (or renderer) `MessagePort` as a PortLike. */
+/**
+ * A browser (or renderer) `MessagePort` as a PortLike. A browser port does not say when the other
+ * end is gone; `onClose` listeners hear this end's `close()`.
+ */
 export function browserPort(port: MessagePort): PortLike {
+  const closeListeners = new Set<() => void>();
   return {
     postMessage: (message) => port.postMessage(message),
     onMessage(listener) {
@@ -22,7 +26,15 @@ export function browserPort(port: MessagePort): PortLike {
       port.start();
       return () => port.removeEventListener('message', handler);
     },
-    close: () => port.close(),
+    onClose(listener) {
+      closeListeners.add(listener);
+      return () => closeListeners.delete(listener);
+    },
+    close: () => {
+      port.close();
+      for (const listener of [...closeListeners]) listener();
+      closeListeners.clear();
+    },
   };
 }
 

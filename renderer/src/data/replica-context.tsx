@@ -3,9 +3,10 @@ import { createContext, type ReactNode, useContext, useEffect, useRef, useState 
 import type { RxStorage } from 'rxdb';
 import type { Observable } from 'rxjs';
 import { ApiError, api, onTokens, refreshSession, serverUrl, storedTokens } from '../api';
-import { desktopBridge, desktopReplicaPort } from '../desktop';
+import { desktopReplicaPort, onReplacedReplicaPort } from '../desktop';
+import { followReplicaPorts } from './desktop-replica';
 import { Replica, type ReplicaStatus } from './replica';
-import { browserReplicaStorage, remoteReplicaStorage } from './storage';
+import { browserReplicaStorage } from './storage';
 import { claimReplica, type TabOwnership } from './tab-owner';
 
 const ME_KEY = 'orbita.me';
@@ -46,19 +47,18 @@ async function whoAmI(): Promise<Me | undefined> {
   }
 }
 
+/** The browser build's replica storage: IndexedDB. (The desktop app's comes from its replica process.) */
+async function browserStorage(): Promise<RxStorage<unknown, unknown>> {
+  return browserReplicaStorage();
+}
+
 /**
  * Opens the signed-in user's replica and keeps it while the session lasts; closes it on sign-out.
  * Screens read lists and tasks from it, so they work with the network cut.
  */
-/** The desktop app's SQLite replica in its utility process, else IndexedDB in the browser. */
-async function replicaStorage(): Promise<RxStorage<unknown, unknown>> {
-  const port = desktopReplicaPort();
-  return port ? remoteReplicaStorage(await port) : browserReplicaStorage();
-}
-
 export function ReplicaProvider({
   children,
-  storage = replicaStorage,
+  storage = browserStorage,
 }: {
   children: ReactNode;
   storage?: () => Promise<RxStorage<unknown, unknown>>;
@@ -82,34 +82,47 @@ export function ReplicaProvider({
     let opened: Replica | undefined;
     let closed = false;
     let ownership: TabOwnership | undefined;
+    let desktop: { stop(): Promise<void> } | undefined;
     const subscriptions: { unsubscribe(): void }[] = [];
+    const openReplica = (me: Me, replicaStorage: RxStorage<unknown, unknown>) =>
+      Replica.open({
+        userId: me.user.id,
+        serverUrl: serverUrl(),
+        storage: replicaStorage,
+        accessToken: () => storedTokens()?.accessToken,
+        reauthenticate: async () => (await refreshSession())?.accessToken,
+        memory: {
+          get: (key) => localStorage.getItem(key),
+          set: (key, value) => localStorage.setItem(key, value),
+        },
+        window,
+      });
+    const show = (me: Me, replica: Replica) => {
+      opened = replica;
+      active = replica;
+      subscriptions.push(replica.status$.subscribe((status) => setState({ me, replica, status })));
+    };
+    const hide = (replica: Replica) => {
+      for (const subscription of subscriptions.splice(0)) subscription.unsubscribe();
+      if (active === replica) active = undefined;
+      if (opened === replica) opened = undefined;
+    };
+    const failed = (me: Me, caught: unknown) => {
+      if (!closed) setState({ me, error: caught instanceof Error ? caught.message : String(caught) });
+    };
     const open = async (me: Me) => {
       try {
-        const replica = await Replica.open({
-          userId: me.user.id,
-          serverUrl: serverUrl(),
-          storage: await storageRef.current(),
-          accessToken: () => storedTokens()?.accessToken,
-          reauthenticate: async () => (await refreshSession())?.accessToken,
-          memory: {
-            get: (key) => localStorage.getItem(key),
-            set: (key, value) => localStorage.setItem(key, value),
-          },
-          window,
-        });
+        const replica = await openReplica(me, await storageRef.current());
         if (closed) return void replica.close();
-        opened = replica;
-        active = replica;
-        subscriptions.push(replica.status$.subscribe((status) => setState({ me, replica, status })));
+        show(me, replica);
       } catch (caught) {
-        if (!closed) setState({ me, error: caught instanceof Error ? caught.message : String(caught) });
+        failed(me, caught);
       }
     };
     const shut = async () => {
-      for (const subscription of subscriptions.splice(0)) subscription.unsubscribe();
-      if (active === opened) active = undefined;
+      if (desktop) return desktop.stop();
       const closing = opened;
-      opened = undefined;
+      if (closing) hide(closing);
       await closing?.close();
     };
     void (async () => {
@@ -117,8 +130,20 @@ export function ReplicaProvider({
       if (closed || !me) return;
       // Who is signed in is known before the replica opens: screens need it at once.
       setState({ me });
-      // The desktop app has one window; in a browser, tabs take turns with one copy.
-      if (desktopBridge()) return open(me);
+      // The desktop app has one window and its replica in the replica process, opened again on a
+      // new port when that process restarts; in a browser, tabs take turns with one copy.
+      const firstPort = desktopReplicaPort();
+      if (firstPort) {
+        desktop = followReplicaPorts({
+          firstPort: () => firstPort,
+          onReplaced: onReplacedReplicaPort,
+          open: (replicaStorage) => openReplica(me, replicaStorage),
+          opened: (replica) => show(me, replica),
+          closing: hide,
+          failed: (caught) => failed(me, caught),
+        });
+        return;
+      }
       ownership = claimReplica(me.user.id, {
         owned: () => void open(me),
         elsewhere: () => !closed && setState({ me, elsewhere: true, useHere: () => ownership?.takeOver() }),

@@ -5,7 +5,7 @@ import { getRxStorageRemote, type MessageFromRemote } from 'rxdb/plugins/storage
 import { Subject } from 'rxjs';
 
 /**
- * The desktop replica's storage: the SQLite storage in the utility process, reached over the
+ * The desktop replica's storage: the replica's storage in the utility process, reached over the
  * message port the preload hands to the window.
  */
 export function remoteReplicaStorage(port: PortLike): RxStorage<unknown, unknown> {
@@ -15,11 +15,15 @@ export function remoteReplicaStorage(port: PortLike): RxStorage<unknown, unknown
     async messageChannelCreator() {
       const messages$ = new Subject<MessageFromRemote>();
       const stop = port.onMessage((data) => messages$.next(data as MessageFromRemote));
+      // A port that closed (its process is gone) answers nothing more: every call waiting for an
+      // answer, and every later one, fails at once instead of waiting forever.
+      const stopWatching = port.onClose?.(() => messages$.complete());
       return {
         messages$,
         send: (message) => port.postMessage(message),
         async close() {
           stop();
+          stopWatching?.();
           messages$.complete();
         },
       };

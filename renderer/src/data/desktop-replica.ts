@@ -1,0 +1,81 @@
+import type { PortLike } from '@shared/message-port';
+import type { RxStorage } from 'rxdb';
+import type { Replica } from './replica';
+import { remoteReplicaStorage } from './storage';
+
+export interface ReplicaPortsOptions {
+  /** Asks the shell for a port to the replica process. */
+  firstPort: () => Promise<PortLike>;
+  /** Subscribes to the ports the shell posts unasked (the replica process restarted). */
+  onReplaced: (listener: (port: PortLike) => void) => () => void;
+  /** Opens the replica on a storage. */
+  open: (storage: RxStorage<unknown, unknown>) => Promise<Replica>;
+  /** Each replica opened. */
+  opened: (replica: Replica) => void;
+  /** A replica about to be closed (screens let it go first). */
+  closing: (replica: Replica) => void;
+  /** Opening failed. */
+  failed: (error: unknown) => void;
+}
+
+/**
+ * The desktop replica, kept open across restarts of the replica process: opened on the first port;
+ * when the shell posts another one (the process crashed and was started again), the old port is
+ * closed first — the old replica's calls then fail at once instead of waiting for an answer that
+ * never comes — the old replica is closed, and the replica is opened again on the new port, with
+ * what the process had saved. `stop()` closes the replica properly (its process saves it), then
+ * its port.
+ */
+export function followReplicaPorts(options: ReplicaPortsOptions): { stop(): Promise<void> } {
+  let current: { port: PortLike; replica?: Replica } | undefined;
+  let stopped = false;
+  let queue: Promise<void> = Promise.resolve();
+  const run = (step: () => Promise<void>) => {
+    queue = queue.then(step).catch(options.failed);
+    return queue;
+  };
+
+  const drop = async (portIsDead: boolean) => {
+    const old = current;
+    current = undefined;
+    if (!old) return;
+    if (portIsDead) old.port.close?.();
+    if (old.replica) {
+      options.closing(old.replica);
+      await old.replica.close().catch(() => undefined);
+    }
+    if (!portIsDead) old.port.close?.();
+  };
+
+  const openOn = async (port: PortLike) => {
+    if (stopped) {
+      port.close?.();
+      return;
+    }
+    const entry: { port: PortLike; replica?: Replica } = { port };
+    current = entry;
+    const replica = await options.open(remoteReplicaStorage(port));
+    entry.replica = replica;
+    if (stopped || current !== entry) {
+      await replica.close().catch(() => undefined);
+      return;
+    }
+    options.opened(replica);
+  };
+
+  const stopListening = options.onReplaced((port) => {
+    void run(async () => {
+      await drop(true);
+      await openOn(port);
+    });
+  });
+  void run(async () => openOn(await options.firstPort()));
+
+  return {
+    async stop() {
+      stopped = true;
+      stopListening();
+      await run(() => drop(false));
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, Worker } from 'node:worker_threads';
+import { emitterPort, type PortLike } from '@shared/message-port';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
+import { Replica } from '../renderer/src/data/replica';
+
+const WAIT = { timeout: 15_000, interval: 20 };
+const USER = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b';
+let dir: string;
+let serverUrl: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'orbita-replica-restart-'));
+  // A server nothing listens on: the replica works offline, so what it reads came from its disk.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  serverUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  await new Promise((resolve) => server.close(resolve));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The replica process, in a thread of its own (as Electron's utility process), serving `dir`. */
+async function replicaProcess() {
+  const channel = new MessageChannel();
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const worker = new Worker(fileURLToPath(new URL('../electron/backend/replica-worker.fixture.mjs', import.meta.url)), {
+    workerData: { port: channel.port2, databaseDirectory: dir },
+    transferList: [channel.port2],
+    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') },
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+  });
+  return { port: emitterPort(channel.port1) as PortLike, crash: () => worker.terminate() };
+}
+
+/** Whether the task's row is in the replica's SQLite file (read beside the process, as SQLite allows). */
+function onDisk(taskId: string): boolean {
+  const file = readdirSync(dir).find((name) => name.endsWith('.sqlite') && name.includes(USER.slice(0, 8)));
+  if (!file) return false;
+  const db = new Database(path.join(dir, file), { readonly: true, fileMustExist: true });
+  try {
+    const tables = db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'rx_tasks%'")
+      .pluck()
+      .all() as string[];
+    return tables.some((table) => db.prepare(`SELECT 1 FROM "${table}" WHERE id = ?`).get(taskId) !== undefined);
+  } finally {
+    db.close();
+  }
+}
+
+describe('the desktop replica across a restart of its process', () => {
+  it('opens again on the new port with what was saved, and the old replica fails at once instead of hanging', async () => {
+    const first = await replicaProcess();
+    const replacedListeners = new Set<(port: PortLike) => void>();
+    const events: string[] = [];
+    const opened: Replica[] = [];
+    const following = followReplicaPorts({
+      firstPort: async () => first.port,
+      onReplaced: (listener) => {
+        replacedListeners.add(listener);
+        return () => replacedListeners.delete(listener);
+      },
+      open: (storage) =>
+        Replica.open({
+          userId: USER,
+          serverUrl,
+          storage,
+          accessToken: () => undefined,
+          reauthenticate: async () => undefined,
+        }),
+      opened: (replica) => {
+        events.push(`opened ${opened.length + 1}`);
+        opened.push(replica);
+      },
+      closing: (replica) => events.push(`closing ${opened.indexOf(replica) + 1}`),
+      failed: (error) => events.push(`failed: ${String(error)}`),
+    });
+    let second: Awaited<ReturnType<typeof replicaProcess>> | undefined;
+    try {
+      await expect.poll(() => opened.length, WAIT).toBe(1);
+      const before = opened[0] as Replica;
+      const taskId = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a60';
+      await before.createTask({
+        id: taskId,
+        formId: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a61',
+        statusId: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a62',
+        title: 'Written before the crash',
+      });
+      await expect.poll(() => onDisk(taskId), WAIT).toBe(true);
+
+      // The process dies; the shell starts it again and posts the window a new port.
+      await first.crash();
+      second = await replicaProcess();
+      for (const listener of replacedListeners) listener(second.port);
+      await expect.poll(() => opened.length, WAIT).toBe(2);
+      expect(events).toEqual(['opened 1', 'closing 1', 'opened 2']);
+      // The old replica was closed: its calls to the dead process failed at once instead of waiting.
+      expect(before.db.closed).toBe(true);
+
+      const after = opened[1] as Replica;
+      const found = await after.db.tasks.findOne(taskId).exec();
+      expect(found?.title).toBe('Written before the crash');
+      await after.changeTask(taskId, { title: 'Edited after the restart' });
+      expect((await after.db.tasks.findOne(taskId).exec())?.title).toBe('Edited after the restart');
+    } finally {
+      await following.stop();
+      await second?.crash();
+    }
+    expect(events.at(-1)).toBe('closing 2');
+  });
+});
