@@ -20,6 +20,7 @@ import {
 } from 'rxdb';
 import { createMemoryStorageInstance, getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import type { Observable } from 'rxjs';
+import { closedError, removedError } from '../rx-storage-sqlite/helpers';
 
 type AnyInstance = RxStorageInstance<unknown, unknown, unknown, RxStorageDefaultCheckpoint>;
 type AnyDocument = RxDocumentData<unknown>;
@@ -46,6 +47,7 @@ export interface MemoryMappedSettings {
 /** Documents read from the persistent storage per step when a collection is opened. */
 const LOAD_BATCH = 5_000;
 const PERSIST_CONTEXT = 'memory-mapped-persist';
+const INSTANCE_NAME = 'RxStorageInstanceMemoryMapped';
 const LOAD_CONTEXT = 'memory-mapped-load';
 
 /** One write waiting for the persistent storage: the state it replaces there and its newest state. */
@@ -69,6 +71,10 @@ interface MappedCollection {
   /** The persisting under way (each waits for the one before: the persistent storage sees writes in order). */
   persisting: Promise<void>;
   scheduled: boolean;
+  /** The collection was removed: every instance of it fails from then on. */
+  removed: boolean;
+  /** Takes the collection out of the registry (once removed, the next open starts anew). */
+  forget: () => void;
   /** Why the last persisting failed; writes are refused until a retry succeeds. */
   failure: Error | undefined;
   refs: number;
@@ -200,6 +206,8 @@ async function openCollection(
     persisting: Promise.resolve(),
     scheduled: false,
     failure: undefined,
+    removed: false,
+    forget: () => {},
     refs: 0,
     primaryPath,
   };
@@ -253,10 +261,17 @@ export class RxStorageInstanceMemoryMapped<RxDocType>
     this.internals = { key: collection.key };
   }
 
+  private usable(operation: string): void {
+    const what = `${operation}() on ${this.databaseName}/${this.collectionName}`;
+    if (this.closed) throw closedError(what, INSTANCE_NAME);
+    if (this.collection.removed) throw removedError(what, INSTANCE_NAME);
+  }
+
   async bulkWrite(
     documentWrites: BulkWriteRow<RxDocType>[],
     context: string,
   ): Promise<RxStorageBulkWriteResponse<RxDocType>> {
+    this.usable('bulkWrite');
     const { collection } = this;
     // A disk that refused the last batch gets another try before anything more is accepted.
     if (collection.failure) await persist(collection);
@@ -276,37 +291,44 @@ export class RxStorageInstanceMemoryMapped<RxDocType>
     return result;
   }
 
-  findDocumentsById(ids: string[], withDeleted: boolean): Promise<RxDocumentData<RxDocType>[]> {
+  async findDocumentsById(ids: string[], withDeleted: boolean): Promise<RxDocumentData<RxDocType>[]> {
+    this.usable('findDocumentsById');
     return this.memory.findDocumentsById(ids, withDeleted);
   }
 
-  query(preparedQuery: PreparedQuery<RxDocType>): Promise<RxStorageQueryResult<RxDocType>> {
+  async query(preparedQuery: PreparedQuery<RxDocType>): Promise<RxStorageQueryResult<RxDocType>> {
+    this.usable('query');
     return this.memory.query(preparedQuery);
   }
 
-  count(preparedQuery: PreparedQuery<RxDocType>): Promise<RxStorageCountResult> {
+  async count(preparedQuery: PreparedQuery<RxDocType>): Promise<RxStorageCountResult> {
+    this.usable('count');
     return this.memory.count(preparedQuery);
   }
 
-  getChangedDocumentsSince(
+  async getChangedDocumentsSince(
     limit: number,
     checkpoint?: RxStorageDefaultCheckpoint,
   ): Promise<{ documents: RxDocumentData<RxDocType>[]; checkpoint: RxStorageDefaultCheckpoint }> {
+    this.usable('getChangedDocumentsSince');
     return getChangedDocumentsSince(this.memory, limit, checkpoint) as never;
   }
 
   changeStream(): Observable<EventBulk<RxStorageChangeEvent<RxDocType>, RxStorageDefaultCheckpoint>> {
+    this.usable('changeStream');
     return this.memory.changeStream();
   }
 
   /** Purges old tombstones from memory, then (once everything pending is on disk) from the persistent storage. */
   async cleanup(minimumDeletedTime: number): Promise<boolean> {
+    this.usable('cleanup');
     await this.memory.cleanup(minimumDeletedTime);
     await persist(this.collection);
     return this.collection.persistent.cleanup(minimumDeletedTime);
   }
 
-  getAttachmentData(documentId: string, attachmentId: string, digest: string): Promise<Blob> {
+  async getAttachmentData(documentId: string, attachmentId: string, digest: string): Promise<Blob> {
+    this.usable('getAttachmentData');
     return this.memory.getAttachmentData(documentId, attachmentId, digest);
   }
 
@@ -316,8 +338,10 @@ export class RxStorageInstanceMemoryMapped<RxDocType>
   }
 
   async remove(): Promise<void> {
-    if (this.closed) throw new Error(`remove() on closed ${this.databaseName}/${this.collectionName}`);
+    this.usable('remove');
     const { collection } = this;
+    collection.removed = true;
+    collection.forget();
     collection.pending.clear();
     await collection.persisting.catch(() => {});
     await this.memory.remove();
@@ -370,8 +394,13 @@ export class RxStorageMemoryMapped implements RxStorage<unknown, unknown> {
       opening.catch(() => open.delete(key));
     }
     const collection = await opening;
+    const registered = opening;
     collection.refs++;
     liveCollections.add(collection);
+    collection.forget = () => {
+      if (open.get(key) === registered) open.delete(key);
+      liveCollections.delete(collection);
+    };
     const memory = (await createMemoryStorageInstance(
       collection.memoryStorage,
       params as never,
@@ -383,8 +412,7 @@ export class RxStorageMemoryMapped implements RxStorage<unknown, unknown> {
       released = true;
       collection.refs--;
       if (collection.refs > 0) return;
-      open.delete(key);
-      liveCollections.delete(collection);
+      collection.forget();
       const closed = persist(collection).finally(() => collection.persistent.close());
       const settled = closed.catch(() => {});
       closing.set(key, settled);

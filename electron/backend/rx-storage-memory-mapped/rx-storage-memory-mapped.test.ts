@@ -251,6 +251,35 @@ describe('memory-mapped storage over better-sqlite3', () => {
     expect(await allDocuments(disk)).toEqual([]);
   });
 
+  it('rejects every operation after close; close is idempotent', async () => {
+    const instance = await open(getRxStorageMemoryMapped({ storage: sqlite() }), `db${randomToken(6)}`);
+    await instance.close();
+    await instance.close();
+    await expect(write(instance, [{ document: item('a') }])).rejects.toThrow(/closed/);
+    await expect(instance.findDocumentsById(['a'], true)).rejects.toThrow(/closed/);
+    await expect(instance.query(byRank())).rejects.toThrow(/closed/);
+    await expect(instance.count(byRank())).rejects.toThrow(/closed/);
+    await expect(getChangedDocumentsSince(instance, 1)).rejects.toThrow(/closed/);
+    await expect(instance.cleanup(0)).rejects.toThrow(/closed/);
+    await expect(instance.remove()).rejects.toThrow(/closed/);
+    expect(() => instance.changeStream()).toThrow(/closed/);
+  });
+
+  it('fails the other instances of a removed collection, and a new one starts empty', async () => {
+    const name = `db${randomToken(6)}`;
+    const storage = getRxStorageMemoryMapped({ storage: sqlite() });
+    const a = await open(storage, name);
+    const b = await open(storage, name);
+    await write(a, [{ document: item('p') }]);
+    await a.remove();
+    await expect(b.findDocumentsById(['p'], true)).rejects.toThrow(/removed/);
+    await expect(write(b, [{ document: item('q') }])).rejects.toThrow(/removed/);
+    const again = await open(storage, name);
+    expect(await allDocuments(again)).toEqual([]);
+    await write(again, [{ document: item('fresh') }]);
+    expect((await allDocuments(again)).map((doc) => doc.id)).toEqual(['fresh']);
+  });
+
   it('refuses writes while the disk refuses them, with what to do, and saves everything once it accepts again', async () => {
     const name = `db${randomToken(6)}`;
     const underlying = sqlite();

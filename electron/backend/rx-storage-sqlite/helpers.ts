@@ -86,10 +86,12 @@ export function indexLookupKey(fields: readonly string[]): string {
   return JSON.stringify(fields);
 }
 
-export function closedError(what: string): Error {
-  return new Error(`RxStorageInstanceBetterSqlite is closed: ${what}`);
+/** The error of a call on a closed storage instance (`instance`: which kind). */
+export function closedError(what: string, instance = 'RxStorageInstanceBetterSqlite'): Error {
+  return new Error(`${instance} is closed: ${what}`);
 }
 
-export function removedError(what: string): Error {
-  return new Error(`RxStorageInstanceBetterSqlite was removed: ${what}`);
+/** The error of a call on an instance of a removed collection. */
+export function removedError(what: string, instance = 'RxStorageInstanceBetterSqlite'): Error {
+  return new Error(`${instance} was removed: ${what}`);
 }
