@@ -248,10 +248,15 @@ export class Replica {
     await doc.incrementalRemove();
   }
 
+  /** Stops replicating and closes the database; each step runs even when one before it failed. */
   async close(): Promise<void> {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
-    await this.sync.cancel();
+    const cancelled = await this.sync.cancel().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     this.socket.close();
     await this.db.close();
+    if (cancelled) throw cancelled;
   }
 }

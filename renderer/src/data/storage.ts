@@ -4,13 +4,17 @@ import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { getRxStorageRemote, type MessageFromRemote } from 'rxdb/plugins/storage-remote';
 import { Subject } from 'rxjs';
 
+let remoteStorages = 0;
+
 /**
  * The desktop replica's storage: the replica's storage in the utility process, reached over the
  * message port the preload hands to the window.
  */
 export function remoteReplicaStorage(port: PortLike): RxStorage<unknown, unknown> {
   return getRxStorageRemote({
-    identifier: 'orbita-replica',
+    // RxDB shares message channels by identifier: one per port, so that a port opened after a
+    // restart of the replica process never gets the dead one's channel.
+    identifier: `orbita-replica-${++remoteStorages}`,
     mode: 'storage',
     async messageChannelCreator() {
       const messages$ = new Subject<MessageFromRemote>();
