@@ -198,5 +198,8 @@ export const en: Strings = {
   errors: {
     network: 'The server cannot be reached. Check the connection and try again.',
     required: 'Fill in this field',
+    replicaDisk:
+      'The change could not be saved on this device: its disk is full or cannot be written. Free some disk space; the change is kept and saved with the next one.',
+    replicaWrite: 'The change could not be saved on this device: {{reason}}',
   },
 };

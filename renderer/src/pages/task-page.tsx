@@ -7,6 +7,7 @@ import { Link, useParams } from 'react-router';
 import { map } from 'rxjs';
 import { ApiError, api } from '../api';
 import { useLive, useReplica } from '../data/replica-context';
+import { replicaFailureText } from '../data/replica-errors';
 import type { TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
@@ -132,7 +133,7 @@ export function TaskPage() {
         ? caught.problem.detail
         : caught instanceof ApiError
           ? t('errors.network')
-          : String(caught),
+          : replicaFailureText(caught, t),
     );
 
   if (!replica || task === undefined || (task === null && !status?.ready)) {

@@ -19,6 +19,7 @@ import { Link, useSearchParams } from 'react-router';
 import { map } from 'rxjs';
 import { v7 as uuidv7 } from 'uuid';
 import { useLive, useReplica } from '../data/replica-context';
+import { replicaFailureText } from '../data/replica-errors';
 import type { TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { BatchCreateDialog } from './batch-create';
@@ -166,7 +167,7 @@ export function TasksPage() {
       setCreateError(undefined);
       message.success(status?.online ? t('tasks.created') : t('tasks.createdOffline'));
     } catch (caught) {
-      setCreateError(caught instanceof Error ? caught.message : String(caught));
+      setCreateError(replicaFailureText(caught, t));
     }
   };
 
