@@ -76,7 +76,7 @@ describe('a failed write to the desktop replica, as the page shows it', () => {
       const english = i18next.createInstance();
       await english.init({ resources: { en: { translation: en } }, lng: 'en', interpolation: { escapeValue: false } });
       expect(replicaFailureText(caught, english.t)).toBe(
-        'The change could not be saved on this device: its disk is full or cannot be written. Free some disk space; the change is kept and saved with the next one.',
+        'The change could not be saved on this device: its disk is full or cannot be written. Free some disk space and try again; earlier changes are kept and saved then.',
       );
       const russian = i18next.createInstance();
       await russian.init({ resources: { ru: { translation: ru } }, lng: 'ru', interpolation: { escapeValue: false } });

@@ -199,7 +199,7 @@ export const en: Strings = {
     network: 'The server cannot be reached. Check the connection and try again.',
     required: 'Fill in this field',
     replicaDisk:
-      'The change could not be saved on this device: its disk is full or cannot be written. Free some disk space; the change is kept and saved with the next one.',
+      'The change could not be saved on this device: its disk is full or cannot be written. Free some disk space and try again; earlier changes are kept and saved then.',
     replicaWrite: 'The change could not be saved on this device: {{reason}}',
   },
 };
