@@ -10,6 +10,7 @@ import { Subject } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRxStorageMemoryMapped } from '../electron/backend/rx-storage-memory-mapped';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
+import { Replica } from '../renderer/src/data/replica';
 import { replicaFailureText } from '../renderer/src/data/replica-errors';
 import { remoteReplicaStorage } from '../renderer/src/data/storage';
 import { en } from '../renderer/src/i18n/en';
@@ -31,29 +32,37 @@ const NOTES = {
   required: ['id'],
 } as const;
 
-describe('a failed write to the desktop replica, as the page shows it', () => {
-  it('says the disk is full and what to do, in the interface language, without the request dump', async () => {
-    // The replica process's storage on a disk that fills up, served over a port as in the app.
-    let diskFull = false;
-    const sqlite = getRxStorageBetterSqlite({ databaseDirectory: dir, indexes: false }) as RxStorage<unknown, unknown>;
-    const filling: RxStorage<unknown, unknown> = {
+/** Our SQLite storage on a disk that fills up: while `full`, every write throws SQLite's error. */
+function fillingDisk() {
+  const sqlite = getRxStorageBetterSqlite({ databaseDirectory: dir, indexes: false }) as RxStorage<unknown, unknown>;
+  const disk = {
+    full: false,
+    storage: {
       ...sqlite,
       async createStorageInstance(params) {
         const instance = await sqlite.createStorageInstance(params);
         const bulkWrite = instance.bulkWrite.bind(instance);
         instance.bulkWrite = async (rows, context) => {
-          if (diskFull) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+          if (disk.full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
           return bulkWrite(rows, context);
         };
         return instance;
       },
-    };
+    } as RxStorage<unknown, unknown>,
+  };
+  return disk;
+}
+
+describe('a failed write to the desktop replica, as the page shows it', () => {
+  it('says the disk is full and what to do, in the interface language, without the request dump', async () => {
+    // The replica process's storage on a disk that fills up, served over a port as in the app.
+    const disk = fillingDisk();
     const channel = new MessageChannel();
     const replicaEnd = emitterPort(channel.port2);
     const messages$ = new Subject<MessageToRemote>();
     replicaEnd.onMessage((data) => messages$.next(data as MessageToRemote));
     exposeRxStorageRemote({
-      storage: getRxStorageMemoryMapped({ storage: filling }),
+      storage: getRxStorageMemoryMapped({ storage: disk.storage }),
       messages$,
       send: (message) => replicaEnd.postMessage(message),
     });
@@ -64,7 +73,7 @@ describe('a failed write to the desktop replica, as the page shows it', () => {
     });
     try {
       const { notes } = await db.addCollections({ notes: { schema: NOTES } });
-      diskFull = true;
+      disk.full = true;
       await notes.insert({ id: 'n1', text: 'answered from memory, then not saved' });
       await new Promise((resolve) => setTimeout(resolve, 20));
       const caught = await notes.insert({ id: 'n2', text: 'refused' }).then(
@@ -91,10 +100,38 @@ describe('a failed write to the desktop replica, as the page shows it', () => {
       expect(replicaFailureText(other, english.t)).toBe(
         'The change could not be saved on this device: schema mismatch',
       );
-      diskFull = false;
+      disk.full = false;
     } finally {
       await db.close().catch(() => undefined);
       channel.port1.close();
+    }
+  });
+
+  it('does not count a refused change as waiting to be sent', async () => {
+    const disk = fillingDisk();
+    const replica = await Replica.open({
+      userId: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a70',
+      // Nothing listens there: the changes stay on the device.
+      serverUrl: 'http://127.0.0.1:9',
+      storage: getRxStorageMemoryMapped({ storage: disk.storage }),
+      accessToken: () => undefined,
+      reauthenticate: async () => undefined,
+    });
+    try {
+      const task = { formId: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a71', statusId: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a72' };
+      disk.full = true;
+      await replica.createTask({ ...task, id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a73', title: 'Kept in memory' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await expect(
+        replica.createTask({ ...task, id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a74', title: 'Refused' }),
+      ).rejects.toThrow(/could not save its changes to disk/);
+      expect(replica.status$.value.pending).toBe(1);
+      // Once the disk takes writes again, the next change goes through with the kept one.
+      disk.full = false;
+      await replica.changeTask('0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a73', { title: 'Kept, then edited' });
+      expect(replica.status$.value.pending).toBe(1);
+    } finally {
+      await replica.close().catch(() => undefined);
     }
   });
 });

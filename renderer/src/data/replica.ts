@@ -169,41 +169,60 @@ export class Replica {
     this.lost$.next(next);
   }
 
+  /**
+   * Runs a write of one document, counting it as waiting to be sent from before the write (its
+   * push may follow at once); a write the replica refused is not counted.
+   */
+  private async tracked<T>(id: string, write: () => Promise<T>): Promise<T> {
+    const already = this.pending.has(id);
+    this.pending.add(id);
+    this.savePending();
+    try {
+      return await write();
+    } catch (error) {
+      if (!already) {
+        this.pending.delete(id);
+        this.savePending();
+      }
+      throw error;
+    }
+  }
+
   /** Creates a task on this device; it reaches the server with the next push. */
   async createTask(task: Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title'>> & TaskDocument) {
     const now = new Date().toISOString();
-    this.pending.add(task.id);
-    this.savePending();
-    await this.db.tasks.insert({
-      description: '',
-      fields: {},
-      labels: {},
-      assignees: [],
-      createdBy: this.userId,
-      createdAt: now,
-      updatedAt: now,
-      ...task,
-    });
+    await this.tracked(task.id, () =>
+      this.db.tasks.insert({
+        description: '',
+        fields: {},
+        labels: {},
+        assignees: [],
+        createdBy: this.userId,
+        createdAt: now,
+        updatedAt: now,
+        ...task,
+      }),
+    );
   }
 
   /** Changes a task on this device (fields merge into its values); it reaches the server with the next push. */
   async changeTask(id: string, change: Partial<Pick<TaskDocument, 'title' | 'description' | 'statusId' | 'fields'>>) {
     const doc = await this.db.tasks.findOne(id).exec();
     if (!doc) throw new Error(`Task ${id} is not in the replica`);
-    this.pending.add(id);
-    this.savePending();
-    await doc.incrementalModify((current: TaskDocument) => ({
-      ...current,
-      ...change,
-      fields: change.fields ? { ...current.fields, ...change.fields } : current.fields,
-    }));
+    await this.tracked(id, () =>
+      doc.incrementalModify((current: TaskDocument) => ({
+        ...current,
+        ...change,
+        fields: change.fields ? { ...current.fields, ...change.fields } : current.fields,
+      })),
+    );
   }
 
   /** Creates a directory row on this device (last among its siblings); it reaches the server with the next push. */
   async createRow(row: Omit<RowDocument, 'updatedAt'>): Promise<RowDocument> {
-    this.pending.add(row.id);
-    this.savePending();
-    const doc = await this.db.directory_rows.insert({ ...row, updatedAt: new Date().toISOString() });
+    const doc = await this.tracked(row.id, () =>
+      this.db.directory_rows.insert({ ...row, updatedAt: new Date().toISOString() }),
+    );
     return doc.toJSON() as unknown as RowDocument;
   }
 
@@ -214,14 +233,14 @@ export class Replica {
   ): Promise<RowDocument> {
     const doc = await this.db.directory_rows.findOne(id).exec();
     if (!doc) throw new Error(`Row ${id} is not in the replica`);
-    this.pending.add(id);
-    this.savePending();
-    const changed = await doc.incrementalModify((current: RowDocument) => ({
-      ...current,
-      ...change,
-      updatedAt: new Date().toISOString(),
-    }));
-    return changed.toJSON() as unknown as RowDocument;
+    return this.tracked(id, async () => {
+      const changed = await doc.incrementalModify((current: RowDocument) => ({
+        ...current,
+        ...change,
+        updatedAt: new Date().toISOString(),
+      }));
+      return changed.toJSON() as unknown as RowDocument;
+    });
   }
 
   /**
