@@ -32,7 +32,7 @@ export interface MemoryMappedSettings {
   /**
    * Answer a write only once the persistent storage has it. Default `false`: a write is answered as
    * soon as it is in memory and persisted on the next turn of the event loop, batched with the writes
-   * of the same turn; `close()` and `remove()` wait for everything pending.
+   * of the same turn; the last `close()` of a collection waits for everything pending.
    */
   awaitWritePersistence?: boolean;
   /**
