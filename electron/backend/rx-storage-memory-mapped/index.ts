@@ -66,7 +66,9 @@ interface MappedCollection {
   databaseName: string;
   persistentStorage: RxStorage<unknown, unknown>;
   memoryStorage: MemoryStorage;
-  persistent: AnyInstance;
+  /** Creates the persistent instance (a new database's is created with its first write). */
+  createPersistent: () => Promise<AnyInstance>;
+  created: Promise<AnyInstance> | undefined;
   pending: Map<string, PendingWrite>;
   /** The persisting under way (each waits for the one before: the persistent storage sees writes in order). */
   persisting: Promise<void>;
@@ -123,6 +125,15 @@ function persistenceFailed(collection: MappedCollection, cause: unknown): Error 
   );
 }
 
+/** The collection's persistent instance, created on first use; a failed creation is tried again next time. */
+function persistentInstance(collection: MappedCollection): Promise<AnyInstance> {
+  collection.created ??= collection.createPersistent().catch((error: unknown) => {
+    collection.created = undefined;
+    throw error;
+  });
+  return collection.created;
+}
+
 /** Hands every pending write to the persistent storage, after whatever persisting is already under way. */
 function persist(collection: MappedCollection): Promise<void> {
   collection.scheduled = false;
@@ -135,7 +146,8 @@ function persist(collection: MappedCollection): Promise<void> {
       collection.pending = new Map();
       const rows = [...batch.values()].map(({ previous, document }) => ({ previous, document }));
       try {
-        const { error } = await collection.persistent.bulkWrite(rows as BulkWriteRow<unknown>[], PERSIST_CONTEXT);
+        const persistent = await persistentInstance(collection);
+        const { error } = await persistent.bulkWrite(rows as BulkWriteRow<unknown>[], PERSIST_CONTEXT);
         if (error.length > 0) {
           // Only this process writes the persistent storage; a conflict there means another writer.
           throw new Error(
@@ -174,34 +186,42 @@ async function openCollection(
   params: RxStorageInstanceCreationParams<unknown, unknown>,
   primaryPath: string,
 ): Promise<MappedCollection> {
-  const persistent = (await storage.createStorageInstance(params)) as AnyInstance;
   // A private state map: the documents live as long as an instance of the collection is open.
   const memoryStorage = { ...getRxStorageMemory(), collectionStates: new Map() } as MemoryStorage;
-  const loader = (await createMemoryStorageInstance(memoryStorage, params as never, {})) as unknown as AnyInstance;
-  try {
-    let checkpoint: RxStorageDefaultCheckpoint | undefined;
-    for (;;) {
-      const page = await getChangedDocumentsSince(persistent, LOAD_BATCH, checkpoint);
-      if (page.documents.length === 0) break;
-      const { error } = await loader.bulkWrite(
-        page.documents.map((document) => ({ document })),
-        LOAD_CONTEXT,
-      );
-      if (error.length > 0) throw new Error(`${error.length} document(s) could not be loaded into memory`);
-      checkpoint = page.checkpoint;
+  const createPersistent = async () => (await storage.createStorageInstance(params)) as AnyInstance;
+  // A database with nothing on disk yet has nothing to read: its file is created with the first write.
+  const stored = (storage as { hasDatabase?: (name: string) => boolean }).hasDatabase?.(params.databaseName) ?? true;
+  let created: Promise<AnyInstance> | undefined;
+  if (stored) {
+    const persistent = await createPersistent();
+    const loader = (await createMemoryStorageInstance(memoryStorage, params as never, {})) as unknown as AnyInstance;
+    try {
+      let checkpoint: RxStorageDefaultCheckpoint | undefined;
+      for (;;) {
+        const page = await getChangedDocumentsSince(persistent, LOAD_BATCH, checkpoint);
+        if (page.documents.length === 0) break;
+        const { error } = await loader.bulkWrite(
+          page.documents.map((document) => ({ document })),
+          LOAD_CONTEXT,
+        );
+        if (error.length > 0) throw new Error(`${error.length} document(s) could not be loaded into memory`);
+        checkpoint = page.checkpoint;
+      }
+    } catch (error) {
+      await persistent.close();
+      throw error;
+    } finally {
+      await loader.close();
     }
-  } catch (error) {
-    await persistent.close();
-    throw error;
-  } finally {
-    await loader.close();
+    created = Promise.resolve(persistent);
   }
   return {
     key: collectionKey(params),
     databaseName: params.databaseName,
     persistentStorage: storage,
     memoryStorage,
-    persistent,
+    createPersistent,
+    created,
     pending: new Map(),
     persisting: Promise.resolve(),
     scheduled: false,
@@ -324,7 +344,7 @@ export class RxStorageInstanceMemoryMapped<RxDocType>
     this.usable('cleanup');
     await this.memory.cleanup(minimumDeletedTime);
     await persist(this.collection);
-    return this.collection.persistent.cleanup(minimumDeletedTime);
+    return (await persistentInstance(this.collection)).cleanup(minimumDeletedTime);
   }
 
   async getAttachmentData(documentId: string, attachmentId: string, digest: string): Promise<Blob> {
@@ -345,7 +365,7 @@ export class RxStorageInstanceMemoryMapped<RxDocType>
     collection.pending.clear();
     await collection.persisting.catch(() => {});
     await this.memory.remove();
-    await collection.persistent.remove();
+    await (await persistentInstance(collection)).remove();
     await this.close();
   }
 
@@ -413,7 +433,13 @@ export class RxStorageMemoryMapped implements RxStorage<unknown, unknown> {
       collection.refs--;
       if (collection.refs > 0) return;
       collection.forget();
-      const closed = persist(collection).finally(() => collection.persistent.close());
+      // A collection never written keeps its database uncreated.
+      const closed = persist(collection).finally(() =>
+        collection.created?.then(
+          (persistent) => persistent.close(),
+          () => undefined,
+        ),
+      );
       const settled = closed.catch(() => {});
       closing.set(key, settled);
       settled.then(() => {

@@ -1,3 +1,4 @@
+import { readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -341,6 +342,53 @@ describe('memory-mapped storage over better-sqlite3', () => {
     expect((await disk.findDocumentsById(['pulled'], true)).map((doc) => doc.id)).toEqual(['pulled']);
     const metaOnDisk = await open(sqlite(), name, metaOptions);
     expect((await metaOnDisk.findDocumentsById(['checkpoint'], true)).map((doc) => doc.id)).toEqual(['checkpoint']);
+  });
+
+  it("creates a new database's file with its first write, and none for a database never written", async () => {
+    const here = await mkdtemp(path.join(tmpdir(), 'orbita-memory-mapped-new-'));
+    try {
+      const storage = getRxStorageMemoryMapped({
+        storage: getRxStorageBetterSqlite({ databaseDirectory: here }) as unknown as RxStorage<unknown, unknown>,
+      });
+      const untouched = await open(storage, 'untouched');
+      expect(await allDocuments(untouched)).toEqual([]);
+      await untouched.close();
+      expect(readdirSync(here)).toEqual([]);
+
+      const written = await open(storage, 'written');
+      expect(readdirSync(here)).toEqual([]);
+      await write(written, [{ document: item('first') }]);
+      await (written as unknown as { persisted(): Promise<void> }).persisted();
+      expect(readdirSync(here)).toContain('written.sqlite');
+      await written.close();
+      const again = await open(storage, 'written');
+      expect((await allDocuments(again)).map((doc) => doc.id)).toEqual(['first']);
+      await again.close();
+    } finally {
+      await rm(here, { recursive: true, force: true });
+    }
+  });
+
+  it('says what to do when the replica directory cannot be created, and keeps the writes it answered', async () => {
+    const blocker = path.join(directory, `file-${randomToken(6)}`);
+    writeFileSync(blocker, 'not a directory');
+    const mapped = await open(
+      getRxStorageMemoryMapped({
+        storage: getRxStorageBetterSqlite({ databaseDirectory: path.join(blocker, 'replica') }) as unknown as RxStorage<
+          unknown,
+          unknown
+        >,
+      }),
+      `db${randomToken(6)}`,
+    );
+    await write(mapped, [{ document: item('answered') }]);
+    await expect((mapped as unknown as { persisted(): Promise<void> }).persisted()).rejects.toThrow(
+      /could not save its changes to disk.*ENOTDIR.*check the replica directory/,
+    );
+    await expect(write(mapped, [{ document: item('refused') }])).rejects.toThrow(/Free disk space/);
+    expect((await mapped.findDocumentsById(['answered', 'refused'], true)).map((doc) => doc.id)).toEqual(['answered']);
+    // The process keeps it in memory; closing reports that it could not be saved.
+    await expect(mapped.close()).rejects.toThrow(/could not save/);
   });
 
   it('serves RxDB: a database written, closed and opened again has its documents and answers queries', async () => {

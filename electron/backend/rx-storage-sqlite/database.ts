@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventBulk, RxDocumentData, RxJsonSchema, RxStorageChangeEvent, RxStorageDefaultCheckpoint } from 'rxdb';
@@ -93,6 +93,14 @@ const openDatabases = new Map<string, OpenDatabase>();
 
 /** WAL size at which a commit copies the WAL back into the database file. */
 const WAL_CHECKPOINT_BYTES = 64 * 1024 * 1024;
+
+/** Whether a database has anything stored: its file exists (in memory: it is open in this process). */
+export function databaseExists(settings: BetterSqliteSettings, databaseName: string): boolean {
+  const directory = settings.databaseDirectory ?? process.cwd();
+  if (directory === ':memory:') return openDatabases.has(`:memory:${databaseName}`);
+  const file = path.resolve(directory, databaseFileName(databaseName));
+  return openDatabases.has(file) || existsSync(file);
+}
 
 /** Opens (or shares) the SQLite handle of a database and takes a reference on it. */
 export function acquireDatabase(settings: BetterSqliteSettings, databaseName: string): OpenDatabase {

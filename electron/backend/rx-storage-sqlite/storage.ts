@@ -1,7 +1,7 @@
 import type { RxDocumentData, RxJsonSchema, RxStorage, RxStorageInstanceCreationParams } from 'rxdb';
 import { ensureRxStorageInstanceParamsAreCorrect, RXDB_VERSION } from 'rxdb';
 import type { BetterSqliteSettings } from './database';
-import { acquireCollection, acquireDatabase, releaseDatabase } from './database';
+import { acquireCollection, acquireDatabase, databaseExists, releaseDatabase } from './database';
 import { STORAGE_NAME } from './helpers';
 import {
   type BetterSqliteInstanceOptions,
@@ -14,6 +14,11 @@ export class RxStorageBetterSqlite implements RxStorage<BetterSqliteInternals, B
   readonly rxdbVersion = RXDB_VERSION;
 
   constructor(readonly settings: Readonly<BetterSqliteSettings>) {}
+
+  /** Whether the database has anything stored yet (its file exists); opening it would create it. */
+  hasDatabase(databaseName: string): boolean {
+    return databaseExists(this.settings, databaseName);
+  }
 
   async createStorageInstance<RxDocType>(
     params: RxStorageInstanceCreationParams<RxDocType, BetterSqliteInstanceOptions>,
