@@ -1,14 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
-import { emitterPort } from '@shared/message-port';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { RxStorage } from 'rxdb';
 import { io } from 'socket.io-client';
 import { replicaStorage } from '../electron/backend/replica-host';
+import { startReplicaThread } from '../electron/backend/replica-thread.fixture';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
 import { createOrbitaDatabase, startReplicaSync } from '../renderer/src/data/database';
 import { remoteReplicaStorage } from '../renderer/src/data/storage';
@@ -77,26 +75,6 @@ async function openReplica(url: string, token: string, name: string, storage: Rx
     socket.close();
     await replica.close();
   }
-}
-
-/** The replica's storage host in a worker thread, standing in for the desktop app's utility process. */
-async function storageThread(databaseDirectory: string) {
-  const channel = new MessageChannel();
-  const worker = new Worker(fileURLToPath(new URL('../electron/backend/replica-worker.fixture.mjs', import.meta.url)), {
-    workerData: { port: channel.port2, databaseDirectory },
-    transferList: [channel.port2],
-  });
-  await new Promise<void>((resolve, reject) => {
-    worker.once('message', () => resolve());
-    worker.once('error', reject);
-  });
-  return {
-    port: emitterPort(channel.port1),
-    async stop() {
-      channel.port1.close();
-      await worker.terminate();
-    },
-  };
 }
 
 /**
@@ -169,7 +147,7 @@ export async function run() {
 
     // Ours: an empty replica pulling everything through /sync, its storage in a thread of its own
     // behind a message port as the desktop app runs it (the utility process), then in this thread.
-    const desktop = await storageThread(path.join(dir, 'desktop'));
+    const desktop = await startReplicaThread(path.join(dir, 'desktop'));
     try {
       const ours = await firstSync(url, accessToken, 'bench-desktop', remoteReplicaStorage(desktop.port));
       report(

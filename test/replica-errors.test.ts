@@ -10,6 +10,7 @@ import { Subject } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRxStorageMemoryMapped } from '../electron/backend/rx-storage-memory-mapped';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
+import { NOTE_SCHEMA } from '../electron/backend/storage-documents.fixture';
 import { Replica } from '../renderer/src/data/replica';
 import { replicaFailureText } from '../renderer/src/data/replica-errors';
 import { remoteReplicaStorage } from '../renderer/src/data/storage';
@@ -23,14 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-const NOTES = {
-  version: 0,
-  primaryKey: 'id',
-  type: 'object',
-  properties: { id: { type: 'string', maxLength: 40 }, text: { type: 'string' } },
-  required: ['id'],
-} as const;
 
 /** Our SQLite storage on a disk that fills up: while `full`, every write throws SQLite's error. */
 function fillingDisk() {
@@ -72,7 +65,7 @@ describe('a failed write to the desktop replica, as the page shows it', () => {
       multiInstance: false,
     });
     try {
-      const { notes } = await db.addCollections({ notes: { schema: NOTES } });
+      const { notes } = await db.addCollections({ notes: { schema: NOTE_SCHEMA } });
       disk.full = true;
       await notes.insert({ id: 'n1', text: 'answered from memory, then not saved' });
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -3,11 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
-import { emitterPort, type PortLike } from '@shared/message-port';
+import type { PortLike } from '@shared/message-port';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReplicaThread } from '../electron/backend/replica-thread.fixture';
 import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
 import { Replica } from '../renderer/src/data/replica';
 
@@ -30,18 +29,8 @@ afterAll(async () => {
 
 /** The replica process, in a thread of its own (as Electron's utility process), serving `dir`. */
 async function replicaProcess() {
-  const channel = new MessageChannel();
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  const worker = new Worker(fileURLToPath(new URL('../electron/backend/replica-worker.fixture.mjs', import.meta.url)), {
-    workerData: { port: channel.port2, databaseDirectory: dir },
-    transferList: [channel.port2],
-    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') },
-  });
-  await new Promise<void>((resolve, reject) => {
-    worker.once('message', () => resolve());
-    worker.once('error', reject);
-  });
-  return { port: emitterPort(channel.port1) as PortLike, crash: () => worker.terminate() };
+  const thread = await startReplicaThread(dir);
+  return { port: thread.port, crash: () => thread.stop() };
 }
 
 /** Whether the task's row is in the replica's SQLite file (read beside the process, as SQLite allows). */

@@ -2,8 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel } from 'node:worker_threads';
 import { emitterPort } from '@shared/message-port';
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb';
 import {
@@ -18,29 +17,18 @@ import { createOrbitaDatabase } from '../../renderer/src/data/database';
 import { collectionSchemas } from '../../renderer/src/data/schemas';
 import { browserReplicaStorage, remoteReplicaStorage } from '../../renderer/src/data/storage';
 import { hostReplicaStorage } from './replica-host';
+import { startReplicaThread } from './replica-thread.fixture';
 
 let dir: string;
-let worker: Worker;
-let channel: MessageChannel;
+let thread: Awaited<ReturnType<typeof startReplicaThread>>;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'orbita-replica-host-'));
-  channel = new MessageChannel();
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  worker = new Worker(fileURLToPath(new URL('./replica-worker.fixture.mjs', import.meta.url)), {
-    workerData: { port: channel.port2, databaseDirectory: dir },
-    transferList: [channel.port2],
-    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(root, 'tsconfig.json') },
-  });
-  await new Promise<void>((resolve, reject) => {
-    worker.once('message', () => resolve());
-    worker.once('error', reject);
-  });
+  thread = await startReplicaThread(dir);
 });
 
 afterAll(async () => {
-  channel.port1.close();
-  await worker.terminate();
+  await thread.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -48,7 +36,7 @@ describe('replica storage outside the window', () => {
   it('serves the replica from another thread over a message port, persisted in SQLite files there', async () => {
     const db = await createOrbitaDatabase({
       name: 'remote-replica',
-      storage: remoteReplicaStorage(emitterPort(channel.port1)),
+      storage: remoteReplicaStorage(thread.port),
       collections: ['tasks'],
     });
     await db.tasks.bulkInsert([

@@ -23,3 +23,12 @@ export function revise<T>(
   const height = Number(previous._rev.split('-')[0]) + 1;
   return { ...previous, ...fields, _rev: `${height}-${randomToken(8)}`, _meta: { lwt: lwt ?? now() } };
 }
+
+/** A one-collection schema for storage round trips in tests: notes with an optional text. */
+export const NOTE_SCHEMA = {
+  version: 0,
+  primaryKey: 'id',
+  type: 'object',
+  properties: { id: { type: 'string', maxLength: 40 }, text: { type: 'string' } },
+  required: ['id'],
+} as const;

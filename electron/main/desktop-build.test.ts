@@ -12,18 +12,12 @@ import { createRxDatabase } from 'rxdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteReplicaStorage } from '../../renderer/src/data/storage';
 import { getRxStorageBetterSqlite } from '../backend/rx-storage-sqlite';
+import { NOTE_SCHEMA } from '../backend/storage-documents.fixture';
 import { BUNDLES } from './desktop-app';
 import { REPLICA_CONNECT_MESSAGE } from './replica-service';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-const NOTE_SCHEMA = {
-  version: 0,
-  primaryKey: 'id',
-  type: 'object',
-  properties: { id: { type: 'string', maxLength: 40 }, text: { type: 'string' } },
-  required: ['id'],
-} as const;
 let outdir: string;
 
 /** Every module a bundle requires, and how many `require(` calls name no module literally. */
