@@ -60,6 +60,23 @@ export interface ReplicaSync {
   /** Starts again after sign-in, from the saved checkpoints. */
   resume(): Promise<void>;
   cancel(): Promise<void>;
+  /**
+   * The replica's storage is gone (its process died): every replication stops now, and what each
+   * was waiting for fails without being reported as an unhandled error.
+   */
+  abandon(): void;
+}
+
+/**
+ * RxDB chains a replication's storage calls in queues nobody awaits; a storage that fails them all
+ * at once (a dead process) would leave each failure unhandled.
+ */
+function quietQueues(state: RxReplicationState<unknown, unknown>): void {
+  const internal = state.internalReplicationState;
+  if (!internal) return;
+  for (const queue of [internal.streamQueue.up, internal.streamQueue.down, internal.checkpointQueue]) {
+    queue.catch(() => undefined);
+  }
 }
 
 /** Replicates every collection over one `/sync` socket; tasks both ways, the rest pull-only. */
@@ -160,6 +177,16 @@ export function startReplicaSync(
     },
     async cancel() {
       await Promise.all(all.map((state) => state.cancel()));
+    },
+    abandon() {
+      for (const state of all) {
+        quietQueues(state);
+        // Cancelled, a replication queues nothing more; what it queued until then is quieted too.
+        void state
+          .cancel()
+          .catch(() => undefined)
+          .finally(() => quietQueues(state));
+      }
     },
   };
 }

@@ -39,7 +39,10 @@ export function followReplicaPorts(options: ReplicaPortsOptions): { stop(): Prom
     const old = current;
     current = undefined;
     if (!old) return;
-    if (portIsDead) old.port.close?.();
+    if (portIsDead) {
+      old.replica?.abandon();
+      old.port.close?.();
+    }
     if (old.replica) {
       options.closing(old.replica);
       await old.replica.close().catch(() => undefined);
@@ -54,7 +57,8 @@ export function followReplicaPorts(options: ReplicaPortsOptions): { stop(): Prom
     }
     const entry: { port: PortLike; replica?: Replica } = { port };
     current = entry;
-    const replica = await options.open(remoteReplicaStorage(port));
+    // The process behind the port died: the replica stops asking it anything before its calls fail.
+    const replica = await options.open(remoteReplicaStorage(port, { onGone: () => entry.replica?.abandon() }));
     entry.replica = replica;
     if (stopped || current !== entry) {
       await replica.close().catch(() => undefined);

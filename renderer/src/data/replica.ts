@@ -268,6 +268,15 @@ export class Replica {
   }
 
   /** Stops replicating and closes the database; each step runs even when one before it failed. */
+  /**
+   * The replica's storage is gone (the replica process died): the socket and the replication stop
+   * at once, so nothing more is asked of the dead storage; `close()` still follows.
+   */
+  abandon(): void {
+    this.socket.disconnect();
+    this.sync.abandon();
+  }
+
   async close(): Promise<void> {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     const cancelled = await this.sync.cancel().then(

@@ -10,7 +10,13 @@ let remoteStorages = 0;
  * The desktop replica's storage: the replica's storage in the utility process, reached over the
  * message port the preload hands to the window.
  */
-export function remoteReplicaStorage(port: PortLike): RxStorage<unknown, unknown> {
+export function remoteReplicaStorage(
+  port: PortLike,
+  options: {
+    /** The port closed: called before the calls waiting for an answer fail. */
+    onGone?: () => void;
+  } = {},
+): RxStorage<unknown, unknown> {
   return getRxStorageRemote({
     // RxDB shares message channels by identifier: one per port, so that a port opened after a
     // restart of the replica process never gets the dead one's channel.
@@ -21,7 +27,10 @@ export function remoteReplicaStorage(port: PortLike): RxStorage<unknown, unknown
       const stop = port.onMessage((data) => messages$.next(data as MessageFromRemote));
       // A port that closed (its process is gone) answers nothing more: every call waiting for an
       // answer, and every later one, fails at once instead of waiting forever.
-      const stopWatching = port.onClose?.(() => messages$.complete());
+      const stopWatching = port.onClose?.(() => {
+        options.onGone?.();
+        messages$.complete();
+      });
       return {
         messages$,
         send: (message) => port.postMessage(message),
