@@ -11,6 +11,7 @@ import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite'
 import { createOrbitaDatabase, startReplicaSync } from '../renderer/src/data/database';
 import { remoteReplicaStorage } from '../renderer/src/data/storage';
 import { benchApp, benchDatabase, postJson, registerBenchAdmin, report } from './lib';
+import { benchServerProcess } from './server-process';
 
 const TASKS = 50_000;
 
@@ -84,7 +85,14 @@ async function openReplica(url: string, token: string, name: string, storage: Rx
  */
 export async function run() {
   const database = await benchDatabase();
-  const { app, url } = await benchApp(database);
+  // The server runs in a process of its own, as in production (never in the desktop app's); an
+  // embedded PGlite database cannot be shared with another process, so it is served from this one.
+  const server = database.url
+    ? await benchServerProcess(database.url)
+    : await benchApp(database).then(({ app, url }) => ({ url, stop: () => app.close() }));
+  if (!database.url)
+    console.log('  (server in this process: embedded PGlite; figures are higher than with PostgreSQL)');
+  const { url } = server;
   const dir = await mkdtemp(path.join(tmpdir(), 'orbita-first-sync-'));
   try {
     const { accessToken } = await registerBenchAdmin(url);
@@ -211,7 +219,7 @@ export async function run() {
       `  floor of the design (the raw pipeline + JSON over the wire + replication meta written): ${(floorMs / 1000).toFixed(1)} s = ${(floorMs / rawMs).toFixed(2)}x the raw pipeline`,
     );
   } finally {
-    await app.close();
+    await server.stop();
     await database.drop();
     await rm(dir, { recursive: true, force: true });
   }
