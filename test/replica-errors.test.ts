@@ -5,6 +5,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { emitterPort } from '@shared/message-port';
 import i18next from 'i18next';
 import { createRxDatabase, type RxStorage } from 'rxdb';
+import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { exposeRxStorageRemote, type MessageToRemote } from 'rxdb/plugins/storage-remote';
 import { Subject } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +124,69 @@ describe('a failed write to the desktop replica, as the page shows it', () => {
       disk.full = false;
       await replica.changeTask('0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a73', { title: 'Kept, then edited' });
       expect(replica.status$.value.pending).toBe(1);
+    } finally {
+      await replica.close().catch(() => undefined);
+    }
+  });
+
+  it('counts a row deletion refused halfway by what it wrote: the moves made wait to be sent, the rest does not', async () => {
+    // A storage that, once `refusing`, refuses any write of one document (a disk failing mid-way).
+    let refusing = false;
+    const memory = getRxStorageMemory() as RxStorage<unknown, unknown>;
+    const refused = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a93';
+    const storage = {
+      ...memory,
+      async createStorageInstance(params) {
+        const instance = await memory.createStorageInstance(params);
+        const bulkWrite = instance.bulkWrite.bind(instance);
+        instance.bulkWrite = async (rows, context) => {
+          if (refusing && rows.some((row) => (row.document as { id?: string }).id === refused))
+            throw new Error('disk I/O error');
+          return bulkWrite(rows, context);
+        };
+        return instance;
+      },
+    } as RxStorage<unknown, unknown>;
+    const replica = await Replica.open({
+      userId: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a80',
+      serverUrl: 'http://127.0.0.1:9',
+      storage,
+      accessToken: () => undefined,
+      reauthenticate: async () => undefined,
+    });
+    try {
+      // Rows as the server sent them: nothing waits to be sent.
+      const row = (id: string, parentId: string | null, position: number) => ({
+        id,
+        directoryId: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a81',
+        parentId,
+        position,
+        cells: [id.slice(-2)],
+        parentRowIds: [],
+        updatedAt: '2026-11-01T00:00:00.000Z',
+      });
+      const parent = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a90';
+      const moved = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a91';
+      await replica.db.directory_rows.bulkInsert([
+        row(parent, null, 1),
+        row(moved, parent, 1),
+        row(refused, parent, 2),
+        row('0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a94', parent, 3),
+      ]);
+      expect(replica.status$.value.pending).toBe(0);
+
+      refusing = true;
+      await expect(replica.removeRow(parent)).rejects.toThrow(/disk I\/O error/);
+      // The first child moved up and waits to be sent; the refused one, the one after it and the
+      // row itself are as they were, and not counted.
+      expect(replica.status$.value.pending).toBe(1);
+      const rows = await replica.db.directory_rows.find().exec();
+      expect(Object.fromEntries(rows.map((doc) => [doc.id, doc.parentId]))).toEqual({
+        [parent]: null,
+        [moved]: null,
+        [refused]: parent,
+        '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a94': parent,
+      });
     } finally {
       await replica.close().catch(() => undefined);
     }

@@ -254,20 +254,20 @@ export class Replica {
     const children = (await this.db.directory_rows.find({ selector: { parentId: id } }).exec()).sort(
       (a, b) => (a.toJSON().position ?? 0) - (b.toJSON().position ?? 0),
     );
-    this.pending.add(id);
-    for (const child of children) this.pending.add(child.primary);
-    this.savePending();
-    // In the deleted row's place, in their order: strictly between its neighbours' positions.
+    // In the deleted row's place, in their order: strictly between its neighbours' positions. Each
+    // write counts as waiting on its own: one refused halfway leaves only what was written counted
+    // (trying the deletion again moves the rest).
     for (const [index, child] of children.entries()) {
-      await child.incrementalPatch({
-        parentId: row.parentId,
-        position: row.position - 0.5 + (index + 1) / (children.length + 1),
-      });
+      await this.tracked(child.primary, () =>
+        child.incrementalPatch({
+          parentId: row.parentId,
+          position: row.position - 0.5 + (index + 1) / (children.length + 1),
+        }),
+      );
     }
-    await doc.incrementalRemove();
+    await this.tracked(id, () => doc.incrementalRemove());
   }
 
-  /** Stops replicating and closes the database; each step runs even when one before it failed. */
   /**
    * The replica's storage is gone (the replica process died): the socket and the replication stop
    * at once, so nothing more is asked of the dead storage; `close()` still follows.
@@ -277,6 +277,7 @@ export class Replica {
     this.sync.abandon();
   }
 
+  /** Stops replicating and closes the database; each step runs even when one before it failed. */
   async close(): Promise<void> {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     const cancelled = await this.sync.cancel().then(
