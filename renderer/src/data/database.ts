@@ -46,6 +46,17 @@ export async function createOrbitaDatabase(options: {
       ]),
     ) as never,
   );
+  // At open RxDB checks whether each versioned collection needs migrating, with reads nobody
+  // awaits; a storage failing then (a replica process dying) would leave them unhandled. Observing
+  // the check's state gives them a handler.
+  for (const collection of Object.values(db.collections) as RxCollection[]) {
+    if (collection.schema.version === 0) continue;
+    const migration = collection.getMigrationState();
+    const watching = migration.$.subscribe({ error: () => undefined });
+    migration.oldCollectionMeta.catch(() => undefined);
+    migration.mustMigrate.catch(() => undefined);
+    db.onClose.push(() => watching.unsubscribe());
+  }
   return db;
 }
 
