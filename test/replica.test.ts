@@ -138,16 +138,21 @@ describe('desktop replicas', () => {
         expect(local).toMatchObject({ title: server.title, statusId: server.statusId, fields: server.fields });
       }
     }, WAIT);
-    // The amount was changed on both sides: the server's value stayed, and the replica was told.
-    expect(second.lost).toEqual([
-      expect.objectContaining({
-        id: task.id,
-        path: `fields.${amount}`,
-        attempted: '11',
-        kept: '12',
-        reason: 'changed_on_server',
-      }),
-    ]);
+    // The amount was changed on both sides: the server's value stayed, and the replica was told
+    // (by the push's answer, which may arrive after the server's state is visible).
+    await vi.waitFor(
+      () =>
+        expect(second.lost).toEqual([
+          expect.objectContaining({
+            id: task.id,
+            path: `fields.${amount}`,
+            attempted: '11',
+            kept: '12',
+            reason: 'changed_on_server',
+          }),
+        ]),
+      WAIT,
+    );
     await t.app.events.idle();
     stop();
     expect(transitions).toEqual([working]);
@@ -220,7 +225,12 @@ describe('desktop replicas', () => {
       const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
       expect(stored.fields).toMatchObject({ [amount]: '2', [note]: 'office note' });
     }, WAIT);
-    expect(alices.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path)).toEqual([`fields.${note}`]);
+    // She is told by the push's answer, which may arrive after the server's state is visible.
+    await vi.waitFor(
+      () =>
+        expect(alices.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path)).toEqual([`fields.${note}`]),
+      WAIT,
+    );
   });
 
   it('pauses replication when the session ends, keeping local edits for later', async () => {
