@@ -16,11 +16,12 @@ import {
 import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
-import { map } from 'rxjs';
+import { map, type Observable } from 'rxjs';
 import { v7 as uuidv7 } from 'uuid';
 import { useLive, useReplica } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { TaskDocument } from '../data/schemas';
+import { newestTasksPage } from '../data/task-pages';
 import { useShortcut } from '../shortcuts';
 import { BatchCreateDialog } from './batch-create';
 import { EDITABLE, FieldInput, storedValue, usePeople } from './field-input';
@@ -70,8 +71,8 @@ export function TasksPage() {
     [],
   );
   // Without "mine" or a search, the list is read one page at a time through the replica's
-  // (status or form, updatedAt) indexes: newest first is the index read from its end. With them,
-  // every task of the form is read and filtered here.
+  // (status or form, updatedAt) indexes (`newestTasksPage`). With them, every task of the form is
+  // read and filtered here.
   const paged = !mine && !query;
   const selector = statusId ? { statusId } : formId ? { formId } : {};
   const [page, setPage] = useState(1);
@@ -81,14 +82,7 @@ export function TasksPage() {
       if (!paged || total === undefined) return undefined;
       const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
       const at = Math.min(page, last);
-      return r.db.tasks
-        .find({
-          selector,
-          sort: [{ updatedAt: 'asc' }, { id: 'asc' }],
-          skip: Math.max(0, total - at * PAGE_SIZE),
-          limit: Math.max(0, Math.min(PAGE_SIZE, total - (at - 1) * PAGE_SIZE)),
-        })
-        .$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as ListedTask).reverse()));
+      return newestTasksPage(r.db.tasks as never, selector, at, PAGE_SIZE, total) as Observable<ListedTask[]>;
     },
     [paged, selector, total, page],
   );
