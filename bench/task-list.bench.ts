@@ -9,6 +9,7 @@ import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite'
 import { createOrbitaDatabase } from '../renderer/src/data/database';
 import { newestTasksPage } from '../renderer/src/data/task-pages';
 import { report } from './lib';
+import { benchTasks } from './tasks.fixture';
 
 const TASKS = 50_000;
 const PAGE = 50;
@@ -26,20 +27,7 @@ export async function run() {
   const dir = await mkdtemp(path.join(tmpdir(), 'orbita-task-list-'));
   try {
     const formId = randomUUID();
-    const started = Date.parse('2026-01-01T00:00:00Z');
-    const tasks = Array.from({ length: TASKS }, (_, n) => ({
-      id: randomUUID(),
-      formId,
-      statusId: randomUUID(),
-      title: `Задача ${n}`,
-      description: `Описание задачи ${n}`,
-      fields: {},
-      labels: {},
-      assignees: [],
-      createdBy: null,
-      createdAt: new Date(started + n * 1000).toISOString(),
-      updatedAt: new Date(started + n * 1000).toISOString(),
-    }));
+    const tasks = benchTasks(TASKS, formId);
     const raw = new Database(path.join(dir, 'raw.sqlite'));
     raw.pragma('journal_mode = WAL');
     raw.exec('CREATE TABLE tasks (id TEXT PRIMARY KEY, form_id TEXT, updated_at TEXT, data TEXT NOT NULL)');

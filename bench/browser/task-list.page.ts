@@ -2,26 +2,9 @@ import { firstValueFrom } from 'rxjs';
 import { createOrbitaDatabase } from '../../renderer/src/data/database';
 import { browserReplicaStorage } from '../../renderer/src/data/storage';
 import { newestTasksPage } from '../../renderer/src/data/task-pages';
+import { benchTasks } from '../tasks.fixture';
 
 const PAGE = 50;
-
-/** A task as the replica holds it: newest-first order is `updatedAt` then `id`, descending. */
-function task(n: number, formId: string) {
-  const at = new Date(Date.parse('2026-01-01T00:00:00Z') + n * 1000).toISOString();
-  return {
-    id: `00000000-0000-7000-8000-${String(n).padStart(12, '0')}`,
-    formId,
-    statusId: '00000000-0000-7000-8000-000000000001',
-    title: `Задача ${n}`,
-    description: `Описание задачи ${n}`,
-    fields: {},
-    labels: {},
-    assignees: [],
-    createdBy: null,
-    createdAt: at,
-    updatedAt: at,
-  };
-}
 
 async function time(rounds: number, run: () => Promise<unknown>): Promise<number> {
   await run();
@@ -36,7 +19,7 @@ async function time(rounds: number, run: () => Promise<unknown>): Promise<number
  */
 async function runBench(count: number) {
   const formId = '00000000-0000-7000-8000-00000000000f';
-  const tasks = Array.from({ length: count }, (_, n) => task(n, formId));
+  const tasks = benchTasks(count, formId);
 
   // Raw: one object store with a (formId, updatedAt) index, read backwards.
   const raw = await new Promise<IDBDatabase>((resolve, reject) => {
