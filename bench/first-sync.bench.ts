@@ -31,6 +31,10 @@ async function firstSync(url: string, token: string, name: string, storage: RxSt
     const synced = performance.now() - started;
     const count = await replica.tasks.count().exec();
     if (count !== TASKS) throw new Error(`replica holds ${count} tasks, expected ${TASKS}`);
+    // As in the app, which stays open: the replication also records that nothing it received
+    // needs sending (a few milliseconds; a replica closed before that looks every document up once
+    // at its next start).
+    await sync.awaitInSync();
     await sync.cancel();
     socket.close();
     await replica.close();
@@ -180,15 +184,6 @@ export async function run() {
       report(
         `opening that replica (every document read into memory), resuming its replication and counting its tasks (${(openMs / 1000).toFixed(2)} s) vs reading and parsing the raw SQLite table (${(readMs / 1000).toFixed(2)} s)`,
         TASKS / (openMs / 1000),
-        TASKS / (readMs / 1000),
-        'tasks/s',
-      );
-      // The first resume after a first sync also looks up every document's server state once; a
-      // start on a later day has nothing of the kind left.
-      const { ms: againMs } = await openReplica(url, accessToken, 'bench-desktop', remoteReplicaStorage(desktop.port));
-      report(
-        `  … opening it again, as on any later start (${(againMs / 1000).toFixed(2)} s)`,
-        TASKS / (againMs / 1000),
         TASKS / (readMs / 1000),
         'tasks/s',
       );
