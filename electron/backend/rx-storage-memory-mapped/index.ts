@@ -1,3 +1,4 @@
+import { changedDocumentsSince } from '@shared/rx-changes';
 import type {
   BulkWriteRow,
   EventBulk,
@@ -331,7 +332,7 @@ export class RxStorageInstanceMemoryMapped<RxDocType>
     checkpoint?: RxStorageDefaultCheckpoint,
   ): Promise<{ documents: RxDocumentData<RxDocType>[]; checkpoint: RxStorageDefaultCheckpoint }> {
     this.usable('getChangedDocumentsSince');
-    return getChangedDocumentsSince(this.memory, limit, checkpoint) as never;
+    return changedDocumentsSince(this.memory, limit, checkpoint) as never;
   }
 
   changeStream(): Observable<EventBulk<RxStorageChangeEvent<RxDocType>, RxStorageDefaultCheckpoint>> {

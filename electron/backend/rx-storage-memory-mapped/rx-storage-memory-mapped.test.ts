@@ -20,6 +20,7 @@ import {
   type RxStorageInstance,
   randomToken,
 } from 'rxdb';
+import { RxStorageInstanceMemory } from 'rxdb/plugins/storage-memory';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getRxStorageBetterSqlite } from '../rx-storage-sqlite';
 import { revise, storedDocument } from '../storage-documents.fixture';
@@ -132,6 +133,44 @@ describe('memory-mapped storage over better-sqlite3', () => {
       ['c', true, 1002],
     ]);
     expect(onDisk).toEqual(await allDocuments(mapped));
+  });
+
+  it('pages through the changes of one bulk write by index ranges in memory, without testing each document', async () => {
+    const name = `db${randomToken(6)}`;
+    const mapped = await open(getRxStorageMemoryMapped({ storage: sqlite() }), name);
+    // One bulk write: every document shares its write time, as a pull batch does.
+    const items = Array.from({ length: 60 }, (_, n) =>
+      item(`i${String((n * 7) % 60).padStart(2, '0')}`, {}, { lwt: 5000 }),
+    );
+    expect(
+      (
+        await write(
+          mapped,
+          items.map((document) => ({ document })),
+        )
+      ).error,
+    ).toEqual([]);
+    const plans: boolean[] = [];
+    const query = RxStorageInstanceMemory.prototype.query;
+    RxStorageInstanceMemory.prototype.query = function (this: RxStorageInstanceMemory<unknown>, prepared) {
+      plans.push(prepared.queryPlan.selectorSatisfiedByIndex);
+      return query.call(this, prepared);
+    };
+    const seen: string[] = [];
+    try {
+      let checkpoint: RxStorageDefaultCheckpoint | undefined;
+      for (;;) {
+        const page = await mapped.getChangedDocumentsSince?.(8, checkpoint);
+        if (!page || page.documents.length === 0) break;
+        seen.push(...page.documents.map((doc) => doc.id));
+        checkpoint = page.checkpoint;
+      }
+    } finally {
+      RxStorageInstanceMemory.prototype.query = query;
+    }
+    expect(seen).toEqual(items.map((one) => one.id).sort());
+    expect(plans.length).toBeGreaterThan(0);
+    expect(plans.every(Boolean)).toBe(true);
   });
 
   it('persists what is pending when the last instance closes, and reads it back when opened again', async () => {

@@ -1,5 +1,6 @@
 import type { PortLike } from '@shared/message-port';
-import type { RxStorage } from 'rxdb';
+import { changedDocumentsSince } from '@shared/rx-changes';
+import type { RxStorage, RxStorageDefaultCheckpoint } from 'rxdb';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { getRxStorageRemote, type MessageFromRemote } from 'rxdb/plugins/storage-remote';
 import { Subject } from 'rxjs';
@@ -44,10 +45,21 @@ export function remoteReplicaStorage(
   }) as unknown as RxStorage<unknown, unknown>;
 }
 
-/** The browser build's storage: RxDB's free IndexedDB (Dexie) storage. */
+/**
+ * The browser build's storage: RxDB's free IndexedDB (Dexie) storage, reading changes since a
+ * checkpoint by index ranges (`changedDocumentsSince`).
+ */
 export function browserReplicaStorage(indexedDB?: {
   indexedDB: IDBFactory;
   IDBKeyRange: typeof IDBKeyRange;
 }): RxStorage<unknown, unknown> {
-  return getRxStorageDexie(indexedDB ?? {}) as unknown as RxStorage<unknown, unknown>;
+  const storage = getRxStorageDexie(indexedDB ?? {}) as unknown as RxStorage<unknown, unknown>;
+  const create = storage.createStorageInstance.bind(storage);
+  storage.createStorageInstance = async (params) => {
+    const instance = await create(params);
+    instance.getChangedDocumentsSince = (limit, checkpoint) =>
+      changedDocumentsSince(instance, limit, checkpoint as RxStorageDefaultCheckpoint | undefined) as never;
+    return instance;
+  };
+  return storage;
 }
