@@ -154,6 +154,38 @@ describe('a replica written by an earlier release', () => {
     },
   );
 
+  it('says how far the upgrade has come while it runs, up to every task', async () => {
+    const oldest = released[0];
+    if (!oldest) throw new Error('no released schemas');
+    const name = 'replica-progress';
+    const old = await createRxDatabase({ name, storage: replicaStorage(dir), multiInstance: false });
+    const { tasks } = await old.addCollections({ tasks: { schema: oldest.schemas.tasks } } as never);
+    const count = 1_000;
+    await tasks?.bulkInsert(
+      Array.from({ length: count }, (_, n) => ({ ...DOCUMENTS.tasks, id: `task-${n}`, title: `Task ${n}` })),
+    );
+    await old.close();
+
+    const reported: { handled: number; total: number }[] = [];
+    const db = await createOrbitaDatabase({
+      name,
+      storage: replicaStorage(dir) as never,
+      collections: ['tasks'],
+      onUpgrade: (progress) => reported.push(progress),
+    });
+    try {
+      expect(await db.tasks.count().exec()).toBe(count);
+      expect(reported.length).toBeGreaterThan(1);
+      expect(reported.every((progress) => progress.total === count)).toBe(true);
+      const handled = reported.map((progress) => progress.handled);
+      expect(handled).toEqual([...handled].sort((a, b) => a - b));
+      expect(handled.some((value) => value > 0 && value < count)).toBe(true);
+      expect(handled.at(-1)).toBe(count);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('keeps replicating after its schema version changes: from its checkpoint, pushing only its own edit', async () => {
     const form = await createForm(admin);
     const edited = (await createTask(admin, form.id, { title: 'Pump' })) as { id: string };

@@ -20,19 +20,34 @@ function useHeld(flag: boolean, ms: number): boolean {
 }
 
 /**
- * Says when the app works without the server, how many changes wait to be sent, and how far the
- * first sync has come while the organization's data is brought to this device.
+ * Says when the app works without the server, how many changes wait to be sent, how far the first
+ * sync has come while the organization's data is brought to this device, and how far a replica of
+ * an earlier release has been brought to this one.
  */
 export function OfflineBanner() {
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
-  const { status, error, elsewhere, useHere } = useReplica();
+  const { status, error, elsewhere, useHere, upgrading } = useReplica();
   const syncing = useHeld(
     Boolean(status && !status.ready && !status.signedOut && (status.online || status.connecting)),
     FIRST_SYNC_NOTICE_MS,
   );
   const received = useLive((replica) => (syncing ? replica.db.tasks.count().$ : undefined), [syncing]);
   if (error) return <Alert banner type="error" role="alert" title={t('offline.replicaFailed', { error })} />;
+  if (upgrading) {
+    return (
+      <Alert
+        banner
+        type="info"
+        role="status"
+        data-testid="upgrading"
+        title={t('offline.upgrading', {
+          handled: upgrading.handled.toLocaleString(i18n.language),
+          total: upgrading.total.toLocaleString(i18n.language),
+        })}
+      />
+    );
+  }
   // Screens that read the replica wait; the others (settings, profile) keep working.
   if (elsewhere) {
     return (

@@ -1,7 +1,7 @@
 import type { LostEdit } from '@shared/sync';
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBCleanupPlugin } from 'rxdb/plugins/cleanup';
-import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
+import { RxDBMigrationSchemaPlugin, type RxMigrationState } from 'rxdb/plugins/migration-schema';
 import type { RxReplicationState } from 'rxdb/plugins/replication';
 import type { Socket } from 'socket.io-client';
 import { type CollectionName, collectionMigrations, collectionSchemas, tombstoneDefaults, WRITABLE } from './schemas';
@@ -15,6 +15,47 @@ addRxPlugin(RxDBMigrationSchemaPlugin);
 export type OrbitaCollections = { [K in CollectionName]: RxCollection };
 export type OrbitaDatabase = RxDatabase<OrbitaCollections>;
 
+/** Documents of the replica brought to the current schemas so far, of those to bring. */
+export interface UpgradeProgress {
+  handled: number;
+  total: number;
+}
+
+/** Reports the progress of every collection's migration, summed, while any runs. */
+function watchUpgrades(db: OrbitaDatabase, report: (progress: UpgradeProgress) => void): { unsubscribe(): void } {
+  const counts = new Map<string, UpgradeProgress>();
+  const watching = new Map<RxMigrationState, { unsubscribe(): void }>();
+  const watch = (state: RxMigrationState) => {
+    if (stopped || watching.has(state)) return;
+    watching.set(
+      state,
+      state.$.subscribe({
+        next: (status) => {
+          counts.set(status.collectionName, { handled: status.count.handled, total: status.count.total });
+          let handled = 0;
+          let total = 0;
+          for (const count of counts.values()) {
+            handled += count.handled;
+            total += count.total;
+          }
+          if (total > 0) report({ handled, total });
+        },
+        error: () => undefined,
+      }),
+    );
+  };
+  let stopped = false;
+  // A migration state is announced from its constructor, before its status can be observed.
+  const states = db.migrationStates().subscribe((all) => queueMicrotask(() => all.forEach(watch)));
+  return {
+    unsubscribe() {
+      stopped = true;
+      states.unsubscribe();
+      for (const subscription of watching.values()) subscription.unsubscribe();
+    },
+  };
+}
+
 /**
  * The replica: one RxDB database with the replicated collections (7, under RxDB's free limit
  * of 13). The storage is our SQLite storage in the desktop app (through the utility process) or
@@ -25,6 +66,8 @@ export async function createOrbitaDatabase(options: {
   storage: RxStorage<unknown, unknown>;
   /** A subset of the collections (all by default), e.g. for a light client. */
   collections?: readonly CollectionName[];
+  /** A replica written by an earlier release is being brought to the current schemas: how far. */
+  onUpgrade?: (progress: UpgradeProgress) => void;
 }): Promise<OrbitaDatabase> {
   const names = options.collections ?? (Object.keys(collectionSchemas) as CollectionName[]);
   const db = await createRxDatabase<OrbitaCollections>({
@@ -38,14 +81,18 @@ export async function createOrbitaDatabase(options: {
       awaitReplicationsInSync: true,
     },
   });
-  await db.addCollections(
-    Object.fromEntries(
-      names.map((name) => [
-        name,
-        { schema: collectionSchemas[name], migrationStrategies: collectionMigrations[name] ?? {} },
-      ]),
-    ) as never,
-  );
+  // RxDB migrates each collection written by an earlier release before it opens it.
+  const upgrades = options.onUpgrade ? watchUpgrades(db, options.onUpgrade) : undefined;
+  await db
+    .addCollections(
+      Object.fromEntries(
+        names.map((name) => [
+          name,
+          { schema: collectionSchemas[name], migrationStrategies: collectionMigrations[name] ?? {} },
+        ]),
+      ) as never,
+    )
+    .finally(() => upgrades?.unsubscribe());
   // At open RxDB checks whether each versioned collection needs migrating, with reads nobody
   // awaits; a storage failing then (a replica process dying) would leave them unhandled. Observing
   // the check's state gives them a handler.

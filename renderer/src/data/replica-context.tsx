@@ -4,6 +4,7 @@ import type { RxStorage } from 'rxdb';
 import type { Observable } from 'rxjs';
 import { ApiError, api, onTokens, refreshSession, serverUrl, storedTokens } from '../api';
 import { desktopReplicaPort, onReplacedReplicaPort } from '../desktop';
+import type { UpgradeProgress } from './database';
 import { followReplicaPorts } from './desktop-replica';
 import { Replica, type ReplicaStatus } from './replica';
 import { browserReplicaStorage } from './storage';
@@ -21,6 +22,8 @@ interface ReplicaState {
   /** Another tab of this browser holds the replica; `useHere()` takes it over. */
   elsewhere?: boolean;
   useHere?: () => void;
+  /** The replica, written by an earlier release, is being brought to this one's schemas. */
+  upgrading?: UpgradeProgress;
 }
 
 const ReplicaContext = createContext<ReplicaState>({});
@@ -96,6 +99,7 @@ export function ReplicaProvider({
           set: (key, value) => localStorage.setItem(key, value),
         },
         window,
+        onUpgrade: (upgrading) => !closed && setState({ me, upgrading }),
       });
     const show = (me: Me, replica: Replica) => {
       opened = replica;

@@ -2,7 +2,13 @@ import type { LostEdit } from '@shared/sync';
 import type { RxStorage } from 'rxdb';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
-import { createOrbitaDatabase, type OrbitaDatabase, type ReplicaSync, startReplicaSync } from './database';
+import {
+  createOrbitaDatabase,
+  type OrbitaDatabase,
+  type ReplicaSync,
+  startReplicaSync,
+  type UpgradeProgress,
+} from './database';
 import type { RowDocument, TaskDocument } from './schemas';
 
 export interface ReplicaStatus {
@@ -34,6 +40,8 @@ export interface OpenReplicaOptions {
   memory?: Memory;
   /** Follow the browser's online/offline events (the window's network). */
   window?: Pick<Window, 'addEventListener' | 'removeEventListener'> & { navigator: { onLine: boolean } };
+  /** A replica written by an earlier release is being brought to the current schemas before it opens. */
+  onUpgrade?: (progress: UpgradeProgress) => void;
 }
 
 const MAX_LOST = 200;
@@ -70,7 +78,11 @@ export class Replica {
   }
 
   static async open(options: OpenReplicaOptions): Promise<Replica> {
-    const db = await createOrbitaDatabase({ name: `orbita-${options.userId.toLowerCase()}`, storage: options.storage });
+    const db = await createOrbitaDatabase({
+      name: `orbita-${options.userId.toLowerCase()}`,
+      storage: options.storage,
+      onUpgrade: options.onUpgrade,
+    });
     const socket = io(`${options.serverUrl ?? ''}/sync`, {
       // Read at every (re)connect, so a refreshed token is used.
       auth: (send) => send({ token: options.accessToken() }),
