@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { apiInPage, browserSuite, registeredPage } from '../helpers/browser';
 
@@ -180,6 +183,77 @@ describe.skipIf(!suite.available)('the first sync', { timeout: 90_000 }, () => {
     release('directory_rows');
     await page.getByRole('link', { name: 'Hydrant 30', exact: true }).waitFor();
     await notice.waitFor({ state: 'detached' });
+    await context.close();
+  });
+});
+
+describe.skipIf(!suite.available)('a replica left by an earlier release', { timeout: 90_000 }, () => {
+  it('says how far its upgrade has come, then lists what it held', async () => {
+    // Signed up without the app, so that the browser holds no replica of this user yet.
+    const registered = await fetch(`${suite.t.url}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        organizationName: 'Old Mill',
+        name: 'Irina',
+        email: 'irina@example.org',
+        password: 'long enough password',
+      }),
+    });
+    const tokens = (await registered.json()) as { accessToken: string; refreshToken: string };
+    const me = (await (
+      await fetch(`${suite.t.url}/api/auth/me`, { headers: { Authorization: `Bearer ${tokens.accessToken}` } })
+    ).json()) as { user: { id: string } };
+    const bundled = await build({
+      entryPoints: [path.join(import.meta.dirname, 'old-replica.page.ts')],
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent',
+      define: { 'process.env.NODE_ENV': '"production"' },
+    });
+    const schemas = JSON.parse(
+      readFileSync(path.join(import.meta.dirname, '../fixtures/replica-schemas-0.1.0.json'), 'utf8'),
+    ) as Record<string, unknown>;
+
+    // The page's CSP forbids inline scripts: bypassed to arrange the earlier replica from the test.
+    const context = await suite.browser.newContext({ locale: 'en-US', bypassCSP: true });
+    const page = await context.newPage();
+    // Every text the upgrade notice shows, however briefly.
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      Object.assign(window, { upgradeNotices: seen });
+      new MutationObserver(() => {
+        const text = document.querySelector('[data-testid="upgrading"]')?.textContent;
+        if (text && seen.at(-1) !== text) seen.push(text);
+      }).observe(document, { childList: true, subtree: true, characterData: true });
+    });
+    // On the app's origin, before the app runs: the replica as release 0.1.0 left it.
+    await page.goto(`${suite.t.url}/api/health`);
+    await page.addScriptTag({ content: bundled.outputFiles[0]?.text });
+    const count = 3_000;
+    await page.evaluate(
+      async ([name, oldSchemas, tasks]) =>
+        (window as unknown as { writeOldReplica(...args: unknown[]): Promise<void> }).writeOldReplica(
+          name,
+          oldSchemas,
+          tasks,
+        ),
+      [`orbita-${me.user.id.toLowerCase()}`, schemas, count] as const,
+    );
+    await page.evaluate((stored) => localStorage.setItem('orbita.tokens', stored), JSON.stringify(tokens));
+
+    await page.goto(`${suite.t.url}/tasks`);
+    await page.getByRole('link', { name: `Left by the earlier release ${count - 1}`, exact: true }).waitFor();
+    const notices =
+      (await page.evaluate(() => (window as unknown as { upgradeNotices: string[] }).upgradeNotices)) ?? [];
+    expect(notices.length).toBeGreaterThan(0);
+    // The organization's language (Russian, the default), with its digit grouping.
+    expect(notices.at(-1)).toMatch(
+      /^Обновляем данные на этом устройстве для новой версии приложения: [\d\s\u00a0\u202f]+ из 3[\s\u00a0\u202f]000 записей…$/,
+    );
+    await expect.poll(() => page.getByTestId('upgrading').count()).toBe(0);
     await context.close();
   });
 });
