@@ -7,8 +7,8 @@ import Database from 'better-sqlite3';
 import { createRxDatabase } from 'rxdb';
 import { replicaStorage } from '../electron/backend/replica-host';
 import { createOrbitaDatabase } from '../renderer/src/data/database';
+import { replicaTasks } from '../test/fixtures/replica-tasks';
 import { report } from './lib';
-import { benchTasks } from './tasks.fixture';
 
 const TASKS = 50_000;
 /** A pull batch: the documents of one bulk write share their write time. */
@@ -24,7 +24,7 @@ export async function run() {
   try {
     const fixture = fileURLToPath(new URL('../test/fixtures/replica-schemas-0.1.0.json', import.meta.url));
     const released = JSON.parse(readFileSync(fixture, 'utf8')) as { tasks: unknown };
-    const tasks = benchTasks(TASKS, '00000000-0000-7000-8000-00000000000f');
+    const tasks = replicaTasks(TASKS, '00000000-0000-7000-8000-00000000000f');
     const old = await createRxDatabase({ name: 'upgrade', storage: replicaStorage(dir), multiInstance: false });
     const { tasks: collection } = await old.addCollections({ tasks: { schema: released.tasks } } as never);
     for (let at = 0; at < tasks.length; at += BATCH) await collection?.bulkInsert(tasks.slice(at, at + BATCH));

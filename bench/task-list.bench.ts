@@ -8,8 +8,8 @@ import { replicaStorage } from '../electron/backend/replica-host';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
 import { createOrbitaDatabase } from '../renderer/src/data/database';
 import { newestTasksPage } from '../renderer/src/data/task-pages';
+import { replicaTasks } from '../test/fixtures/replica-tasks';
 import { report } from './lib';
-import { benchTasks } from './tasks.fixture';
 
 const TASKS = 50_000;
 const PAGE = 50;
@@ -27,7 +27,7 @@ export async function run() {
   const dir = await mkdtemp(path.join(tmpdir(), 'orbita-task-list-'));
   try {
     const formId = randomUUID();
-    const tasks = benchTasks(TASKS, formId);
+    const tasks = replicaTasks(TASKS, formId);
     const raw = new Database(path.join(dir, 'raw.sqlite'));
     raw.pragma('journal_mode = WAL');
     raw.exec('CREATE TABLE tasks (id TEXT PRIMARY KEY, form_id TEXT, updated_at TEXT, data TEXT NOT NULL)');

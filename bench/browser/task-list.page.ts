@@ -2,7 +2,7 @@ import { firstValueFrom } from 'rxjs';
 import { createOrbitaDatabase } from '../../renderer/src/data/database';
 import { browserReplicaStorage } from '../../renderer/src/data/storage';
 import { newestTasksPage } from '../../renderer/src/data/task-pages';
-import { benchTasks } from '../tasks.fixture';
+import { replicaTasks } from '../../test/fixtures/replica-tasks';
 
 const PAGE = 50;
 
@@ -19,7 +19,7 @@ async function time(rounds: number, run: () => Promise<unknown>): Promise<number
  */
 async function runBench(count: number) {
   const formId = '00000000-0000-7000-8000-00000000000f';
-  const tasks = benchTasks(count, formId);
+  const tasks = replicaTasks(count, formId);
 
   // Raw: one object store with a (formId, updatedAt) index, read backwards.
   const raw = await new Promise<IDBDatabase>((resolve, reject) => {
