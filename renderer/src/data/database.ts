@@ -21,12 +21,19 @@ export interface UpgradeProgress {
   total: number;
 }
 
-/** Reports the progress of every collection's migration, summed, while any runs. */
-function watchUpgrades(db: OrbitaDatabase, report: (progress: UpgradeProgress) => void): { unsubscribe(): void } {
+/**
+ * Observes every collection's migration state for as long as the database is open: RxDB checks at
+ * open whether a versioned collection needs migrating, with reads nobody awaits, and a storage
+ * failing then (a replica process dying) would leave them unhandled; observing gives them a
+ * handler. While a migration runs, `report` hears its progress, summed over collections.
+ */
+function watchMigrations(db: OrbitaDatabase, report?: (progress: UpgradeProgress) => void): void {
   const counts = new Map<string, UpgradeProgress>();
   const watching = new Map<RxMigrationState, { unsubscribe(): void }>();
   const watch = (state: RxMigrationState) => {
-    if (stopped || watching.has(state)) return;
+    if (db.closed || watching.has(state)) return;
+    state.oldCollectionMeta.catch(() => undefined);
+    state.mustMigrate.catch(() => undefined);
     watching.set(
       state,
       state.$.subscribe({
@@ -38,22 +45,18 @@ function watchUpgrades(db: OrbitaDatabase, report: (progress: UpgradeProgress) =
             handled += count.handled;
             total += count.total;
           }
-          if (total > 0) report({ handled, total });
+          if (report && total > 0) report({ handled, total });
         },
         error: () => undefined,
       }),
     );
   };
-  let stopped = false;
   // A migration state is announced from its constructor, before its status can be observed.
   const states = db.migrationStates().subscribe((all) => queueMicrotask(() => all.forEach(watch)));
-  return {
-    unsubscribe() {
-      stopped = true;
-      states.unsubscribe();
-      for (const subscription of watching.values()) subscription.unsubscribe();
-    },
-  };
+  db.onClose.push(() => {
+    states.unsubscribe();
+    for (const subscription of watching.values()) subscription.unsubscribe();
+  });
 }
 
 /**
@@ -82,28 +85,19 @@ export async function createOrbitaDatabase(options: {
     },
   });
   // RxDB migrates each collection written by an earlier release before it opens it.
-  const upgrades = options.onUpgrade ? watchUpgrades(db, options.onUpgrade) : undefined;
-  await db
-    .addCollections(
-      Object.fromEntries(
-        names.map((name) => [
-          name,
-          { schema: collectionSchemas[name], migrationStrategies: collectionMigrations[name] ?? {} },
-        ]),
-      ) as never,
-    )
-    .finally(() => upgrades?.unsubscribe());
-  // At open RxDB checks whether each versioned collection needs migrating, with reads nobody
-  // awaits; a storage failing then (a replica process dying) would leave them unhandled. Observing
-  // the check's state gives them a handler.
-  for (const collection of Object.values(db.collections) as RxCollection[]) {
-    if (collection.schema.version === 0) continue;
-    const migration = collection.getMigrationState();
-    const watching = migration.$.subscribe({ error: () => undefined });
-    migration.oldCollectionMeta.catch(() => undefined);
-    migration.mustMigrate.catch(() => undefined);
-    db.onClose.push(() => watching.unsubscribe());
-  }
+  // Progress is reported while the database opens only.
+  let opened = false;
+  const onUpgrade = options.onUpgrade;
+  watchMigrations(db, onUpgrade && ((progress) => !opened && onUpgrade(progress)));
+  await db.addCollections(
+    Object.fromEntries(
+      names.map((name) => [
+        name,
+        { schema: collectionSchemas[name], migrationStrategies: collectionMigrations[name] ?? {} },
+      ]),
+    ) as never,
+  );
+  opened = true;
   return db;
 }
 
