@@ -1,11 +1,11 @@
-import { App as AntApp, Button, ConfigProvider, Layout, Menu, Modal, Select, Space, Table, Typography } from 'antd';
+import { App as AntApp, ConfigProvider, Layout, Menu, Modal, Select, Space, Table, Typography } from 'antd';
 import enUS from 'antd/locale/en_US';
 import ruRU from 'antd/locale/ru_RU';
 import { StrictMode, useEffect, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router';
-import { api, storedTokens, storeTokens } from './api';
+import { storedTokens } from './api';
 import { ReplicaProvider, useReplica } from './data/replica-context';
 import { desktopBridge } from './desktop';
 import { type Language, languageChosen, setLanguage } from './i18n';
@@ -21,6 +21,7 @@ import { SettingsPage } from './pages/settings/settings-page';
 import { TaskPage } from './pages/task-page';
 import { TasksPage } from './pages/tasks-page';
 import { SHORTCUTS, useShortcut } from './shortcuts';
+import { SignOutButton } from './sign-out';
 
 /** The system asks for less motion: Ant Design's animations are switched off. */
 const REDUCED_MOTION = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
@@ -112,21 +113,7 @@ function Shell() {
                   { value: 'en', label: 'English' },
                 ]}
               />
-              {signedIn && storedTokens() && (
-                <Button
-                  type="text"
-                  style={{ color: '#fff' }}
-                  onClick={async () => {
-                    await api('POST', '/api/auth/logout', { refreshToken: storedTokens()?.refreshToken }).catch(
-                      () => undefined,
-                    );
-                    storeTokens(undefined);
-                    navigate('/sign-in');
-                  }}
-                >
-                  {t('app.signOut')}
-                </Button>
-              )}
+              {signedIn && storedTokens() && <SignOutButton style={{ color: '#fff' }} />}
             </Space>
           </Layout.Header>
           {signedIn && <OfflineBanner />}

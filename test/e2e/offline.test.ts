@@ -182,6 +182,54 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it("removes this device's copy at sign-out when asked, after warning of the changes it would discard", async () => {
+    const { context, page } = await taskList({
+      organization: 'Shared Desk',
+      name: 'Rita',
+      email: 'rita@example.org',
+    });
+    await replicaIs(page, 'online ready');
+    const userId = (
+      JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.me'))) as string) as {
+        user: { id: string };
+      }
+    ).user.id;
+    /** What the browser holds of this user: IndexedDB databases and remembered keys. */
+    const heldHere = () =>
+      page.evaluate(async (id) => {
+        const databases = (await indexedDB.databases()).map((database) => database.name ?? '');
+        const keys = Object.keys(localStorage).filter((key) => key === 'orbita.me' || key.includes(id));
+        return [...databases.filter((name) => name.includes(id)), ...keys];
+      }, userId);
+    expect((await heldHere()).length).toBeGreaterThan(2);
+
+    // An edit made offline waits to be sent.
+    await context.setOffline(true);
+    await page.getByRole('link', { name: 'Boiler room' }).click();
+    await page.getByLabel('Note').fill('Left on the shared computer');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 1' }).waitFor();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Sign out of Orbita?' });
+    await dialog.waitFor();
+    // Keeping the copy is the default; removing it says what is lost.
+    const remove = dialog.getByRole('checkbox', { name: 'Remove the copy of the data from this device' });
+    expect(await remove.isChecked()).toBe(false);
+    expect(await dialog.textContent()).toContain('stays on this device');
+    await remove.check();
+    await dialog.getByTestId('sign-out-pending').waitFor();
+    expect(await dialog.getByTestId('sign-out-pending').textContent()).toContain(
+      'Changes not yet sent to the server will be lost: 1.',
+    );
+    await saveScreenshot(page, 'sign-out-remove-copy');
+    await dialog.getByRole('button', { name: 'Remove the copy and sign out' }).click();
+
+    await page.waitForURL(`${suite.t.url}/sign-in`);
+    await expect.poll(heldHere, { timeout: 15_000 }).toEqual([]);
+    await context.close();
+  });
+
   it('records a task opened without the network as viewed once the connection is back', async () => {
     const { context, page, task } = await taskList({
       organization: 'Night Shift',

@@ -23,10 +23,13 @@ export interface ReplicaPortsOptions {
  * when the shell posts another one (the process crashed and was started again), the old port is
  * closed first — the old replica's calls then fail at once instead of waiting for an answer that
  * never comes — the old replica is closed, and the replica is opened again on the new port, with
- * what the process had saved. `stop()` closes the replica properly (its process saves it), then
- * its port.
+ * what the process had saved. `stop()` closes the replica properly (its process saves it), or
+ * removes it, then closes its port.
  */
-export function followReplicaPorts(options: ReplicaPortsOptions): { stop(): Promise<void> } {
+export function followReplicaPorts(options: ReplicaPortsOptions): {
+  /** Closes the replica, or with `remove` deletes this device's copy (rejecting if that failed). */
+  stop(options?: { remove?: boolean }): Promise<void>;
+} {
   let current: { port: PortLike; replica?: Replica } | undefined;
   let stopped = false;
   let queue: Promise<void> = Promise.resolve();
@@ -35,7 +38,7 @@ export function followReplicaPorts(options: ReplicaPortsOptions): { stop(): Prom
     return queue;
   };
 
-  const drop = async (portIsDead: boolean) => {
+  const drop = async (portIsDead: boolean, remove = false) => {
     const old = current;
     current = undefined;
     if (!old) return;
@@ -43,11 +46,16 @@ export function followReplicaPorts(options: ReplicaPortsOptions): { stop(): Prom
       old.replica?.abandon();
       old.port.close?.();
     }
-    if (old.replica) {
-      options.closing(old.replica);
-      await old.replica.close().catch(() => undefined);
+    try {
+      if (old.replica) {
+        options.closing(old.replica);
+        // A removal that failed is the caller's to report; a close that failed leaves nothing to do.
+        if (remove) await old.replica.remove();
+        else await old.replica.close().catch(() => undefined);
+      }
+    } finally {
+      if (!portIsDead) old.port.close?.();
     }
-    if (!portIsDead) old.port.close?.();
   };
 
   const openOn = async (port: PortLike) => {
@@ -60,10 +68,12 @@ export function followReplicaPorts(options: ReplicaPortsOptions): { stop(): Prom
     // The process behind the port died: the replica stops asking it anything before its calls fail.
     const replica = await options.open(remoteReplicaStorage(port, { onGone: () => entry.replica?.abandon() }));
     entry.replica = replica;
-    if (stopped || current !== entry) {
+    if (current !== entry) {
       await replica.close().catch(() => undefined);
       return;
     }
+    // Stopped meanwhile: the step `stop()` queued next closes or removes it.
+    if (stopped) return;
     options.opened(replica);
   };
 
@@ -76,10 +86,16 @@ export function followReplicaPorts(options: ReplicaPortsOptions): { stop(): Prom
   void run(async () => openOn(await options.firstPort()));
 
   return {
-    async stop() {
+    async stop(stopOptions = {}) {
       stopped = true;
       stopListening();
-      await run(() => drop(false));
+      let failure: unknown;
+      await run(() =>
+        drop(false, stopOptions.remove).catch((error: unknown) => {
+          failure = error;
+        }),
+      );
+      if (failure) throw failure;
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Me } from '@shared/api/identity';
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
 import type { RxStorage } from 'rxdb';
 import type { Observable } from 'rxjs';
-import { ApiError, api, onTokens, refreshSession, serverUrl, storedTokens } from '../api';
+import { ApiError, api, onTokens, refreshSession, serverUrl, storedTokens, storeTokens } from '../api';
 import { desktopReplicaPort, onReplacedReplicaPort } from '../desktop';
 import type { UpgradeProgress } from './database';
 import { followReplicaPorts } from './desktop-replica';
@@ -26,7 +26,20 @@ interface ReplicaState {
   upgrading?: UpgradeProgress;
 }
 
-const ReplicaContext = createContext<ReplicaState>({});
+export interface SignOutOptions {
+  /** Delete this device's copy of the data (and changes not yet sent) instead of keeping it for the next sign-in. */
+  removeCopy: boolean;
+}
+
+interface ReplicaContextValue extends ReplicaState {
+  /**
+   * Ends the session on the server and here, then closes the replica or removes this device's copy;
+   * rejects when the copy could not be removed.
+   */
+  signOut: (options: SignOutOptions) => Promise<void>;
+}
+
+const ReplicaContext = createContext<ReplicaContextValue>({ signOut: async () => undefined });
 
 let active: Replica | undefined;
 
@@ -69,6 +82,10 @@ export function ReplicaProvider({
   const [state, setState] = useState<ReplicaState>({});
   const [session, setSession] = useState(() => storedTokens()?.refreshToken);
   const storageRef = useRef(storage);
+  // How the current session's replica ends (set by `signOut`), and who waits for that ending.
+  const removeOnEnd = useRef(false);
+  const sessionEnded = useRef<((ending: Promise<void>) => void) | undefined>(undefined);
+  const sessionOpen = useRef(false);
 
   useEffect(
     () =>
@@ -82,10 +99,11 @@ export function ReplicaProvider({
 
   useEffect(() => {
     if (!session) return;
+    sessionOpen.current = true;
     let opened: Replica | undefined;
     let closed = false;
     let ownership: TabOwnership | undefined;
-    let desktop: { stop(): Promise<void> } | undefined;
+    let desktop: ReturnType<typeof followReplicaPorts> | undefined;
     const subscriptions: { unsubscribe(): void }[] = [];
     const openReplica = (me: Me, replicaStorage: RxStorage<unknown, unknown>) =>
       Replica.open({
@@ -97,6 +115,7 @@ export function ReplicaProvider({
         memory: {
           get: (key) => localStorage.getItem(key),
           set: (key, value) => localStorage.setItem(key, value),
+          remove: (key) => localStorage.removeItem(key),
         },
         window,
         onUpgrade: (upgrading) => !closed && setState({ me, upgrading }),
@@ -117,17 +136,22 @@ export function ReplicaProvider({
     const open = async (me: Me) => {
       try {
         const replica = await openReplica(me, await storageRef.current());
-        if (closed) return void replica.close();
+        if (closed) {
+          // The session ended while it opened: it ends as the session's replica would have.
+          const ended = removeWhenEnded ? replica.remove() : replica.close();
+          return void ended.catch(() => undefined);
+        }
         show(me, replica);
       } catch (caught) {
         failed(me, caught);
       }
     };
-    const shut = async () => {
-      if (desktop) return desktop.stop();
+    let removeWhenEnded = false;
+    const shut = async (remove = false) => {
+      if (desktop) return desktop.stop({ remove });
       const closing = opened;
       if (closing) hide(closing);
-      await closing?.close();
+      await (remove ? closing?.remove() : closing?.close());
     };
     void (async () => {
       const me = await whoAmI();
@@ -151,16 +175,36 @@ export function ReplicaProvider({
       ownership = claimReplica(me.user.id, {
         owned: () => void open(me),
         elsewhere: () => !closed && setState({ me, elsewhere: true, useHere: () => ownership?.takeOver() }),
-        handOver: shut,
+        handOver: () => shut(),
       });
     })();
     return () => {
       closed = true;
+      removeWhenEnded = removeOnEnd.current;
+      removeOnEnd.current = false;
+      sessionOpen.current = false;
+      // Nothing of the user stays on the device: not even who was signed in last.
+      if (removeWhenEnded) localStorage.removeItem(ME_KEY);
       // The lock goes once the replica is closed, so the next holder finds IndexedDB free.
-      void shut().finally(() => ownership?.release());
+      const ending = shut(removeWhenEnded).finally(() => ownership?.release());
+      ending.catch(() => undefined);
+      sessionEnded.current?.(ending);
+      sessionEnded.current = undefined;
       setState({});
     };
   }, [session]);
+
+  const signOut = async ({ removeCopy }: SignOutOptions) => {
+    await api('POST', '/api/auth/logout', { refreshToken: storedTokens()?.refreshToken }).catch(() => undefined);
+    if (!sessionOpen.current) return storeTokens(undefined);
+    removeOnEnd.current = removeCopy;
+    // The session's end (on the next render) closes or removes its replica: wait for that.
+    const ended = new Promise<void>((resolve) => {
+      sessionEnded.current = resolve;
+    });
+    storeTokens(undefined);
+    await ended;
+  };
 
   // The replica's state on the page's root element (`data-replica`), for support and automation:
   // e.g. "online ready" once connected with the first pull done.
@@ -173,10 +217,10 @@ export function ReplicaProvider({
       root.dataset.replica = `${link} ${status.ready ? 'ready' : 'syncing'}`;
     }
   }, [status]);
-  return <ReplicaContext.Provider value={state}>{children}</ReplicaContext.Provider>;
+  return <ReplicaContext.Provider value={{ ...state, signOut }}>{children}</ReplicaContext.Provider>;
 }
 
-export function useReplica(): ReplicaState {
+export function useReplica(): ReplicaContextValue {
   return useContext(ReplicaContext);
 }
 

@@ -28,7 +28,11 @@ export interface ReplicaStatus {
 interface Memory {
   get(key: string): string | null;
   set(key: string, value: string): void;
+  remove?(key: string): void;
 }
+
+/** What a replica remembers beside its database, per user (`orbita.replica.<user id>.<name>`). */
+const REMEMBERED = ['pending', 'lost'] as const;
 
 export interface OpenReplicaOptions {
   userId: string;
@@ -144,17 +148,21 @@ export class Replica {
     this.status$.next({ ...this.status$.value, ...change });
   }
 
-  private recall<T>(name: string, fallback: T): T {
+  private static memoryKey(userId: string, name: (typeof REMEMBERED)[number]): string {
+    return `orbita.replica.${userId}.${name}`;
+  }
+
+  private recall<T>(name: (typeof REMEMBERED)[number], fallback: T): T {
     try {
-      const raw = this.memory?.get(`orbita.replica.${this.userId}.${name}`);
+      const raw = this.memory?.get(Replica.memoryKey(this.userId, name));
       return raw ? (JSON.parse(raw) as T) : fallback;
     } catch {
       return fallback;
     }
   }
 
-  private keep(name: string, value: unknown): void {
-    this.memory?.set(`orbita.replica.${this.userId}.${name}`, JSON.stringify(value));
+  private keep(name: (typeof REMEMBERED)[number], value: unknown): void {
+    this.memory?.set(Replica.memoryKey(this.userId, name), JSON.stringify(value));
   }
 
   private savePending(): void {
@@ -291,13 +299,29 @@ export class Replica {
 
   /** Stops replicating and closes the database; each step runs even when one before it failed. */
   async close(): Promise<void> {
+    await this.end(() => this.db.close());
+  }
+
+  /**
+   * Stops replicating and deletes this device's copy: every collection's documents (the desktop
+   * replica's SQLite file, the browser's IndexedDB databases) and what is remembered beside them.
+   * Changes not yet sent are discarded with it.
+   */
+  async remove(): Promise<void> {
+    await this.end(async () => {
+      await this.db.remove();
+      for (const name of REMEMBERED) this.memory?.remove?.(Replica.memoryKey(this.userId, name));
+    });
+  }
+
+  private async end(finish: () => Promise<unknown>): Promise<void> {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     const cancelled = await this.sync.cancel().then(
       () => undefined,
       (error: unknown) => error,
     );
     this.socket.close();
-    await this.db.close();
+    await finish();
     if (cancelled) throw cancelled;
   }
 }

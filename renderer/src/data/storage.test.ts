@@ -1,6 +1,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { fillWithDefaultSettings, type PreparedQuery, type RxDocumentData, type RxJsonSchema } from 'rxdb';
 import { describe, expect, it } from 'vitest';
+import { createOrbitaDatabase } from './database';
 import { browserReplicaStorage } from './storage';
 
 interface Note {
@@ -51,5 +52,24 @@ describe("the browser build's replica storage", () => {
     expect(plans.length).toBeGreaterThan(0);
     expect(plans.every(Boolean)).toBe(true);
     await instance.close();
+  });
+
+  it("removes a replica's IndexedDB databases, leaving another replica's", async () => {
+    const factory = new IDBFactory();
+    const storage = browserReplicaStorage({ indexedDB: factory, IDBKeyRange });
+    const names = async () => (await factory.databases()).map((database) => database.name ?? '').sort();
+    const leaving = await createOrbitaDatabase({ name: 'orbita-leaving', storage: storage as never });
+    const staying = await createOrbitaDatabase({ name: 'orbita-staying', storage: storage as never });
+    const task = { formId: 'f1', statusId: 's1', updatedAt: '2026-11-26T10:00:00.000Z' };
+    await leaving.tasks.insert({ id: 't1', title: 'Pump room', ...task });
+    await staying.tasks.insert({ id: 't2', title: 'Boiler room', ...task });
+    expect((await names()).filter((name) => name.includes('orbita-leaving'))).not.toEqual([]);
+
+    await leaving.remove();
+
+    expect((await names()).filter((name) => name.includes('orbita-leaving'))).toEqual([]);
+    expect((await staying.tasks.find().exec()).map((task) => task.title)).toEqual(['Boiler room']);
+    await staying.close();
+    expect((await names()).filter((name) => name.includes('orbita-staying'))).not.toEqual([]);
   });
 });

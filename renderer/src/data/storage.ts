@@ -59,7 +59,25 @@ export function browserReplicaStorage(indexedDB?: {
     const instance = await create(params);
     instance.getChangedDocumentsSince = (limit, checkpoint) =>
       changedDocumentsSince(instance, limit, checkpoint as RxStorageDefaultCheckpoint | undefined) as never;
+    const remove = instance.remove.bind(instance);
+    instance.remove = async () => {
+      const { dexieDb } = await (instance.internals as Promise<{ dexieDb: { name: string } }>);
+      await remove();
+      // RxDB's Dexie storage only empties the collection's IndexedDB database: a removed replica
+      // leaves nothing on the device, not even database names made of the user's id.
+      await deleteDatabase(indexedDB?.indexedDB ?? globalThis.indexedDB, dexieDb.name);
+    };
     return instance;
   };
   return storage;
+}
+
+/** Deletes an IndexedDB database; one still open elsewhere goes once that connection closes. */
+function deleteDatabase(factory: IDBFactory, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = factory.deleteDatabase(name);
+    request.onsuccess = () => resolve();
+    request.onerror = () => reject(request.error);
+    request.onblocked = () => resolve();
+  });
 }

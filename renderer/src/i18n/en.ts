@@ -6,6 +6,17 @@ import type { Strings } from './ru';
 
 export const en: Strings = {
   app: { name: 'Orbita', signOut: 'Sign out', language: 'Language' },
+  signOut: {
+    title: 'Sign out of Orbita?',
+    removeCopy: 'Remove the copy of the data from this device',
+    removeCopyHint:
+      'Choose this on a shared computer: your organization’s tasks and directories no longer stay on its disk. They are downloaded again at the next sign-in.',
+    keptHint: 'The copy of the data stays on this device, for work without the network after the next sign-in.',
+    pendingLost: 'Changes not yet sent to the server will be lost: {{count}}.',
+    confirm: 'Sign out',
+    confirmRemove: 'Remove the copy and sign out',
+    removeFailed: 'The copy of the data could not be removed: {{reason}}. Close other Orbita windows and try again.',
+  },
   signIn: {
     title: 'Sign in to Orbita',
     email: 'E-mail',

@@ -6,6 +6,17 @@ import * as settings from '../pages/settings/strings';
 /** Russian strings; `en.ts` must have the same keys (the type checks it). */
 export const ru = {
   app: { name: 'Orbita', signOut: 'Выйти', language: 'Язык' },
+  signOut: {
+    title: 'Выйти из Orbita?',
+    removeCopy: 'Удалить копию данных с этого устройства',
+    removeCopyHint:
+      'Выберите на общем компьютере: задачи и справочники организации больше не останутся на диске. При следующем входе они загрузятся заново.',
+    keptHint: 'Копия данных останется на этом устройстве для работы без сети после следующего входа.',
+    pendingLost: 'Изменения, ещё не отправленные на сервер, будут потеряны: {{count}}.',
+    confirm: 'Выйти',
+    confirmRemove: 'Удалить копию и выйти',
+    removeFailed: 'Копию данных не удалось удалить: {{reason}}. Закройте другие окна Orbita и попробуйте снова.',
+  },
   signIn: {
     title: 'Вход в Orbita',
     email: 'Эл. почта',

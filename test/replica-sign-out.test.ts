@@ -1,0 +1,120 @@
+import { readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
+import { emitterPort } from '@shared/message-port';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostReplicaStorage } from '../electron/backend/replica-host';
+import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
+import { Replica } from '../renderer/src/data/replica';
+
+const WAIT = { timeout: 15_000, interval: 20 };
+const LEAVING = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b01';
+const STAYING = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b02';
+const TASK = {
+  formId: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b61',
+  statusId: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b62',
+};
+
+let dir: string;
+let serverUrl: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'orbita-replica-sign-out-'));
+  // A server nothing listens on: what each replica holds was written on this device.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  serverUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  await new Promise((resolve) => server.close(resolve));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The replica files of a user in the replica process's directory. */
+function filesOf(userId: string): string[] {
+  return readdirSync(dir).filter((name) => name.includes(userId.slice(-12)));
+}
+
+/**
+ * A page of the desktop app signed in as `userId`, on a port of its own to the replica host serving
+ * `dir` (as each window of the app gets one); what the page remembers is kept in `memory`.
+ */
+async function signedIn(userId: string, memory: Map<string, string>) {
+  const channel = new MessageChannel();
+  hostReplicaStorage(emitterPort(channel.port2), { databaseDirectory: dir });
+  const opened: Replica[] = [];
+  const following = followReplicaPorts({
+    firstPort: async () => emitterPort(channel.port1),
+    onReplaced: () => () => undefined,
+    open: (storage) =>
+      Replica.open({
+        userId,
+        serverUrl,
+        storage,
+        accessToken: () => undefined,
+        reauthenticate: async () => undefined,
+        memory: {
+          get: (key) => memory.get(key) ?? null,
+          set: (key, value) => void memory.set(key, value),
+          remove: (key) => void memory.delete(key),
+        },
+      }),
+    opened: (replica) => opened.push(replica),
+    closing: () => undefined,
+    failed: (error) => {
+      throw error;
+    },
+  });
+  await expect.poll(() => opened.length, WAIT).toBe(1);
+  return { replica: opened[0] as Replica, stop: following.stop };
+}
+
+describe('signing out of the desktop app', () => {
+  it("removes this device's copy when asked, changes not yet sent with it, and leaves other users' copies", async () => {
+    const memory = new Map<string, string>();
+    const leaving = await signedIn(LEAVING, memory);
+    const staying = await signedIn(STAYING, memory);
+    await leaving.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b10', ...TASK, title: 'Pump room' });
+    await staying.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b20', ...TASK, title: 'Boiler room' });
+    // Offline: each write waits to be sent, remembered beside the replica.
+    expect(leaving.replica.status$.value.pending).toBe(1);
+    await expect.poll(() => filesOf(LEAVING).some((name) => name.endsWith('.sqlite')), WAIT).toBe(true);
+    expect([...memory.keys()].filter((key) => key.includes(LEAVING))).not.toEqual([]);
+
+    await leaving.stop({ remove: true });
+
+    // Nothing of the user who left stays on the disk or in the page's memory.
+    expect(filesOf(LEAVING)).toEqual([]);
+    expect([...memory.keys()].filter((key) => key.includes(LEAVING))).toEqual([]);
+    // The other user's copy is untouched.
+    expect(await staying.replica.db.tasks.count().exec()).toBe(1);
+    await staying.stop();
+    expect(filesOf(STAYING).some((name) => name.endsWith('.sqlite'))).toBe(true);
+    const back = await signedIn(STAYING, memory);
+    expect((await back.replica.db.tasks.find().exec()).map((task) => task.title)).toEqual(['Boiler room']);
+    expect(back.replica.status$.value.pending).toBe(1);
+    await back.stop();
+
+    // Signing in again starts from an empty copy, to be filled by the first sync.
+    const again = await signedIn(LEAVING, memory);
+    expect(await again.replica.db.tasks.count().exec()).toBe(0);
+    expect(again.replica.status$.value.pending).toBe(0);
+    await again.stop({ remove: true });
+  });
+
+  it('keeps the copy for the next sign-in by default', async () => {
+    const memory = new Map<string, string>();
+    const first = await signedIn(LEAVING, memory);
+    await first.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b30', ...TASK, title: 'Kept' });
+    await first.stop();
+    expect(filesOf(LEAVING).some((name) => name.endsWith('.sqlite'))).toBe(true);
+    const next = await signedIn(LEAVING, memory);
+    expect((await next.replica.db.tasks.find().exec()).map((task) => task.title)).toEqual(['Kept']);
+    expect(next.replica.status$.value.pending).toBe(1);
+    await next.stop({ remove: true });
+    expect(filesOf(LEAVING)).toEqual([]);
+  });
+});
