@@ -106,10 +106,13 @@ export async function run() {
       { name: 'Readings', fields: [{ name: 'Amount', type: 'number' }] },
       accessToken,
     );
+    // As an organization's tasks are: created and changed over time, one second apart here, in the
+    // order they were written (the order a pull reads them in).
     await database.db.query(
-      `INSERT INTO tasks (id, organization_id, form_id, status_id, title, description, fields)
+      `INSERT INTO tasks (id, organization_id, form_id, status_id, title, description, fields, created_at, updated_at)
        SELECT gen_random_uuid(), f.organization_id, f.id, s.id, 'Task ' || n, 'Description of task ' || n,
-              jsonb_build_object($2::text, (n % 1000)::text)
+              jsonb_build_object($2::text, (n % 1000)::text),
+              now() - make_interval(secs => $3::int - n), now() - make_interval(secs => $3::int - n)
          FROM forms f JOIN form_statuses s ON s.form_id = f.id AND s.is_initial, generate_series(1, $3::int) AS n
         WHERE f.id = $1`,
       [form.id, form.fields[0].id, TASKS],
