@@ -1,6 +1,5 @@
 import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PortLike } from '@shared/message-port';
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplicaThread } from '../electron/backend/replica-thread.fixture';
 import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
 import { Replica } from '../renderer/src/data/replica';
+import { deadPort } from './helpers/network';
 
 const WAIT = { timeout: 15_000, interval: 20 };
 const USER = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b';
@@ -18,10 +18,7 @@ let serverUrl: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'orbita-replica-restart-'));
   // A server nothing listens on: the replica works offline, so what it reads came from its disk.
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  serverUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  await new Promise((resolve) => server.close(resolve));
+  serverUrl = `http://127.0.0.1:${await deadPort()}`;
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -1,6 +1,5 @@
 import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostReplicaStorage } from '../electron/backend/replica-host';
 import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
 import { Replica } from '../renderer/src/data/replica';
+import { deadPort } from './helpers/network';
 
 const WAIT = { timeout: 15_000, interval: 20 };
 const LEAVING = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b01';
@@ -24,10 +24,7 @@ let serverUrl: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'orbita-replica-sign-out-'));
   // A server nothing listens on: what each replica holds was written on this device.
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  serverUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  await new Promise((resolve) => server.close(resolve));
+  serverUrl = `http://127.0.0.1:${await deadPort()}`;
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -1,9 +1,9 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
 import { Replica, type ReplicaStatus } from '../renderer/src/data/replica';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createOrg, type Member } from './helpers/factories';
+import { deadPort } from './helpers/network';
 
 let t: TestApp;
 let admin: Member;
@@ -16,15 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
-
-/** A port nothing listens on: a server that cannot be reached. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Opens the signed-in admin's replica against `serverUrl`, recording every status it reports. */
 async function open(serverUrl: string, onLine = true) {
