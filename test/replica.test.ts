@@ -88,6 +88,35 @@ async function replica(
   return created;
 }
 
+/**
+ * Deletes the replication's record of the server state of document `id` from replica `name`'s
+ * file (opened with `onDisk`), as a page closed between RxDB's document and meta writes leaves it;
+ * returns what puts it back.
+ */
+function forgetServerState(name: string, id: string): () => void {
+  const file = new Database(path.join(dir, `replica_2d_${name.replaceAll('-', '_2d_')}.sqlite`));
+  const tables = (
+    file.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rx_rx_2d_replication%'").all() as {
+      name: string;
+    }[]
+  ).map((row) => row.name);
+  const metaTable = tables.find((table) => file.prepare(`SELECT 1 FROM "${table}" WHERE id = ?`).get(`${id}|0`));
+  if (!metaTable) throw new Error(`no replication meta data for ${id}`);
+  const kept = file.prepare(`SELECT * FROM "${metaTable}" WHERE id = ?`).get(`${id}|0`) as Record<string, unknown>;
+  file.prepare(`DELETE FROM "${metaTable}" WHERE id = ?`).run(`${id}|0`);
+  file.close();
+  return () => {
+    const again = new Database(path.join(dir, `replica_2d_${name.replaceAll('-', '_2d_')}.sqlite`));
+    const columns = Object.keys(kept);
+    again
+      .prepare(
+        `INSERT INTO "${metaTable}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      )
+      .run(...Object.values(kept));
+    again.close();
+  };
+}
+
 async function taskIn(replica: Replica, id: string): Promise<TaskDocument | undefined> {
   const doc = await replica.db.tasks.findOne(id).exec();
   return doc?.toJSON() as TaskDocument | undefined;
@@ -184,21 +213,7 @@ describe('desktop replicas', () => {
     await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
     // The replication's record of the server state goes missing, as when a page closes between
     // RxDB's two writes…
-    const file = new Database(path.join(dir, 'replica_2d_late_2d_base.sqlite'));
-    const tables = (
-      file
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rx_rx_2d_replication%'")
-        .all() as {
-        name: string;
-      }[]
-    ).map((row) => row.name);
-    const metaTable = tables.find((table) => file.prepare(`SELECT 1 FROM "${table}" WHERE id = ?`).get(`${task.id}|0`));
-    if (!metaTable) throw new Error('no replication meta data for the task');
-    const kept = file.prepare(`SELECT * FROM "${metaTable}" WHERE id = ?`).get(`${task.id}|0`) as Record<
-      string,
-      unknown
-    >;
-    file.prepare(`DELETE FROM "${metaTable}" WHERE id = ?`).run(`${task.id}|0`);
+    const restore = forgetServerState('late-base', task.id);
 
     // …while Alice, offline, changes the amount and the note, and the office the note.
     alices.socket.disconnect();
@@ -211,13 +226,7 @@ describe('desktop replicas', () => {
     }));
     await failedPush;
     // The record is back (the next pull would have written it) before the push is sent.
-    const columns = Object.keys(kept);
-    file
-      .prepare(
-        `INSERT INTO "${metaTable}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-      )
-      .run(...Object.values(kept));
-    file.close();
+    restore();
     alices.socket.connect();
 
     // Merged against that state: her amount goes through, only the note is lost.
@@ -231,6 +240,39 @@ describe('desktop replicas', () => {
         expect(alices.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path)).toEqual([`fields.${note}`]),
       WAIT,
     );
+  });
+
+  it('merges an edit whose server state was never stored while the server holds the version it was made from', async () => {
+    const [amount, note] = form.fields.map((field: { id: string }) => field.id);
+    const task = await createTask(admin, form.id, { title: 'No base', fields: { [amount]: '1', [note]: 'n0' } });
+    const gone = await createTask(admin, form.id, { title: 'Deleted offline' });
+    const alices = await replica(alice, 'no-base', { onDisk: true });
+    await vi.waitFor(async () => expect(await taskIn(alices, gone.id)).toBeDefined(), WAIT);
+    // The record of both tasks' server state is lost for good: a pull does not write it again for
+    // a document edited on the replica since.
+    forgetServerState('no-base', task.id);
+    forgetServerState('no-base', gone.id);
+    alices.socket.disconnect();
+    const failedPush = firstValueFrom(alices.sync.states.tasks?.error$ ?? NEVER);
+    await (await alices.db.tasks.findOne(task.id).exec())?.incrementalModify((current: TaskDocument) => ({
+      ...current,
+      title: 'Edited offline',
+      fields: { ...current.fields, [amount]: '2' },
+    }));
+    await (await alices.db.tasks.findOne(gone.id).exec())?.incrementalRemove();
+    await failedPush;
+    alices.socket.connect();
+
+    // The documents still name the server's version they were edited from: nothing was changed
+    // there since, so her edit and her deletion go through, nothing reported lost.
+    await vi.waitFor(async () => {
+      const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+      expect(stored).toMatchObject({ title: 'Edited offline', fields: { [amount]: '2', [note]: 'n0' } });
+      expect((await admin.client.get(`/api/tasks/${gone.id}`)).status).toBe(404);
+    }, WAIT);
+    await vi.waitFor(async () => expect((await taskIn(alices, task.id))?.title).toBe('Edited offline'), WAIT);
+    expect(alices.lost.filter((edit) => edit.id === task.id || edit.id === gone.id)).toEqual([]);
+    expect(await taskIn(alices, gone.id)).toBeUndefined();
   });
 
   it('pauses replication when the session ends, keeping local edits for later', async () => {

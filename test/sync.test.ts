@@ -246,27 +246,57 @@ describe('push', () => {
     stop();
   });
 
-  it('keeps the server’s task and reports every difference when a push carries no base for it', async () => {
+  it('merges a push without a base against the version its document names, while the server still holds it', async () => {
+    const task = await createTask(admin, form.id, { title: 'Known here', fields: { [amount()]: '1' } });
+    const doomed = await createTask(admin, form.id, { title: 'To delete' });
+    const client = await replica(alice);
+    const pulled = (await client.pullUntil('tasks', (docs) => ids(docs).includes(doomed.id))).documents;
+    const seen = pulled.find((d) => d.id === task.id) as SyncDocument;
+    // A replica that kept no server state for the task (its meta write was interrupted): the
+    // document's own updatedAt still names the server version the edit was made from.
+    const edited = { ...seen, title: 'Edited here', fields: { ...(seen.fields as object), [amount()]: '2' } };
+    const deletion = { ...(pulled.find((d) => d.id === doomed.id) as SyncDocument), _deleted: true };
+    const answer = await client.push('tasks', [
+      { assumedMasterState: null, newDocumentState: edited },
+      { assumedMasterState: null, newDocumentState: deletion },
+    ]);
+    expect(answer).toEqual({ ok: true, data: { conflicts: [], lost: [] } });
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).body).toMatchObject({
+      title: 'Edited here',
+      fields: { [amount()]: '2' },
+    });
+    expect((await admin.client.get(`/api/tasks/${doomed.id}`)).status).toBe(404);
+  });
+
+  it('keeps the server’s task and reports every difference when a push without a base names an older version', async () => {
     const task = await createTask(admin, form.id, { title: 'Known here', fields: { [amount()]: '1' } });
     const client = await replica(alice);
     const seen = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
       (d) => d.id === task.id,
     ) as SyncDocument;
-    // A replica that kept no server state for the task cannot say which changes are its own.
+    await admin.client.patch(`/api/tasks/${task.id}`, { description: 'Changed there' });
+    // Which of the differences are the replica's own cannot be told: the server's copy stays.
     const edited = { ...seen, title: 'Edited here', fields: { ...(seen.fields as object), [amount()]: '2' } };
     const answer = await client.push('tasks', [{ assumedMasterState: null, newDocumentState: edited }]);
     if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
     expect(answer.data.lost).toEqual([
       { id: task.id, path: 'title', attempted: 'Edited here', kept: 'Known here', reason: 'changed_on_server' },
+      { id: task.id, path: 'description', attempted: '', kept: 'Changed there', reason: 'changed_on_server' },
       { id: task.id, path: `fields.${amount()}`, attempted: '2', kept: '1', reason: 'changed_on_server' },
     ]);
-    expect(answer.data.conflicts[0]).toMatchObject({ id: task.id, title: 'Known here' });
+    expect(answer.data.conflicts[0]).toMatchObject({ id: task.id, title: 'Known here', description: 'Changed there' });
     expect((await admin.client.get(`/api/tasks/${task.id}`)).body).toMatchObject({
       title: 'Known here',
       fields: { [amount()]: '1' },
     });
-    // The same state sent again (a retried creation) is no conflict and no loss.
-    const again = await client.push('tasks', [{ assumedMasterState: null, newDocumentState: seen }]);
+    // The server's own state sent again (a retried creation) is no conflict and no loss.
+    const changed = (docs: SyncDocument[]) => docs.some((d) => d.id === task.id && d.description === 'Changed there');
+    const current = (await client.pullUntil('tasks', changed)).documents.findLast(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    const again = await client.push('tasks', [
+      { assumedMasterState: null, newDocumentState: { ...current, updatedAt: new Date().toISOString() } },
+    ]);
     expect(again).toMatchObject({ ok: true, data: { lost: [] } });
     const deleted = await client.push('tasks', [
       { assumedMasterState: null, newDocumentState: { ...seen, _deleted: true } },
@@ -363,7 +393,7 @@ describe('push of directory rows', () => {
     expect(answer.data.conflicts.find((c) => c.id === row.id)).toMatchObject({ cells: ['P-1a', '12000.5', 'South'] });
   });
 
-  it('keeps the server’s row and reports every difference when a push carries no base for it', async () => {
+  it('merges a row pushed without a base while the server holds the version it names, else keeps the server’s', async () => {
     const directory = (
       await admin.client.post('/api/directories', {
         name: `Valves ${randomUUID()}`,
@@ -371,20 +401,38 @@ describe('push of directory rows', () => {
       })
     ).body;
     const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['V-1', '50'] })).body;
+    const shed = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['Shed'] })).body;
     const client = await replica(alice);
-    const seen = (await client.pullUntil('directory_rows', (docs) => ids(docs).includes(row.id))).documents.find(
-      (d) => d.id === row.id,
-    ) as SyncDocument;
+    const pulled = (await client.pullUntil('directory_rows', (docs) => ids(docs).includes(shed.id))).documents;
+    const seen = pulled.find((d) => d.id === row.id) as SyncDocument;
+    // Edited and deleted on a replica that kept no server state for them: each document's
+    // updatedAt names the version the server still holds, so the edits apply.
     const answer = await client.push('directory_rows', [
+      { assumedMasterState: null, newDocumentState: { ...seen, cells: ['V-1', '65'] } },
+      {
+        assumedMasterState: null,
+        newDocumentState: { ...(pulled.find((d) => d.id === shed.id) as SyncDocument), _deleted: true },
+      },
+    ]);
+    expect(answer).toEqual({ ok: true, data: { conflicts: [], lost: [] } });
+    expect((await rowOf(directory.id, row.id)).cells).toEqual(['V-1', '65']);
+    expect(await rowOf(directory.id, shed.id)).toBeUndefined();
+    // The same document again now names an older version: whose the difference is cannot be told.
+    const stale = await client.push('directory_rows', [
       { assumedMasterState: null, newDocumentState: { ...seen, cells: ['V-1', '80'] } },
     ]);
-    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
-    expect(answer.data.lost).toEqual([
-      { id: row.id, path: 'cells.1', attempted: '80', kept: '50', reason: 'changed_on_server' },
+    if (!stale.ok) throw new Error(JSON.stringify(stale.problem));
+    expect(stale.data.lost).toEqual([
+      { id: row.id, path: 'cells.1', attempted: '80', kept: '65', reason: 'changed_on_server' },
     ]);
-    expect((await rowOf(directory.id, row.id)).cells).toEqual(['V-1', '50']);
-    const again = await client.push('directory_rows', [{ assumedMasterState: null, newDocumentState: seen }]);
-    expect(again).toMatchObject({ ok: true, data: { lost: [] } });
+    expect((await rowOf(directory.id, row.id)).cells).toEqual(['V-1', '65']);
+    const deleted = await client.push('directory_rows', [
+      { assumedMasterState: null, newDocumentState: { ...seen, _deleted: true } },
+    ]);
+    expect(deleted.ok && deleted.data.lost).toEqual([
+      { id: row.id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' },
+    ]);
+    expect((await rowOf(directory.id, row.id)).cells).toEqual(['V-1', '65']);
   });
 
   it('applies offline moves and deletions, refusing a cycle and the deletion of a row changed meanwhile', async () => {

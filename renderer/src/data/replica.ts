@@ -246,7 +246,10 @@ export class Replica {
     return doc.toJSON() as unknown as RowDocument;
   }
 
-  /** Changes a directory row on this device (cells, bindings, parent and order); pushed when online. */
+  /**
+   * Changes a directory row on this device (cells, bindings, parent and order); pushed when online.
+   * Its `updatedAt` stays the server's: it names the version the edit was made from.
+   */
   async changeRow(
     id: string,
     change: Partial<Pick<RowDocument, 'cells' | 'parentRowIds' | 'parentId' | 'position'>>,
@@ -254,11 +257,7 @@ export class Replica {
     const doc = await this.db.directory_rows.findOne(id).exec();
     if (!doc) throw new Error(`Row ${id} is not in the replica`);
     return this.tracked(id, async () => {
-      const changed = await doc.incrementalModify((current: RowDocument) => ({
-        ...current,
-        ...change,
-        updatedAt: new Date().toISOString(),
-      }));
+      const changed = await doc.incrementalModify((current: RowDocument) => ({ ...current, ...change }));
       return changed.toJSON() as unknown as RowDocument;
     });
   }

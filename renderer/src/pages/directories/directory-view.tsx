@@ -54,6 +54,11 @@ async function loadRows(directory: Directory, groupIndex: number | null, labelIn
   }
 }
 
+/** What the row editor shows of a row: a change to it gives a fresh editor. */
+function rowContent(row: Row): string {
+  return JSON.stringify([row.cells, row.parentRowIds]);
+}
+
 function fileName(name: string): string {
   return `${name.replace(/[\\/:*?"<>|]+/g, '_').trim() || 'directory'}.csv`;
 }
@@ -395,8 +400,9 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
         {editing && (editing.kind === 'new' || editedRow) && (
           <div style={{ width: 360, flex: 'none' }}>
             <RowEditor
-              // A fresh editor for another row, or for the saved row as the server normalised it.
-              key={editedRow ? `${editedRow.id}:${editedRow.updatedAt}` : `new:${newParentId}`}
+              // A fresh editor for another row, or for the saved row as the server normalised it (or,
+              // saved on this device, as the replica holds it: its version stays the server's).
+              key={editedRow ? `${editedRow.id}:${editedRow.updatedAt}:${rowContent(editedRow)}` : `new:${newParentId}`}
               directory={current}
               row={editedRow}
               parent={{ id: newParentId, label: labelOf(newParentId) }}

@@ -10,6 +10,7 @@ import {
   checkpointParams,
   clientWins,
   keptWithoutBase,
+  knownBase,
   nextCheckpoint,
   type SyncSource,
   sameValue as same,
@@ -74,14 +75,14 @@ async function currentRow(deps: DirectoriesDeps, auth: AuthContext, id: string):
 async function pushRow(
   deps: DirectoriesDeps,
   auth: AuthContext,
-  base: RowState | null,
+  pushedBase: RowState | null,
   next: RowState,
   lost: LostEdit[],
 ) {
   const id = next.id;
   const current = await currentRow(deps, auth, id);
   if (!current) {
-    if (base !== null || next._deleted) return; // deleted on the server: the server wins
+    if (pushedBase !== null || next._deleted) return; // deleted on the server: the server wins
     const directoryId = String(next.directoryId);
     const parentId = typeof next.parentId === 'string' ? next.parentId : null;
     const order = typeof next.position === 'number' ? next.position : undefined;
@@ -97,6 +98,7 @@ async function pushRow(
     });
     return;
   }
+  const base = knownBase(pushedBase, current, next);
   if (base === null) {
     if (next._deleted) return keptWithoutBase(lost, { id, path: '_deleted' }, { current: false, next: true });
     const currentCells = (current.cells as Cell[]) ?? [];

@@ -7,6 +7,7 @@ import {
   checkpointParams,
   clientWins,
   keptWithoutBase,
+  knownBase,
   nextCheckpoint,
   refusedAsLost,
   type SyncSource,
@@ -36,7 +37,7 @@ type Row = TaskRow & { sync_xid: string; sync_seq: string; visible: boolean; ass
 async function pushTask(
   deps: tasks.TasksDeps,
   auth: AuthContext,
-  base: SyncDocument | null,
+  pushedBase: SyncDocument | null,
   next: SyncDocument,
   lost: LostEdit[],
 ) {
@@ -46,7 +47,7 @@ async function pushTask(
     throw error;
   });
   if (!current) {
-    if (base !== null || next._deleted) return; // deleted or invisible on the server: the server wins
+    if (pushedBase !== null || next._deleted) return; // deleted or invisible on the server: the server wins
     await tasks.createTask(deps, auth, {
       id,
       formId: String(next.formId),
@@ -56,6 +57,7 @@ async function pushTask(
     });
     return;
   }
+  const base = knownBase(pushedBase, current, next);
   if (base === null) {
     if (next._deleted) return keptWithoutBase(lost, { id, path: '_deleted' }, { current: false, next: true });
     for (const key of ['title', 'description', 'statusId'] as const) {

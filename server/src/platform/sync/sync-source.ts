@@ -71,6 +71,27 @@ export async function refusedAsLost(
 }
 
 /**
+ * The server state a pushed row was edited from. RxDB sends none when the replica kept none: its
+ * record of the server state is written after the document itself, so an app closed between the
+ * two writes leaves a document without it, and a pull does not repair a document the user has
+ * edited since. A replica never changes a document's `updatedAt` (the server's version of it), so
+ * while the server still holds that version, its current state is the base: the edit merges
+ * three-way instead of being reported lost. Versions are compared to the millisecond, as
+ * documents carry them.
+ */
+export function knownBase<Base extends object>(
+  base: Base | null,
+  current: object,
+  next: Record<string, unknown>,
+): Base | null {
+  if (base !== null) return base;
+  const version = next.updatedAt;
+  return typeof version === 'string' && version === (current as { updatedAt?: unknown }).updatedAt
+    ? (current as Base)
+    : null;
+}
+
+/**
  * A value pushed without the server state it was based on, for a record the server has (the
  * replica held no server state for it, or the record was created on both sides with one id):
  * whose change a difference is cannot be told, so the server's value stays and a different pushed
