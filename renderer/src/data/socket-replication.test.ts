@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { RetryBackoff } from './socket-replication';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { PushResponse, SyncAck, SyncDocument } from '@shared/sync';
+import { createRxDatabase } from 'rxdb';
+import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
+import { Server } from 'socket.io';
+import { io } from 'socket.io-client';
+import { describe, expect, it, vi } from 'vitest';
+import { RetryBackoff, replicateOverSocket } from './socket-replication';
 
 describe('retry backoff of the replication', () => {
   it('doubles the wait per consecutive failure up to the cap, with jitter, and starts over after a success', () => {
@@ -35,5 +42,82 @@ describe('retry backoff of the replication', () => {
     expect(backoff.delayMs()).toBe(5);
     expect(await backoff.run(async () => 'ok')).toBe('ok');
     expect(backoff.delayMs()).toBe(0);
+  });
+});
+
+interface HeldPush {
+  rows: { assumedMasterState: SyncDocument | null; newDocumentState: SyncDocument }[];
+  answer: (response: PushResponse) => void;
+}
+
+/** A `/sync`-shaped Socket.IO server whose pushes wait until the test answers them. */
+async function heldSyncServer() {
+  const http = createServer();
+  const server = new Server(http);
+  const waiting: HeldPush[] = [];
+  let arrived: (() => void) | undefined;
+  server.on('connection', (socket) => {
+    socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) =>
+      ack({ ok: true, data: { documents: [], checkpoint: null } }),
+    );
+    socket.on('sync:push', (payload: { rows: HeldPush['rows'] }, ack: (answer: SyncAck<PushResponse>) => void) => {
+      waiting.push({ rows: payload.rows, answer: (data) => ack({ ok: true, data }) });
+      arrived?.();
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    async nextPush(): Promise<HeldPush> {
+      while (waiting.length === 0) await new Promise<void>((resolve) => (arrived = resolve));
+      return waiting.shift() as HeldPush;
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+describe('pushes answered by the server', () => {
+  it('leave a document written again during its push waiting to be sent, until that write is pushed too', async () => {
+    const server = await heldSyncServer();
+    const db = await createRxDatabase({
+      name: `held-${Date.now()}`,
+      storage: getRxStorageMemory(),
+      multiInstance: false,
+    });
+    const schema = {
+      version: 0,
+      primaryKey: 'id',
+      type: 'object',
+      properties: { id: { type: 'string', maxLength: 64 }, text: { type: 'string' } },
+      required: ['id'],
+    } as const;
+    const { notes } = await db.addCollections({ notes: { schema } });
+    const socket = io(server.url, { transports: ['websocket'] });
+    const answered: string[][] = [];
+    const state = replicateOverSocket({
+      collection: notes,
+      remoteCollection: 'notes',
+      socket,
+      onPushed: (ids) => answered.push(ids),
+    });
+    try {
+      await state.awaitInitialReplication();
+      await notes.insert({ id: 'n1', text: 'first' });
+      const first = await server.nextPush();
+      expect(first.rows.map((row) => row.newDocumentState.text)).toEqual(['first']);
+      // Written again while the first state is on its way: that write still has to be sent.
+      await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'second' });
+      first.answer({ conflicts: [], lost: [] });
+      const second = await server.nextPush();
+      expect(second.rows.map((row) => row.newDocumentState.text)).toEqual(['second']);
+      expect(answered).toEqual([[]]);
+      second.answer({ conflicts: [], lost: [] });
+      await vi.waitFor(() => expect(answered).toEqual([[], ['n1']]));
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
   });
 });

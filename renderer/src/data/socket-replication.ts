@@ -8,6 +8,7 @@ import type {
   SyncDocument,
 } from '@shared/sync';
 import {
+  deepEqual,
   getAssumedMasterState,
   type RxCollection,
   type RxReplicationPullStreamItem,
@@ -142,7 +143,10 @@ export interface SocketReplicationOptions<RxDocType> {
   ackTimeoutMs?: number;
   /** Offline edits the server did not keep (changed there meanwhile, or refused), for the UI to show. */
   onLostEdits?: (lost: LostEdit[]) => void;
-  /** Documents whose push the server answered (kept, merged or refused: it holds the outcome). */
+  /**
+   * Documents whose push the server answered (kept, merged or refused: it holds the outcome) and
+   * that were not written on the replica again meanwhile (that write waits for the next push).
+   */
   onPushed?: (ids: string[]) => void;
   /** Fields a bare tombstone `{id, _deleted}` from the server gets (the collection requires them). */
   tombstoneDefaults?: Record<string, unknown>;
@@ -209,6 +213,24 @@ export function replicateOverSocket<RxDocType>(
       return current ? { ...row, assumedMasterState: current.docData as typeof row.newDocumentState } : row;
     });
   };
+  /**
+   * Ids of pushed rows whose state is still the replica's. RxDB pushes the state a document had
+   * when the push began (or, retried, when it first failed): one written again meanwhile is still
+   * waiting to be sent.
+   */
+  const settled = async (rows: RxReplicationWriteToMasterRow<RxDocType>[]): Promise<string[]> => {
+    const stored = await options.collection.storageInstance.findDocumentsById(rows.map(key), true);
+    const byId = new Map(stored.map((doc) => [String((doc as Record<string, unknown>)[primaryPath]), doc]));
+    return rows
+      .filter((row) => {
+        const doc = byId.get(key(row));
+        if (!doc) return true;
+        const { _meta, _rev, _attachments, ...held } = doc as Record<string, unknown>;
+        const { _attachments: _pushedAttachments, ...pushed } = row.newDocumentState as Record<string, unknown>;
+        return deepEqual(held, pushed);
+      })
+      .map(key);
+  };
   const state = replicateRxCollection<RxDocType, SyncCheckpoint>({
     collection: options.collection,
     replicationIdentifier: `orbita-sync-${remoteCollection}`,
@@ -267,7 +289,7 @@ export function replicateOverSocket<RxDocType>(
                 ),
               );
               if (result.lost.length > 0) options.onLostEdits?.(result.lost);
-              options.onPushed?.(rows.map(key));
+              if (options.onPushed) options.onPushed(await settled(rows));
               return complete(result.conflicts) as never;
             },
           },
