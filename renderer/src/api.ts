@@ -20,16 +20,28 @@ export function storedTokens(): Tokens | undefined {
   return raw ? (JSON.parse(raw) as Tokens) : undefined;
 }
 
-const tokenListeners = new Set<(tokens: Tokens | undefined) => void>();
+/** Where a change of the session's tokens was made: in this tab, or in another tab of the browser. */
+export type TokensSource = 'this-tab' | 'other-tab';
+type TokensListener = (tokens: Tokens | undefined, source: TokensSource) => void;
+
+const tokenListeners = new Set<TokensListener>();
 
 export function storeTokens(tokens: Tokens | undefined): void {
   if (tokens) localStorage.setItem(TOKENS_KEY, JSON.stringify(tokens));
   else localStorage.removeItem(TOKENS_KEY);
-  for (const listener of tokenListeners) listener(tokens);
+  for (const listener of tokenListeners) listener(tokens, 'this-tab');
 }
 
-/** Calls `listener` whenever the session's tokens change (refreshed, or gone on sign-out). */
-export function onTokens(listener: (tokens: Tokens | undefined) => void): () => void {
+// The tabs of a browser share one session: a sign-in, refresh or sign-out in another tab reaches
+// this one's listeners too (`storage` events fire in the other tabs only; a null key is a clear()).
+globalThis.addEventListener?.('storage', (event: StorageEvent) => {
+  if (event.key !== TOKENS_KEY && event.key !== null) return;
+  const tokens = storedTokens();
+  for (const listener of tokenListeners) listener(tokens, 'other-tab');
+});
+
+/** Calls `listener` whenever the session's tokens change (refreshed, or gone on sign-out), in any tab. */
+export function onTokens(listener: TokensListener): () => void {
   tokenListeners.add(listener);
   return () => tokenListeners.delete(listener);
 }

@@ -5,7 +5,7 @@ import { StrictMode, useEffect, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router';
-import { storedTokens } from './api';
+import { onTokens, storedTokens } from './api';
 import { ReplicaProvider, useReplica } from './data/replica-context';
 import { desktopBridge } from './desktop';
 import { type Language, languageChosen, setLanguage } from './i18n';
@@ -84,6 +84,16 @@ function Shell() {
   navigateRef.current = navigate;
   useEffect(() => desktopBridge()?.onDeepLink((path) => navigateRef.current(path)), []);
   const signedIn = !SIGNED_OUT_PATHS.includes(location.pathname);
+  // Signed out in another tab: this tab goes to the sign-in page too.
+  const signedInRef = useRef(signedIn);
+  signedInRef.current = signedIn;
+  useEffect(
+    () =>
+      onTokens((tokens, source) => {
+        if (!tokens && source === 'other-tab' && signedInRef.current) navigateRef.current('/sign-in');
+      }),
+    [],
+  );
   return (
     <ConfigProvider locale={language === 'en' ? enUS : ruRU} theme={{ token: { motion: !REDUCED_MOTION } }}>
       <AntApp>

@@ -2,7 +2,8 @@ import { Alert, App, Button, Checkbox, Modal, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { useReplica } from './data/replica-context';
+import { pendingOnDevice, useReplica } from './data/replica-context';
+import { ReplicaInUseError } from './data/tab-owner';
 
 /**
  * The header's "Sign out": asks whether this device keeps its copy of the data (offline work after
@@ -12,19 +13,21 @@ export function SignOutButton({ style }: { style?: React.CSSProperties }) {
   const { t } = useTranslation();
   const { message } = App.useApp();
   const navigate = useNavigate();
-  const { signOut, status } = useReplica();
+  const { signOut, status, me } = useReplica();
   const [asking, setAsking] = useState(false);
   const [removeCopy, setRemoveCopy] = useState(false);
   const [working, setWorking] = useState(false);
-  const pending = status?.pending ?? 0;
+  // A tab without the copy (another tab has it open) reads the count that tab keeps.
+  const pending = status?.pending ?? (asking && me ? pendingOnDevice(me.user.id) : 0);
 
   const confirm = async () => {
     setWorking(true);
     try {
       await signOut({ removeCopy });
     } catch (caught) {
-      const reason = caught instanceof Error ? caught.message : String(caught);
-      message.error(t('signOut.removeFailed', { reason }));
+      if (caught instanceof ReplicaInUseError) message.error(t('signOut.inUse'));
+      else
+        message.error(t('signOut.removeFailed', { reason: caught instanceof Error ? caught.message : String(caught) }));
     } finally {
       setWorking(false);
       setAsking(false);

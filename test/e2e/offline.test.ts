@@ -50,6 +50,19 @@ async function taskList(who: Parameters<typeof registeredPage>[2]) {
   return { context, page, task };
 }
 
+/** What the browser of `page` holds of its signed-in user: IndexedDB databases and remembered keys. */
+async function heldOnDevice(page: Page): Promise<() => Promise<string[]>> {
+  const userId = (
+    JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.me'))) as string) as { user: { id: string } }
+  ).user.id;
+  return () =>
+    page.evaluate(async (id) => {
+      const databases = (await indexedDB.databases()).map((database) => database.name ?? '');
+      const keys = Object.keys(localStorage).filter((key) => key === 'orbita.me' || key.includes(id));
+      return [...databases.filter((name) => name.includes(id)), ...keys];
+    }, userId);
+}
+
 describe.skipIf(!suite.available)('working offline in the browser', { timeout: 120_000 }, () => {
   it('keeps lists and the task page usable with the network cut, and sends the edits when it is back', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
@@ -189,18 +202,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       email: 'rita@example.org',
     });
     await replicaIs(page, 'online ready');
-    const userId = (
-      JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.me'))) as string) as {
-        user: { id: string };
-      }
-    ).user.id;
-    /** What the browser holds of this user: IndexedDB databases and remembered keys. */
-    const heldHere = () =>
-      page.evaluate(async (id) => {
-        const databases = (await indexedDB.databases()).map((database) => database.name ?? '');
-        const keys = Object.keys(localStorage).filter((key) => key === 'orbita.me' || key.includes(id));
-        return [...databases.filter((name) => name.includes(id)), ...keys];
-      }, userId);
+    const heldHere = await heldOnDevice(page);
     expect((await heldHere()).length).toBeGreaterThan(2);
 
     // An edit made offline waits to be sent.
@@ -227,6 +229,41 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     await page.waitForURL(`${suite.t.url}/sign-in`);
     await expect.poll(heldHere, { timeout: 15_000 }).toEqual([]);
+    await context.close();
+  });
+
+  it('removes the copy another tab has open when this one signs out with removal, once that tab has closed it', async () => {
+    const { context, page: holder } = await taskList({
+      organization: 'Front Desk',
+      name: 'Nadia',
+      email: 'nadia@example.org',
+    });
+    await replicaIs(holder, 'online ready');
+    const heldHere = await heldOnDevice(holder);
+    await context.setOffline(true);
+    await holder.getByRole('link', { name: 'Boiler room' }).click();
+    await holder.getByLabel('Note').fill('Typed in the first tab');
+    await holder.getByRole('button', { name: 'Save' }).click();
+    await holder.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 1' }).waitFor();
+
+    // A second tab waits for the copy the first one has open, and signs out from there.
+    const other = await context.newPage();
+    other.setDefaultTimeout(15_000);
+    await other.goto(`${suite.t.url}/tasks`);
+    await other.getByTestId('other-tab').waitFor();
+    await other.getByRole('button', { name: 'Sign out' }).click();
+    const dialog = other.getByRole('dialog', { name: 'Sign out of Orbita?' });
+    await dialog.getByRole('checkbox', { name: 'Remove the copy of the data from this device' }).check();
+    // The first tab's unsent change is counted here too.
+    expect(await dialog.getByTestId('sign-out-pending').textContent()).toContain(
+      'Changes not yet sent to the server will be lost: 1.',
+    );
+    await dialog.getByRole('button', { name: 'Remove the copy and sign out' }).click();
+
+    await other.waitForURL(`${suite.t.url}/sign-in`);
+    await holder.waitForURL(`${suite.t.url}/sign-in`);
+    await expect.poll(heldHere, { timeout: 15_000 }).toEqual([]);
+    expect(await other.getByRole('alert').count()).toBe(0);
     await context.close();
   });
 

@@ -6,7 +6,7 @@ import { ApiError, api, onTokens, refreshSession, serverUrl, storedTokens, store
 import { desktopReplicaPort, onReplacedReplicaPort } from '../desktop';
 import type { UpgradeProgress } from './database';
 import { followReplicaPorts } from './desktop-replica';
-import { Replica, type ReplicaStatus } from './replica';
+import { type Memory, Replica, type ReplicaStatus } from './replica';
 import { browserReplicaStorage } from './storage';
 import { claimReplica, type TabOwnership } from './tab-owner';
 
@@ -63,6 +63,18 @@ async function whoAmI(): Promise<Me | undefined> {
   }
 }
 
+/** What replicas remember beside their databases: this browser's localStorage, shared by its tabs. */
+const replicaMemory: Memory = {
+  get: (key) => localStorage.getItem(key),
+  set: (key, value) => localStorage.setItem(key, value),
+  remove: (key) => localStorage.removeItem(key),
+};
+
+/** Changes waiting to be sent in the signed-in user's copy, whichever tab of this browser holds it. */
+export function pendingOnDevice(userId: string): number {
+  return Replica.pendingCount(userId, replicaMemory);
+}
+
 /** The browser build's replica storage: IndexedDB. (The desktop app's comes from its replica process.) */
 async function browserStorage(): Promise<RxStorage<unknown, unknown>> {
   return browserReplicaStorage();
@@ -105,6 +117,9 @@ export function ReplicaProvider({
     let ownership: TabOwnership | undefined;
     let desktop: ReturnType<typeof followReplicaPorts> | undefined;
     const subscriptions: { unsubscribe(): void }[] = [];
+    // Whether this tab holds the replica (a browser tab may wait while another one has it).
+    let owning = false;
+    let signedIn: Me | undefined;
     const openReplica = (me: Me, replicaStorage: RxStorage<unknown, unknown>) =>
       Replica.open({
         userId: me.user.id,
@@ -112,11 +127,7 @@ export function ReplicaProvider({
         storage: replicaStorage,
         accessToken: () => storedTokens()?.accessToken,
         reauthenticate: async () => (await refreshSession())?.accessToken,
-        memory: {
-          get: (key) => localStorage.getItem(key),
-          set: (key, value) => localStorage.setItem(key, value),
-          remove: (key) => localStorage.removeItem(key),
-        },
+        memory: replicaMemory,
         window,
         onUpgrade: (upgrading) => !closed && setState({ me, upgrading }),
       });
@@ -150,12 +161,23 @@ export function ReplicaProvider({
     const shut = async (remove = false) => {
       if (desktop) return desktop.stop({ remove });
       const closing = opened;
-      if (closing) hide(closing);
-      await (remove ? closing?.remove() : closing?.close());
+      if (closing) {
+        hide(closing);
+        return remove ? closing.remove() : closing.close();
+      }
+      // Another tab holds the copy: it closes it as the session ends there too, then it goes.
+      const me = signedIn;
+      if (remove && !owning && ownership && me) {
+        const held = ownership;
+        const removal = async () =>
+          Replica.removeCopy({ userId: me.user.id, storage: await storageRef.current(), memory: replicaMemory });
+        return held.releaseThen(removal);
+      }
     };
     void (async () => {
       const me = await whoAmI();
       if (closed || !me) return;
+      signedIn = me;
       // Who is signed in is known before the replica opens: screens need it at once.
       setState({ me });
       // The desktop app has one window and its replica in the replica process, opened again on a
@@ -173,9 +195,15 @@ export function ReplicaProvider({
         return;
       }
       ownership = claimReplica(me.user.id, {
-        owned: () => void open(me),
+        owned: () => {
+          owning = true;
+          void open(me);
+        },
         elsewhere: () => !closed && setState({ me, elsewhere: true, useHere: () => ownership?.takeOver() }),
-        handOver: () => shut(),
+        handOver: () => {
+          owning = false;
+          return shut();
+        },
       });
     })();
     return () => {

@@ -1,5 +1,5 @@
 import type { LostEdit } from '@shared/sync';
-import type { RxStorage } from 'rxdb';
+import { type RxStorage, removeRxDatabase } from 'rxdb';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
 import {
@@ -25,7 +25,7 @@ export interface ReplicaStatus {
 }
 
 /** Remembered per user across restarts: what is waiting to be sent, and edits the server did not keep. */
-interface Memory {
+export interface Memory {
   get(key: string): string | null;
   set(key: string, value: string): void;
   remove?(key: string): void;
@@ -81,9 +81,32 @@ export class Replica {
     });
   }
 
+  private static databaseName(userId: string): string {
+    return `orbita-${userId.toLowerCase()}`;
+  }
+
+  /**
+   * Deletes the copy of `userId`'s data that no one has open (another tab held it): every
+   * collection's documents and the replication's data, and what is remembered beside them.
+   */
+  static async removeCopy(options: { userId: string; storage: RxStorage<unknown, unknown>; memory?: Memory }) {
+    await removeRxDatabase(Replica.databaseName(options.userId), options.storage, false);
+    for (const name of REMEMBERED) options.memory?.remove?.(Replica.memoryKey(options.userId, name));
+  }
+
+  /** How many changes wait to be sent in `userId`'s copy, as remembered (by whichever tab holds it). */
+  static pendingCount(userId: string, memory: Memory): number {
+    try {
+      const ids: unknown = JSON.parse(memory.get(Replica.memoryKey(userId, 'pending')) ?? '[]');
+      return Array.isArray(ids) ? ids.length : 0;
+    } catch {
+      return 0;
+    }
+  }
+
   static async open(options: OpenReplicaOptions): Promise<Replica> {
     const db = await createOrbitaDatabase({
-      name: `orbita-${options.userId.toLowerCase()}`,
+      name: Replica.databaseName(options.userId),
       storage: options.storage,
       onUpgrade: options.onUpgrade,
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { claimReplica, FIRST_WAIT_MS, type TabEnvironment } from './tab-owner';
+import { claimReplica, FIRST_WAIT_MS, ReplicaInUseError, type TabEnvironment } from './tab-owner';
 
 /** Web Locks as a browser keeps them: one holder per name, the others granted in the order they asked. */
 function fakeBrowser() {
@@ -121,6 +121,46 @@ describe('one tab holds the replica', () => {
     leave?.();
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(after.state).toEqual({ owned: 1, elsewhere: 0, handedOver: 0 });
+  });
+
+  it('runs a waiting tab’s removal once the holder lets go, never while it holds the replica, and gives up after a wait', async () => {
+    vi.useFakeTimers();
+    try {
+      const browser = fakeBrowser();
+      const holder = claimReplica('u1', tabState().events, browser.tab());
+      const waiting = tabState();
+      const other = claimReplica('u1', waiting.events, browser.tab());
+      await vi.advanceTimersByTimeAsync(FIRST_WAIT_MS + 10);
+      expect(waiting.state.elsewhere).toBe(1);
+
+      const done: string[] = [];
+      const removal = other.releaseThen(async () => {
+        done.push('removed');
+      });
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(done).toEqual([]);
+      // The holder's session ends there too: it closes the replica and lets go.
+      holder.release();
+      await removal;
+      expect(done).toEqual(['removed']);
+      // The waiting tab gave up its own place in line: it never opened the replica.
+      expect(waiting.state.owned).toBe(0);
+
+      const stubborn = claimReplica('u2', tabState().events, browser.tab());
+      const late = claimReplica('u2', tabState().events, browser.tab());
+      await vi.advanceTimersByTimeAsync(FIRST_WAIT_MS + 10);
+      const refused = late.releaseThen(async () => {
+        done.push('too late');
+      }, 2_000);
+      const outcome = expect(refused).rejects.toBeInstanceOf(ReplicaInUseError);
+      await vi.advanceTimersByTimeAsync(2_100);
+      await outcome;
+      stubborn.release();
+      await vi.advanceTimersByTimeAsync(10);
+      expect(done).toEqual(['removed']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('gives every tab its own user’s replica, and opens at once where the browser has no Web Locks', async () => {

@@ -9,7 +9,24 @@ export interface TabOwnership {
   release(): void;
   /** Asks the owning tab to hand the replica over to this one. */
   takeOver(): void;
+  /**
+   * Stops holding or waiting, then runs `work` once no tab holds the replica (this tab's sign-out
+   * removing a copy another tab had open: that tab closes it as its session ends). Fails with
+   * `ReplicaInUseError` when no tab has let it go after `patienceMs`.
+   */
+  releaseThen(work: () => Promise<void>, patienceMs?: number): Promise<void>;
 }
+
+/** Another tab kept the replica open past the wait: it was not removed. */
+export class ReplicaInUseError extends Error {
+  constructor() {
+    super('Another tab still has the copy of the data open');
+    this.name = 'ReplicaInUseError';
+  }
+}
+
+/** How long a sign-out waits for another tab to close the replica it removes. */
+export const RELEASE_WAIT_MS = 30_000;
 
 export interface OwnershipEvents {
   /** This tab holds the replica now. */
@@ -71,7 +88,7 @@ export function claimReplica(
   const { locks } = environment;
   if (!locks || !environment.channel) {
     events.owned();
-    return { release() {}, takeOver() {} };
+    return { release() {}, takeOver() {}, releaseThen: (work) => work() };
   }
   const name = `orbita-replica-${userId}`;
   const channel = environment.channel(name);
@@ -127,18 +144,36 @@ export function claimReplica(
       if (!letGo) elsewhere();
     });
 
+  const release = () => {
+    released = true;
+    channel.onmessage = null;
+    channel.close();
+    letGo?.();
+    letGo = undefined;
+  };
   return {
-    release() {
-      released = true;
-      channel.onmessage = null;
-      channel.close();
-      letGo?.();
-      letGo = undefined;
-    },
+    release,
     takeOver() {
       if (released || letGo) return;
       channel.postMessage(TAKE_OVER);
       queue();
+    },
+    async releaseThen(work, patienceMs = RELEASE_WAIT_MS) {
+      // This tab's own place in line is given up first: granted now, it returns at once.
+      release();
+      const patience = new AbortController();
+      const timer = setTimeout(() => patience.abort(), patienceMs);
+      try {
+        await locks.request(name, { signal: patience.signal }, async () => {
+          clearTimeout(timer);
+          await work();
+        });
+      } catch (error) {
+        if (patience.signal.aborted) throw new ReplicaInUseError();
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

@@ -16,6 +16,8 @@ export const en: Strings = {
     confirm: 'Sign out',
     confirmRemove: 'Remove the copy and sign out',
     removeFailed: 'The copy of the data could not be removed: {{reason}}. Close other Orbita windows and try again.',
+    inUse:
+      'The copy of the data was not removed: another Orbita tab kept it open. Close the other Orbita tabs, then sign in and sign out again with removal.',
   },
   signIn: {
     title: 'Sign in to Orbita',
