@@ -78,6 +78,61 @@ async function send(
 
 let refreshing: Promise<Tokens | undefined> | undefined;
 
+const REVOCATIONS_KEY = 'orbita.revocations';
+
+function unsentSignOuts(): string[] {
+  try {
+    const hashes: unknown = JSON.parse(localStorage.getItem(REVOCATIONS_KEY) ?? '[]');
+    return Array.isArray(hashes) ? hashes.filter((hash): hash is string => typeof hash === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function keepUnsentSignOuts(hashes: string[]): void {
+  if (hashes.length === 0) localStorage.removeItem(REVOCATIONS_KEY);
+  else localStorage.setItem(REVOCATIONS_KEY, JSON.stringify(hashes.slice(-20)));
+}
+
+/**
+ * Ends the session on the server: at once, or — without the network — as soon as the server can
+ * be reached again (`sendUnsentSignOuts`). Until then the device keeps only the refresh token's
+ * SHA-256, which can end the session and grants nothing else.
+ */
+export async function endSessionOnServer(refreshToken: string | undefined): Promise<void> {
+  if (!refreshToken) return;
+  if (await heard({ refreshToken })) return;
+  const subtle = globalThis.crypto?.subtle;
+  // Without Web Crypto (plain HTTP on a LAN address) the token simply expires on the server.
+  if (!subtle) return;
+  const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(refreshToken)));
+  const hash = Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  keepUnsentSignOuts([...unsentSignOuts().filter((kept) => kept !== hash), hash]);
+}
+
+/** Whether the server answered a sign-out (done, or refused as malformed: nothing to try again). */
+function heard(body: { refreshToken: string } | { refreshTokenHash: string }): Promise<boolean> {
+  return send('POST', '/api/auth/logout', body).then(
+    (response) => response.status < 500,
+    () => false,
+  );
+}
+
+let sendingSignOuts: Promise<void> | undefined;
+
+/** Tells the server of the sign-outs made without the network; those it cannot hear yet stay for the next try. */
+export function sendUnsentSignOuts(): Promise<void> {
+  sendingSignOuts ??= (async () => {
+    for (const hash of unsentSignOuts()) {
+      if (!(await heard({ refreshTokenHash: hash }))) return;
+      keepUnsentSignOuts(unsentSignOuts().filter((kept) => kept !== hash));
+    }
+  })().finally(() => {
+    sendingSignOuts = undefined;
+  });
+  return sendingSignOuts;
+}
+
 /**
  * Trades the refresh token for new tokens. Concurrent callers share one request (a refresh token
  * is single-use). Resolves undefined when the session is over (and forgets it); a network failure

@@ -5,7 +5,7 @@ import { StrictMode, useEffect, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router';
-import { onTokens, storedTokens } from './api';
+import { onTokens, sendUnsentSignOuts, storedTokens } from './api';
 import { ReplicaProvider, useReplica } from './data/replica-context';
 import { desktopBridge } from './desktop';
 import { type Language, languageChosen, setLanguage } from './i18n';
@@ -158,6 +158,10 @@ function Shell() {
 if (!desktopBridge() && 'serviceWorker' in navigator && location.protocol.startsWith('http')) {
   void navigator.serviceWorker.register('/sw.js').catch(() => undefined);
 }
+
+// Sign-outs made without the network reach the server once it can be reached.
+void sendUnsentSignOuts();
+window.addEventListener('online', () => void sendUnsentSignOuts());
 
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>

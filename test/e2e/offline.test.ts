@@ -225,10 +225,27 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       'Changes not yet sent to the server will be lost: 1.',
     );
     await saveScreenshot(page, 'sign-out-remove-copy');
+    const { refreshToken, accessToken } = JSON.parse(
+      (await page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string,
+    );
     await dialog.getByRole('button', { name: 'Remove the copy and sign out' }).click();
 
     await page.waitForURL(`${suite.t.url}/sign-in`);
     await expect.poll(heldHere, { timeout: 15_000 }).toEqual([]);
+    // The server could not hear the sign-out: the device keeps no token, only what can end the session.
+    const stored = await page.evaluate(() => Object.entries(localStorage));
+    expect(JSON.stringify(stored)).not.toContain(refreshToken);
+    expect(stored.find(([key]) => key === 'orbita.revocations')?.[1]).toMatch(/^\["[0-9a-f]{64}"\]$/);
+    // The session's access token (checked against its session at every request) shows when it ends.
+    const sessionAnswers = () =>
+      fetch(`${suite.t.url}/api/auth/me`, { headers: { Authorization: `Bearer ${accessToken}` } }).then(
+        (response) => response.status,
+      );
+    expect(await sessionAnswers()).toBe(200);
+    // Back online, the session ends on the server too.
+    await context.setOffline(false);
+    await expect.poll(sessionAnswers, { timeout: 15_000 }).toBe(401);
+    expect(await page.evaluate(() => localStorage.getItem('orbita.revocations'))).toBeNull();
     await context.close();
   });
 

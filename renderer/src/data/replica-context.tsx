@@ -2,7 +2,16 @@ import type { Me } from '@shared/api/identity';
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
 import type { RxStorage } from 'rxdb';
 import type { Observable } from 'rxjs';
-import { ApiError, api, onTokens, refreshSession, serverUrl, storedTokens, storeTokens } from '../api';
+import {
+  ApiError,
+  api,
+  endSessionOnServer,
+  onTokens,
+  refreshSession,
+  serverUrl,
+  storedTokens,
+  storeTokens,
+} from '../api';
 import { desktopReplicaPort, onReplacedReplicaPort } from '../desktop';
 import type { UpgradeProgress } from './database';
 import { followReplicaPorts } from './desktop-replica';
@@ -223,7 +232,7 @@ export function ReplicaProvider({
   }, [session]);
 
   const signOut = async ({ removeCopy }: SignOutOptions) => {
-    await api('POST', '/api/auth/logout', { refreshToken: storedTokens()?.refreshToken }).catch(() => undefined);
+    await endSessionOnServer(storedTokens()?.refreshToken).catch(() => undefined);
     if (!sessionOpen.current) return storeTokens(undefined);
     removeOnEnd.current = removeCopy;
     // The session's end (on the next render) closes or removes its replica: wait for that.

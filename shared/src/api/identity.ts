@@ -41,6 +41,22 @@ export const RefreshTokenRequest = z
   .object({ refreshToken: z.string().min(1).max(512) })
   .meta({ id: 'RefreshTokenRequest' });
 
+export const LogoutRequest = z
+  .object({
+    refreshToken: z.string().min(1).max(512).optional(),
+    refreshTokenHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'The SHA-256 of the refresh token, as 64 lowercase hexadecimal digits.')
+      .optional()
+      .describe(
+        'SHA-256 (hex) of the refresh token, instead of the token: a device signed out without the network keeps only this, which can end the session and nothing else.',
+      ),
+  })
+  .refine((body) => (body.refreshToken === undefined) !== (body.refreshTokenHash === undefined), {
+    message: 'Give either refreshToken or refreshTokenHash.',
+  })
+  .meta({ id: 'LogoutRequest' });
+
 export const ForgotPasswordRequest = z.object({ email: Email }).meta({ id: 'ForgotPasswordRequest' });
 
 export const ResetPasswordRequest = z

@@ -269,6 +269,38 @@ describe('refresh token rotation', () => {
   });
 });
 
+describe('signing out by the hash of a refresh token', () => {
+  it('revokes the family, and the hash grants nothing else', async () => {
+    const admin = await createOrg(t);
+    const tokens = await signIn(t, admin.email, admin.password);
+    const hash = sha256Hex(tokens.refreshToken);
+    // What a device signed out offline keeps is no refresh token.
+    expect((await refresh(hash)).status).toBe(401);
+    expect((await refresh(tokens.refreshToken)).status).toBe(200);
+    const current = await signIn(t, admin.email, admin.password);
+    expect(
+      (await anonymous().post('/api/auth/logout', { refreshTokenHash: sha256Hex(current.refreshToken) })).status,
+    ).toBe(204);
+    expect((await refresh(current.refreshToken)).status).toBe(401);
+    expect((await apiClient(t, current.accessToken).get('/api/auth/me')).status).toBe(401);
+    // An unknown hash is answered the same, revoking nothing.
+    expect((await anonymous().post('/api/auth/logout', { refreshTokenHash: sha256Hex('unknown') })).status).toBe(204);
+    expect((await admin.client.get('/api/auth/me')).status).toBe(200);
+  });
+
+  it('refuses neither, both, or a malformed hash with a problem', async () => {
+    for (const body of [
+      {},
+      { refreshToken: 'a-token', refreshTokenHash: sha256Hex('a-token') },
+      { refreshTokenHash: 'XYZ' },
+    ]) {
+      const response = await anonymous().post('/api/auth/logout', body);
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+    }
+  });
+});
+
 describe('password reset', () => {
   it('answers the same for known and unknown addresses, mailing only the known one', async () => {
     const admin = await createOrg(t);

@@ -5,6 +5,7 @@ import {
   InviteUserRequest,
   ListQuery,
   LoginRequest,
+  LogoutRequest,
   Me,
   ModuleAccessMatrix,
   Organization,
@@ -98,12 +99,12 @@ export function authRoutes(deps: auth.AuthDeps) {
       path: '/api/auth/logout',
       access: 'public',
       operationId: 'logout',
-      summary: 'Sign out: revoke the session family of a refresh token',
+      summary: 'Sign out: revoke the session family of a refresh token (or of its SHA-256)',
       tags: ['auth'],
-      request: { body: RefreshTokenRequest },
+      request: { body: LogoutRequest },
       responses: { 204: { description: 'Signed out (also for unknown tokens)' } },
       handler: async ({ body }) => {
-        await endSessionFamily(deps.db, body.refreshToken);
+        await endSessionFamily(deps.db, body);
         return { status: 204 };
       },
     }),

@@ -113,8 +113,16 @@ export async function refreshSession(
   throw invalidRefresh();
 }
 
-/** Ends the session family of a refresh token (sign-out). Unknown tokens are ignored. */
-export async function endSessionFamily(db: Db, refreshToken: string): Promise<void> {
-  const familyId = await repo.findSessionFamilyByTokenHash(db, sha256Hex(refreshToken));
+/**
+ * Ends the session family of a refresh token, given as the token or its SHA-256 (sign-out; a
+ * device signed out offline keeps only the hash). Unknown tokens are ignored.
+ */
+export async function endSessionFamily(
+  db: Db,
+  presented: { refreshToken?: string; refreshTokenHash?: string },
+): Promise<void> {
+  const hash = presented.refreshTokenHash ?? (presented.refreshToken ? sha256Hex(presented.refreshToken) : undefined);
+  if (!hash) return;
+  const familyId = await repo.findSessionFamilyByTokenHash(db, hash);
   if (familyId) await repo.revokeSessionFamily(db, familyId, 'logout');
 }
