@@ -53,7 +53,13 @@ describe.skipIf(!suite.available)('forms and tasks in the browser', { timeout: 9
       email: 'oleg@example.org',
     });
     // An administrator's form, made through the API with the page's own session.
-    await apiInPage(page, 'POST', '/api/forms', { name: 'Repairs', fields: [] });
+    const repairs = (await apiInPage(page, 'POST', '/api/forms', { name: 'Repairs', fields: [] })) as { id: string };
+    // One task is Oleg's own: "Mine" keeps it alone.
+    const own = (await apiInPage(page, 'POST', '/api/tasks', { formId: repairs.id, title: 'Oil the pump' })) as {
+      id: string;
+    };
+    const me = (await apiInPage(page, 'GET', '/api/auth/me')) as { user: { id: string } };
+    await apiInPage(page, 'POST', `/api/tasks/${own.id}/assignees`, { userId: me.user.id });
     await page.getByRole('menuitem', { name: 'Forms' }).click();
     await page.getByRole('link', { name: 'Repairs', exact: true }).waitFor();
     await page.getByRole('link', { name: 'Repairs', exact: true }).click();
@@ -61,11 +67,30 @@ describe.skipIf(!suite.available)('forms and tasks in the browser', { timeout: 9
     await page.getByLabel('Task title').fill('Fix the turbine bearing');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('cell', { name: 'Fix the turbine bearing' }).waitFor();
-    expect(await page.getByRole('cell', { name: 'New', exact: true }).count()).toBe(1);
+    expect(
+      await page
+        .getByRole('row', { name: /Fix the turbine bearing/ })
+        .getByRole('cell', { name: 'New', exact: true })
+        .count(),
+    ).toBe(1);
     await page.getByLabel('Search titles and descriptions').fill('TURBINE');
     await page.getByLabel('Search titles and descriptions').press('Enter');
     await page.getByRole('cell', { name: 'Fix the turbine bearing' }).waitFor();
     await page.getByLabel('Search titles and descriptions').fill('no such words');
+    await page.getByLabel('Search titles and descriptions').press('Enter');
+    await page.getByText('Nothing found').waitFor();
+    await page.getByLabel('Search titles and descriptions').fill('');
+    await page.getByLabel('Search titles and descriptions').press('Enter');
+    await page.getByRole('cell', { name: 'Fix the turbine bearing' }).waitFor();
+    await page.getByRole('checkbox', { name: 'Mine' }).click();
+    await page.waitForURL(/mine=1/);
+    await page.getByRole('cell', { name: 'Fix the turbine bearing' }).waitFor({ state: 'detached' });
+    expect(await page.getByRole('cell', { name: 'Oil the pump' }).count()).toBe(1);
+    // Mine and a search together.
+    await page.getByLabel('Search titles and descriptions').fill('PUMP');
+    await page.getByLabel('Search titles and descriptions').press('Enter');
+    await page.getByRole('cell', { name: 'Oil the pump' }).waitFor();
+    await page.getByLabel('Search titles and descriptions').fill('turbine');
     await page.getByLabel('Search titles and descriptions').press('Enter');
     await page.getByText('Nothing found').waitFor();
     await context.close();

@@ -1,20 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { IDBCursor, IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { filter, firstValueFrom } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { replicaStorage } from '../../../electron/backend/replica-host';
 import { createOrbitaDatabase, type OrbitaDatabase } from './database';
 import type { TaskDocument } from './schemas';
 import { browserReplicaStorage } from './storage';
-import { newestTasksPage } from './task-pages';
+import { newestTasksPage, type TaskListFilter, taskListSelector } from './task-pages';
 
 const FORM = '00000000-0000-7000-8000-00000000000f';
 const PAGE = 50;
 const opened: OrbitaDatabase[] = [];
 let names = 0;
 
+const directories: string[] = [];
+
 afterEach(async () => {
   for (const db of opened.splice(0)) await db.close();
+  for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+function temporaryDirectory(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'orbita-list-'));
+  directories.push(dir);
+  return dir;
+}
 
 function task(n: number, updatedAt: string): TaskDocument {
   return {
@@ -128,4 +141,60 @@ describe('pages of the task list, newest first', () => {
       cursor.continue = step;
     }
   });
+});
+
+describe('the filtered task list (mine, search)', () => {
+  const ME = '00000000-0000-7000-8000-0000000000a1';
+  const OTHER = '00000000-0000-7000-8000-0000000000b2';
+  const DONE = '00000000-0000-7000-8000-000000000002';
+  const assigned = (userId: string) => [
+    { userId, source: 'manual', delegated_from_user_id: null, pending_review: false, addedAt: '2026-01-01T00:00:00Z' },
+  ];
+  const tasks: TaskDocument[] = [
+    { ...task(1, '2026-01-01T00:00:01Z'), title: 'Котёл в подвале', assignees: assigned(ME) },
+    {
+      ...task(2, '2026-01-01T00:00:02Z'),
+      title: 'Boiler (north) [2]',
+      description: 'check.valves',
+      assignees: assigned(OTHER),
+    },
+    {
+      ...task(3, '2026-01-01T00:00:03Z'),
+      title: 'Pump',
+      description: 'Котёл рядом',
+      statusId: DONE,
+      assignees: assigned(ME),
+    },
+    {
+      ...task(4, '2026-01-01T00:00:04Z'),
+      title: 'Котёл другой формы',
+      formId: 'another-form',
+      assignees: assigned(ME),
+    },
+  ];
+  const cases: [TaskListFilter, string[]][] = [
+    [{ formId: FORM, assigneeId: ME }, ['Котёл в подвале', 'Pump']],
+    [{ formId: FORM, search: 'КОТЁЛ' }, ['Котёл в подвале', 'Pump']],
+    // Typed characters are matched as themselves, not as a pattern.
+    [{ formId: FORM, search: '(north) [' }, ['Boiler (north) [2]']],
+    [{ formId: FORM, search: 'k.v' }, ['Boiler (north) [2]']],
+    [{ formId: FORM, search: 'c.v' }, []],
+    [{ statusId: DONE, assigneeId: ME, search: 'котёл' }, ['Pump']],
+    [{ formId: FORM, assigneeId: OTHER, search: 'котёл' }, []],
+    [{ formId: FORM, search: '   ' }, ['Котёл в подвале', 'Boiler (north) [2]', 'Pump']],
+    [{ assigneeId: ME, search: 'котёл' }, ['Котёл в подвале', 'Pump', 'Котёл другой формы']],
+  ];
+  const storages = {
+    'the desktop replica': () => replicaStorage(temporaryDirectory()),
+    'the browser build (IndexedDB)': () => browserReplicaStorage({ indexedDB: new IDBFactory(), IDBKeyRange }),
+  };
+  for (const [name, storage] of Object.entries(storages)) {
+    it(`finds the tasks of an assignee and those containing a text, in any case, on ${name}`, async () => {
+      const db = await replicaWith(tasks, storage() as never);
+      for (const [filter, titles] of cases) {
+        const found = await db.tasks.find({ selector: taskListSelector(filter), sort: [{ id: 'asc' }] }).exec();
+        expect([filter, found.map((doc) => doc.title)]).toEqual([filter, titles]);
+      }
+    });
+  }
 });

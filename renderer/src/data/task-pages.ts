@@ -84,3 +84,38 @@ export function newestTasksPage(
     map((docs) => newestFirst(docs).slice(wanted - size, wanted)),
   );
 }
+
+/** What the task list is narrowed to: a form or one of its statuses, tasks of one assignee, a search. */
+export interface TaskListFilter {
+  formId?: string;
+  statusId?: string;
+  /** Only tasks this user is an assignee of ("mine"). */
+  assigneeId?: string;
+  /** Text the title or the description contains, in any letter case. */
+  search?: string;
+}
+
+/** `text` as a regular expression matching itself. */
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The replica query of a filtered task list. Assignee and search conditions are tested where the
+ * documents are stored (the desktop's replica process, IndexedDB's storage): only matching tasks
+ * reach the page, not every task of the form.
+ */
+export function taskListSelector(filter: TaskListFilter): MangoQuerySelector<TaskDocument> {
+  const selector: Record<string, unknown> = filter.statusId
+    ? { statusId: filter.statusId }
+    : filter.formId
+      ? { formId: filter.formId }
+      : {};
+  if (filter.assigneeId) selector.assignees = { $elemMatch: { userId: filter.assigneeId } };
+  const needle = filter.search?.trim();
+  if (needle) {
+    const contains = { $regex: literal(needle), $options: 'i' };
+    selector.$or = [{ title: contains }, { description: contains }];
+  }
+  return selector as MangoQuerySelector<TaskDocument>;
+}

@@ -21,19 +21,12 @@ import { v7 as uuidv7 } from 'uuid';
 import { useLive, useReplica } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { TaskDocument } from '../data/schemas';
-import { newestTasksPage } from '../data/task-pages';
+import { newestTasksPage, taskListSelector } from '../data/task-pages';
 import { useShortcut } from '../shortcuts';
 import { BatchCreateDialog } from './batch-create';
 import { EDITABLE, FieldInput, storedValue, usePeople } from './field-input';
 
 type ListedTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'updatedAt'>> & TaskDocument;
-
-/** Whether the task's title or description contains the words (case-insensitive substring, as the server searches). */
-export function matchesSearch(task: TaskDocument, query: string): boolean {
-  const needle = query.trim().toLocaleLowerCase();
-  if (!needle) return true;
-  return `${task.title ?? ''}\n${task.description ?? ''}`.toLocaleLowerCase().includes(needle);
-}
 
 /** Tasks per page of the list. */
 const PAGE_SIZE = 50;
@@ -71,8 +64,8 @@ export function TasksPage() {
     [],
   );
   // Without "mine" or a search, the list is read one page at a time through the replica's
-  // (status or form, updatedAt) indexes (`newestTasksPage`). With them, every task of the form is
-  // read and filtered here.
+  // (status or form, updatedAt) indexes (`newestTasksPage`). With them, the replica's storage
+  // tests every task of the form and only the matching ones are read (`taskListSelector`).
   const paged = !mine && !query;
   const selector = statusId ? { statusId } : formId ? { formId } : {};
   const [page, setPage] = useState(1);
@@ -86,30 +79,30 @@ export function TasksPage() {
     },
     [paged, selector, total, page],
   );
+  const myId = me?.user.id;
+  const filter = paged
+    ? undefined
+    : JSON.stringify(
+        taskListSelector({ formId, statusId, search: query, assigneeId: mine ? (myId ?? '-') : undefined }),
+      );
   const tasks = useLive(
     (r) =>
-      paged
+      filter === undefined
         ? undefined
         : r.db.tasks
-            .find(formId ? { selector: { formId } } : {})
+            .find({ selector: JSON.parse(filter) })
             .$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as ListedTask))),
-    [paged, formId],
+    [filter],
   );
   const sortedForms = [...(forms ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   const form = sortedForms.find((f) => f.id === formId);
   const statusOf = (task: ListedTask) =>
     forms?.find((f) => f.id === task.formId)?.statuses.find((s) => s.id === task.statusId);
-  const myId = me?.user.id;
-  // Tens of thousands of tasks: filtered and ordered once per change of the list or the filters
-  // (not per render), comparing ISO timestamps and ids as plain strings (localeCompare is far slower).
+  // Ordered once per change of the matching tasks (not per render), comparing ISO timestamps and
+  // ids as plain strings (localeCompare is far slower).
   const filtered = useMemo(
-    () =>
-      (tasks ?? [])
-        .filter((task) => !statusId || task.statusId === statusId)
-        .filter((task) => !mine || task.assignees?.some((a) => a.userId === myId))
-        .filter((task) => matchesSearch(task, query))
-        .sort((a, b) => byNewest(a.updatedAt, b.updatedAt) || byNewest(a.id, b.id)),
-    [tasks, statusId, mine, myId, query],
+    () => [...(tasks ?? [])].sort((a, b) => byNewest(a.updatedAt, b.updatedAt) || byNewest(a.id, b.id)),
+    [tasks],
   );
   const shown = paged ? (pageTasks ?? []) : filtered.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   const count = paged ? (total ?? 0) : filtered.length;
