@@ -212,7 +212,8 @@ export function TasksPage() {
         // While the first sync runs an empty list means "not here yet", unless the user searched.
         loading={!listed || (!status?.ready && shown.length === 0 && !query)}
         dataSource={shown}
-        locale={{ emptyText: query ? t('tasks.nothingFound') : t('tasks.empty') }}
+        // Nothing is said to be missing while the matching tasks are still being read.
+        locale={{ emptyText: !listed ? ' ' : query ? t('tasks.nothingFound') : t('tasks.empty') }}
         pagination={{
           current: page,
           pageSize: PAGE_SIZE,
