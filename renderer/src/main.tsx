@@ -84,13 +84,16 @@ function Shell() {
   navigateRef.current = navigate;
   useEffect(() => desktopBridge()?.onDeepLink((path) => navigateRef.current(path)), []);
   const signedIn = !SIGNED_OUT_PATHS.includes(location.pathname);
-  // Signed out in another tab: this tab goes to the sign-in page too.
+  // Signed out in another tab: this tab goes to the sign-in page too; signed in there, this one
+  // leaves its sign-in page for the home page.
   const signedInRef = useRef(signedIn);
   signedInRef.current = signedIn;
   useEffect(
     () =>
       onTokens((tokens, source) => {
-        if (!tokens && source === 'other-tab' && signedInRef.current) navigateRef.current('/sign-in');
+        if (source !== 'other-tab') return;
+        if (!tokens && signedInRef.current) navigateRef.current('/sign-in');
+        else if (tokens && !signedInRef.current) navigateRef.current('/');
       }),
     [],
   );

@@ -281,6 +281,14 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await holder.waitForURL(`${suite.t.url}/sign-in`);
     await expect.poll(heldHere, { timeout: 15_000 }).toEqual([]);
     expect(await other.getByRole('alert').count()).toBe(0);
+
+    // Signing in again in one tab brings the other one in too.
+    await context.setOffline(false);
+    await other.getByLabel('E-mail').fill('nadia@example.org');
+    await other.getByLabel('Password').fill('long enough password');
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await holder.waitForURL((url) => url.pathname === '/');
+    await holder.getByTestId('organization-name').waitFor();
     await context.close();
   });
 
