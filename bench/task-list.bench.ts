@@ -30,22 +30,7 @@ export async function run() {
     const formId = randomUUID();
     // One task in 500 is the reader's own ("mine").
     const me = randomUUID();
-    const tasks = replicaTasks(TASKS, formId).map((task, n) =>
-      n % 500 === 0
-        ? {
-            ...task,
-            assignees: [
-              {
-                userId: me,
-                source: 'manual',
-                delegated_from_user_id: null,
-                pending_review: false,
-                addedAt: task.createdAt,
-              },
-            ],
-          }
-        : task,
-    );
+    const tasks = replicaTasks(TASKS, formId, undefined, { userId: me, every: 500 });
     const raw = new Database(path.join(dir, 'raw.sqlite'));
     raw.pragma('journal_mode = WAL');
     raw.exec('CREATE TABLE tasks (id TEXT PRIMARY KEY, form_id TEXT, updated_at TEXT, data TEXT NOT NULL)');

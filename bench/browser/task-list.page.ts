@@ -21,22 +21,7 @@ async function runBench(count: number) {
   const formId = '00000000-0000-7000-8000-00000000000f';
   // One task in 500 is the reader's own ("mine").
   const me = '00000000-0000-7000-8000-0000000000a1';
-  const tasks = replicaTasks(count, formId).map((task, n) =>
-    n % 500 === 0
-      ? {
-          ...task,
-          assignees: [
-            {
-              userId: me,
-              source: 'manual',
-              delegated_from_user_id: null,
-              pending_review: false,
-              addedAt: task.createdAt,
-            },
-          ],
-        }
-      : task,
-  );
+  const tasks = replicaTasks(count, formId, undefined, { userId: me, every: 500 });
 
   // Raw: one object store with a (formId, updatedAt) index, read backwards.
   const raw = await new Promise<IDBDatabase>((resolve, reject) => {
