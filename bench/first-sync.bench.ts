@@ -47,6 +47,37 @@ async function firstSync(url: string, token: string, name: string, storage: RxSt
 }
 
 /**
+ * Time (ms) to pull every task over `/sync` and parse it, storing nothing: the least any first sync
+ * through the server's protocol costs, wherever the replica's storage is.
+ */
+async function pullOnly(url: string, token: string): Promise<number> {
+  const socket = io(`${url}/sync`, { auth: { token }, transports: ['websocket'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', reject);
+    });
+    const started = performance.now();
+    let checkpoint: unknown = null;
+    let received = 0;
+    for (;;) {
+      const answer = (await socket.emitWithAck('sync:pull', { collection: 'tasks', checkpoint, batchSize: 1000 })) as {
+        ok: boolean;
+        data: { documents: unknown[]; checkpoint: unknown };
+      };
+      if (!answer.ok) throw new Error(`pull refused: ${JSON.stringify(answer)}`);
+      received += answer.data.documents.length;
+      checkpoint = answer.data.checkpoint;
+      if (answer.data.documents.length < 1000) break;
+    }
+    if (received !== TASKS) throw new Error(`pulled ${received} tasks, expected ${TASKS}`);
+    return performance.now() - started;
+  } finally {
+    socket.close();
+  }
+}
+
+/**
  * Heap in use once garbage is collected; weak references (RxDB's document cache) are cleared only
  * after the job that last read them, hence the turns between collections.
  */
@@ -224,6 +255,10 @@ export async function run() {
     );
     console.log(
       `  floor of the design (the raw pipeline + JSON over the wire + replication meta written): ${(floorMs / 1000).toFixed(1)} s = ${(floorMs / rawMs).toFixed(2)}x the raw pipeline`,
+    );
+    const pulledMs = await pullOnly(url, accessToken);
+    console.log(
+      `  every task pulled over /sync and parsed, nothing stored: ${(pulledMs / 1000).toFixed(1)} s = ${(pulledMs / rawMs).toFixed(2)}x the raw pipeline`,
     );
   } finally {
     await server.stop();
