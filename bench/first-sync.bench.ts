@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { RxStorage } from 'rxdb';
+import { fillWithDefaultSettings, getRxReplicationMetaInstanceSchema, type RxJsonSchema, type RxStorage } from 'rxdb';
 import { io } from 'socket.io-client';
 import { replicaStorage } from '../electron/backend/replica-host';
 import { startReplicaThread } from '../electron/backend/replica-thread.fixture';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
 import { createOrbitaDatabase, startReplicaSync } from '../renderer/src/data/database';
+import { collectionSchemas } from '../renderer/src/data/schemas';
 import { remoteReplicaStorage } from '../renderer/src/data/storage';
 import { benchApp, benchDatabase, postJson, registerBenchAdmin, report } from './lib';
 import { benchServerProcess } from './server-process';
@@ -71,6 +72,80 @@ async function pullOnly(url: string, token: string): Promise<number> {
       if (answer.data.documents.length < 1000) break;
     }
     if (received !== TASKS) throw new Error(`pulled ${received} tasks, expected ${TASKS}`);
+    return performance.now() - started;
+  } finally {
+    socket.close();
+  }
+}
+
+/**
+ * Time (ms) for the replica's storage, in this thread, to take every task pulled over `/sync`:
+ * the documents and the replication's copy of each (its meta data), written in batches of 10,000
+ * as RxDB's downstream writes them, until on disk. No RxDB replication runs: this is what a first
+ * sync written by the replica's own process straight into its storage would cost at the least
+ * (such a first sync is not built).
+ */
+async function pulledIntoStorage(url: string, token: string, directory: string): Promise<number> {
+  const storage = replicaStorage(directory);
+  const schema = fillWithDefaultSettings(collectionSchemas.tasks as unknown as RxJsonSchema<unknown>);
+  const common = {
+    databaseInstanceToken: 'bench',
+    databaseName: 'direct',
+    options: {},
+    multiInstance: false,
+    devMode: false,
+  };
+  const docs = await storage.createStorageInstance({ ...common, collectionName: 'tasks', schema });
+  const meta = await storage.createStorageInstance({
+    ...common,
+    collectionName: 'rx-replication-meta-tasks',
+    schema: getRxReplicationMetaInstanceSchema(schema as never, false) as never,
+  });
+  const socket = io(`${url}/sync`, { auth: { token }, transports: ['websocket'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', reject);
+    });
+    const started = performance.now();
+    const write = async (batch: Record<string, unknown>[]) => {
+      const lwt = Date.now();
+      const stored = { _deleted: false, _attachments: {}, _rev: '1-bench' };
+      await docs.bulkWrite(
+        batch.map((doc) => ({ document: { ...doc, ...stored, _meta: { lwt } } as never })),
+        'bench',
+      );
+      await meta.bulkWrite(
+        batch.map((doc) => ({
+          document: {
+            id: `${doc.id}|0`,
+            itemId: doc.id,
+            isCheckpoint: '0',
+            docData: doc,
+            ...stored,
+            _meta: { lwt },
+          } as never,
+        })),
+        'bench',
+      );
+    };
+    let checkpoint: unknown = null;
+    let batch: Record<string, unknown>[] = [];
+    for (;;) {
+      const answer = (await socket.emitWithAck('sync:pull', { collection: 'tasks', checkpoint, batchSize: 1000 })) as {
+        data: { documents: Record<string, unknown>[]; checkpoint: unknown };
+      };
+      batch.push(...answer.data.documents);
+      checkpoint = answer.data.checkpoint;
+      const last = answer.data.documents.length < 1000;
+      if (batch.length >= 10_000 || last) {
+        await write(batch);
+        batch = [];
+      }
+      if (last) break;
+    }
+    await docs.close();
+    await meta.close();
     return performance.now() - started;
   } finally {
     socket.close();
@@ -259,6 +334,10 @@ export async function run() {
     const pulledMs = await pullOnly(url, accessToken);
     console.log(
       `  every task pulled over /sync and parsed, nothing stored: ${(pulledMs / 1000).toFixed(1)} s = ${(pulledMs / rawMs).toFixed(2)}x the raw pipeline`,
+    );
+    const directMs = await pulledIntoStorage(url, accessToken, path.join(dir, 'direct'));
+    console.log(
+      `  every task pulled and written with its meta data straight into the replica's storage, no RxDB replication (not built): ${(directMs / 1000).toFixed(1)} s = ${(directMs / rawMs).toFixed(2)}x the raw pipeline`,
     );
   } finally {
     await server.stop();
