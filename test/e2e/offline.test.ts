@@ -183,8 +183,9 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       name: 'Gleb',
       email: 'gleb@example.org',
     });
-    // The service worker has kept the shell and controls the page.
+    // The service worker has kept the shell and controls the page; the replica has everything.
     await serviceWorkerInControl(page);
+    await replicaIs(page, 'online ready');
 
     await context.setOffline(true);
     await page.reload();
@@ -304,6 +305,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       );
     expect(await recent()).toEqual([]);
 
+    // Opened online: the replica has the form too (the task page needs it), not only the task.
+    await replicaIs(page, 'online ready');
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();
     await page.getByRole('link', { name: 'Boiler room' }).click();
@@ -383,6 +386,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByRole('link', { name: 'Berths', exact: true }).click();
     const row = (label: string) => page.locator(`[data-testid="row-node"][data-label="${label}"]`);
     await row('Crane').waitFor();
+    // The rows shown came from the server; the edits below are made in the replica: it has them all.
+    await replicaIs(page, 'online ready');
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();
 
