@@ -1,8 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replicaStorage } from '../electron/backend/replica-host';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
 import { Replica, type ReplicaStatus } from '../renderer/src/data/replica';
 import { startTestApp, type TestApp } from './helpers/app';
-import { createOrg, type Member } from './helpers/factories';
+import { createForm, createOrg, createTask, type Member } from './helpers/factories';
 import { deadPort } from './helpers/network';
 
 let t: TestApp;
@@ -96,6 +100,70 @@ describe('replica status: connecting, online, offline', () => {
       expect(opened.replica.socket.active).toBe(false);
     } finally {
       await opened.close();
+    }
+  });
+});
+
+describe('changes counted as waiting to be sent', () => {
+  it('stop counting a task changed and changed back while offline, once the replica opens again', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'orbita-pending-'));
+    const remembered = new Map<string, string>();
+    const memory = {
+      get: (key: string) => remembered.get(key) ?? null,
+      set: (key: string, value: string) => void remembered.set(key, value),
+      remove: (key: string) => void remembered.delete(key),
+    };
+    const form = await createForm(admin);
+    const task = await createTask(admin, form.id, { title: 'As the server has it' });
+    const storage = replicaStorage(dir) as never;
+    const openHere = (onLine: boolean) =>
+      Replica.open({
+        userId: admin.userId,
+        serverUrl: t.url,
+        storage,
+        memory,
+        accessToken: () => admin.client.accessToken,
+        reauthenticate: async () => undefined,
+        window: {
+          navigator: { onLine },
+          addEventListener: () => undefined,
+          removeEventListener: () => undefined,
+        } as never,
+      });
+    try {
+      const first = await openHere(true);
+      await first.sync.awaitInitial();
+      await expect.poll(async () => (await first.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe(task.title);
+      await first.sync.awaitInSync();
+      // Offline, the title is changed and changed back; the app closes before anything is sent.
+      first.socket.disconnect();
+      await first.changeTask(task.id, { title: 'Changed for a moment' });
+      await first.changeTask(task.id, { title: 'As the server has it' });
+      expect(first.status$.value.pending).toBe(1);
+      await first.close();
+
+      const again = await openHere(false);
+      try {
+        // Nothing differs from the server's state: nothing is waiting to be sent.
+        await expect.poll(() => again.status$.value.pending, WAIT).toBe(0);
+        expect(Replica.pendingCount(admin.userId, memory)).toBe(0);
+      } finally {
+        await again.close();
+      }
+      // A real change still counts until the server has it.
+      const third = await openHere(true);
+      try {
+        await third.sync.awaitInitial();
+        // Nothing is being sent (replication paused): the check compares, and keeps the change.
+        await third.sync.pause();
+        await third.changeTask(task.id, { title: 'Changed for good' });
+        await third.settleUnchanged();
+        expect(third.status$.value.pending).toBe(1);
+      } finally {
+        await third.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,5 @@
 import type { LostEdit } from '@shared/sync';
-import { type RxStorage, removeRxDatabase } from 'rxdb';
+import { deepEqual, getAssumedMasterState, type RxStorage, removeRxDatabase } from 'rxdb';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
 import {
@@ -9,7 +9,7 @@ import {
   startReplicaSync,
   type UpgradeProgress,
 } from './database';
-import type { RowDocument, TaskDocument } from './schemas';
+import { type RowDocument, type TaskDocument, WRITABLE } from './schemas';
 
 export interface ReplicaStatus {
   /** Connected to the server's sync stream. */
@@ -30,6 +30,10 @@ export interface Memory {
   set(key: string, value: string): void;
   remove?(key: string): void;
 }
+
+/** When a write's document is checked for holding its server state again, and how often after. */
+const SETTLE_AFTER_WRITE_MS = 500;
+const SETTLE_EVERY_MS = 3_000;
 
 /** What a replica remembers beside its database, per user (`orbita.replica.<user id>.<name>`). */
 const REMEMBERED = ['pending', 'lost'] as const;
@@ -62,6 +66,11 @@ export class Replica {
   readonly pushed$ = new Subject<string[]>();
   private readonly pending: Set<string>;
   private readonly cleanups: (() => void)[] = [];
+  /** Documents being written here now, and how many writes each has had: see `settleUnchanged`. */
+  private readonly writing = new Set<string>();
+  private readonly writes = new Map<string, number>();
+  private settling?: ReturnType<typeof setTimeout>;
+  private ended = false;
 
   private constructor(
     readonly db: OrbitaDatabase,
@@ -125,6 +134,8 @@ export class Replica {
     });
     replica = new Replica(db, socket, sync, options.userId, options.memory);
     replica.watch(options.window);
+    // Changes counted in an earlier session may have nothing left to send.
+    if (replica.pending.size > 0) replica.settleSoon(SETTLE_AFTER_WRITE_MS);
     if (!options.window || options.window.navigator.onLine) {
       replica.update({ connecting: true });
       socket.connect();
@@ -219,6 +230,8 @@ export class Replica {
   private async tracked<T>(id: string, write: () => Promise<T>): Promise<T> {
     const already = this.pending.has(id);
     this.pending.add(id);
+    this.writing.add(id);
+    this.writes.set(id, (this.writes.get(id) ?? 0) + 1);
     this.savePending();
     try {
       return await write();
@@ -228,7 +241,58 @@ export class Replica {
         this.savePending();
       }
       throw error;
+    } finally {
+      this.writing.delete(id);
+      this.settleSoon(SETTLE_AFTER_WRITE_MS);
     }
+  }
+
+  /** Runs `settleUnchanged` after `ms`, and again every few seconds while changes are counted. */
+  private settleSoon(ms: number): void {
+    if (this.settling) clearTimeout(this.settling);
+    this.settling = setTimeout(() => {
+      this.settling = undefined;
+      void this.settleUnchanged()
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.pending.size > 0 && !this.ended) this.settleSoon(SETTLE_EVERY_MS);
+        });
+    }, ms);
+  }
+
+  /**
+   * Stops counting documents that hold their server state again: changed and changed back before
+   * RxDB sent the change (or while the app was closed), RxDB has nothing to send for them, so no
+   * push answer would ever settle them. Checked while nothing is being sent, and never for a
+   * document written meanwhile.
+   */
+  async settleUnchanged(): Promise<void> {
+    const ids = [...this.pending].filter((id) => !this.writing.has(id));
+    if (ids.length === 0) return;
+    const seen = new Map(ids.map((id) => [id, this.writes.get(id) ?? 0]));
+    const unchanged: string[] = [];
+    for (const name of WRITABLE) {
+      const internal = this.sync.states[name]?.internalReplicationState;
+      if (!internal || internal.events.active.up.getValue()) return;
+      const collection = this.db[name];
+      if (!collection) continue;
+      const [held, known] = await Promise.all([
+        collection.storageInstance.findDocumentsById(ids, true),
+        getAssumedMasterState(internal as never, ids),
+      ]);
+      for (const doc of held as Record<string, unknown>[]) {
+        const id = String(doc.id);
+        const server = (known as Record<string, { docData: Record<string, unknown> }>)[id]?.docData;
+        if (!server) continue;
+        const { _meta, _rev, _attachments, ...state } = doc;
+        const { _attachments: _serverAttachments, ...serverState } = server;
+        if (deepEqual(state, serverState)) unchanged.push(id);
+      }
+    }
+    const settled = unchanged.filter((id) => !this.writing.has(id) && (this.writes.get(id) ?? 0) === seen.get(id));
+    if (settled.length === 0) return;
+    for (const id of settled) this.pending.delete(id);
+    this.savePending();
   }
 
   /** Creates a task on this device; it reaches the server with the next push. */
@@ -337,6 +401,8 @@ export class Replica {
   }
 
   private async end(finish: () => Promise<unknown>): Promise<void> {
+    this.ended = true;
+    if (this.settling) clearTimeout(this.settling);
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     const cancelled = await this.sync.cancel().then(
       () => undefined,
