@@ -73,25 +73,24 @@ describe.skipIf(!suite.available)('forms and tasks in the browser', { timeout: 9
         .getByRole('cell', { name: 'New', exact: true })
         .count(),
     ).toBe(1);
-    await page.getByLabel('Search titles and descriptions').fill('TURBINE');
-    await page.getByLabel('Search titles and descriptions').press('Enter');
+    const searchFor = async (text: string) => {
+      await page.getByLabel('Search titles and descriptions').fill(text);
+      await page.getByLabel('Search titles and descriptions').press('Enter');
+    };
+    await searchFor('TURBINE');
     await page.getByRole('cell', { name: 'Fix the turbine bearing' }).waitFor();
-    await page.getByLabel('Search titles and descriptions').fill('no such words');
-    await page.getByLabel('Search titles and descriptions').press('Enter');
+    await searchFor('no such words');
     await page.getByText('Nothing found').waitFor();
-    await page.getByLabel('Search titles and descriptions').fill('');
-    await page.getByLabel('Search titles and descriptions').press('Enter');
+    await searchFor('');
     await page.getByRole('cell', { name: 'Fix the turbine bearing' }).waitFor();
     await page.getByRole('checkbox', { name: 'Mine' }).click();
     await page.waitForURL(/mine=1/);
     await page.getByRole('cell', { name: 'Fix the turbine bearing' }).waitFor({ state: 'detached' });
     await page.getByRole('cell', { name: 'Oil the pump' }).waitFor();
     // Mine and a search together.
-    await page.getByLabel('Search titles and descriptions').fill('PUMP');
-    await page.getByLabel('Search titles and descriptions').press('Enter');
+    await searchFor('PUMP');
     await page.getByRole('cell', { name: 'Oil the pump' }).waitFor();
-    await page.getByLabel('Search titles and descriptions').fill('turbine');
-    await page.getByLabel('Search titles and descriptions').press('Enter');
+    await searchFor('turbine');
     await page.getByText('Nothing found').waitFor();
     await context.close();
   });
