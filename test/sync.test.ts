@@ -307,6 +307,61 @@ describe('push', () => {
     expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(200);
   });
 
+  it('never takes a write made within the millisecond of the version a push without a base names for that version', async () => {
+    const task = await createTask(admin, form.id, { title: 'Known here' });
+    const directory = (
+      await admin.client.post('/api/directories', { name: `Pumps ${randomUUID()}`, columns: [{ name: 'Name' }] })
+    ).body;
+    const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['P-1'] })).body;
+    // The version a replica sees, pinned to a known millisecond.
+    const pinned = new Date(Date.now() + 3_600_000);
+    pinned.setUTCMilliseconds(500);
+    await t.database.db.query('UPDATE tasks SET updated_at = $2 WHERE id = $1', [task.id, pinned]);
+    await t.database.db.query('UPDATE directory_rows SET updated_at = $2 WHERE id = $1', [row.id, pinned]);
+    const client = await replica(alice);
+    const seenTask = (
+      await client.pullUntil('tasks', (docs) =>
+        docs.some((d) => d.id === task.id && d.updatedAt === pinned.toISOString()),
+      )
+    ).documents.findLast((d) => d.id === task.id) as SyncDocument;
+    const seenRow = (
+      await client.pullUntil('directory_rows', (docs) =>
+        docs.some((d) => d.id === row.id && d.updatedAt === pinned.toISOString()),
+      )
+    ).documents.findLast((d) => d.id === row.id) as SyncDocument;
+    // Another write on the server within that same millisecond (`updated_at = now()` when now()
+    // falls in it): it must be a version of its own.
+    const sameMillisecond = pinned.toISOString().replace('Z', '400Z');
+    await t.database.db.query(`UPDATE tasks SET title = 'Server title', updated_at = $2 WHERE id = $1`, [
+      task.id,
+      sameMillisecond,
+    ]);
+    await t.database.db.query(`UPDATE directory_rows SET cells = '["P-2"]', updated_at = $2 WHERE id = $1`, [
+      row.id,
+      sameMillisecond,
+    ]);
+    const taskPush = await client.push('tasks', [
+      { assumedMasterState: null, newDocumentState: { ...seenTask, description: 'Edited here' } },
+    ]);
+    if (!taskPush.ok) throw new Error(JSON.stringify(taskPush.problem));
+    expect(taskPush.data.lost).toContainEqual({
+      id: task.id,
+      path: 'title',
+      attempted: 'Known here',
+      kept: 'Server title',
+      reason: 'changed_on_server',
+    });
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).body.title).toBe('Server title');
+    const rowPush = await client.push('directory_rows', [
+      { assumedMasterState: null, newDocumentState: { ...seenRow, _deleted: true } },
+    ]);
+    expect(rowPush.ok && rowPush.data.lost).toEqual([
+      { id: row.id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' },
+    ]);
+    const rows = (await admin.client.get(`/api/directories/${directory.id}/rows?limit=500`)).body.items;
+    expect(rows.find((r: { id: string }) => r.id === row.id)?.cells).toEqual(['P-2']);
+  });
+
   it('takes a deletion of a task deleted on the server too as agreed, whatever the tombstones carry', async () => {
     const task = await createTask(admin, form.id, { title: 'Gone twice' });
     const client = await replica(alice);

@@ -77,7 +77,8 @@ export async function refusedAsLost(
  * edited since. A replica never changes a document's `updatedAt` (the server's version of it), so
  * while the server still holds that version, its current state is the base: the edit merges
  * three-way instead of being reported lost. Versions are compared to the millisecond, as
- * documents carry them.
+ * documents carry them; every write of a task or a directory row is a millisecond later than the
+ * one before (`sync_version` trigger), so no two versions of a record share one.
  */
 export function knownBase<Base extends object>(
   base: Base | null,
