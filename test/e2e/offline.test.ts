@@ -319,6 +319,54 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('says a task’s form has not been downloaded yet when the network is cut before it arrives, and opens the task once it does', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Late Forms',
+      name: 'Vera',
+      email: 'vera@example.org',
+    });
+    // The replica's connection goes through the test: it can hold back the forms' stream (a first
+    // sync cut short before the form arrived) and cut the connection.
+    let formsHeld = true;
+    let cut = false;
+    const open: { close: () => Promise<void> }[] = [];
+    await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+      if (cut) return void ws.close();
+      const server = ws.connectToServer();
+      open.push(ws);
+      ws.onMessage((message) => server.send(message));
+      server.onMessage((message) => {
+        const text = String(message);
+        if (formsHeld && text.includes('"sync:stream"') && text.includes('"collection":"forms"')) return;
+        ws.send(message);
+      });
+    });
+    await page.goto(`${suite.t.url}/tasks`);
+    await replicaIs(page, 'online ready');
+    const form = (
+      await serverCall(page, 'POST', '/api/forms', { name: 'Late form', fields: [{ name: 'Gauge', type: 'text' }] })
+    ).body as { id: string };
+    await serverCall(page, 'POST', '/api/tasks', { formId: form.id, title: 'Orphan task' });
+    await page.getByRole('link', { name: 'Orphan task' }).waitFor();
+
+    cut = true;
+    await context.setOffline(true);
+    await Promise.all(open.splice(0).map((ws) => ws.close()));
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByRole('link', { name: 'Orphan task' }).click();
+    await page.getByTestId('task-form-missing').waitFor();
+    expect(await page.getByTestId('task-form-missing').textContent()).toContain('has not been downloaded');
+    await saveScreenshot(page, 'task-form-not-downloaded');
+
+    // Back online, the replica pulls what it missed: the form arrives and the task opens.
+    formsHeld = false;
+    cut = false;
+    await context.setOffline(false);
+    await page.getByRole('heading', { name: 'Orphan task' }).waitFor({ timeout: 30_000 });
+    await page.getByLabel('Gauge').waitFor();
+    await context.close();
+  });
+
   it('shows directories, their row tree and column groups from the replica with the network cut', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Field Survey',

@@ -147,6 +147,21 @@ export function TaskPage() {
       </div>
     );
   }
+  // A form not on the replica: still arriving while the first sync runs; offline, it cannot arrive
+  // until the connection is back (a first sync cut short), which the user is told instead of a spinner.
+  if (form === null && (!online || status?.ready)) {
+    return (
+      <div style={{ padding: 24 }}>
+        <Alert
+          type="warning"
+          role="alert"
+          data-testid="task-form-missing"
+          title={online ? t('task.formUnavailable') : t('task.formNotDownloaded')}
+        />
+        <Link to="/tasks">← {t('task.back')}</Link>
+      </div>
+    );
+  }
   if (!form) return <Spin description={t('home.loading')} style={{ display: 'block', padding: 48 }} />;
   const current = task;
   const fields = form.fields.filter((f) => EDITABLE.has(f.type));
