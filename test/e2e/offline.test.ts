@@ -250,6 +250,35 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('ends on the server a session signed out without the network when the app is next opened', async () => {
+    const { context, page } = await taskList({
+      organization: 'Closing Time',
+      name: 'Gleb',
+      email: 'gleb@example.org',
+    });
+    await replicaIs(page, 'online ready');
+    const { accessToken } = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string);
+    const sessionAnswers = () =>
+      fetch(`${suite.t.url}/api/auth/me`, { headers: { Authorization: `Bearer ${accessToken}` } }).then(
+        (response) => response.status,
+      );
+    await context.setOffline(true);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Sign out of Orbita?' });
+    await dialog.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL(`${suite.t.url}/sign-in`);
+    // Closed before the network came back: the page never heard it return.
+    await page.close();
+    await context.setOffline(false);
+    expect(await sessionAnswers()).toBe(200);
+
+    const next = await context.newPage();
+    await next.goto(`${suite.t.url}/sign-in`);
+    await expect.poll(sessionAnswers, { timeout: 15_000 }).toBe(401);
+    expect(await next.evaluate(() => localStorage.getItem('orbita.revocations'))).toBeNull();
+    await context.close();
+  });
+
   it('removes the copy another tab has open when this one signs out with removal, once that tab has closed it', async () => {
     const { context, page: holder } = await taskList({
       organization: 'Front Desk',
