@@ -253,8 +253,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
   it('ends on the server a session signed out without the network when the app is next opened', async () => {
     const { context, page } = await taskList({
       organization: 'Closing Time',
-      name: 'Gleb',
-      email: 'gleb@example.org',
+      name: 'Oleg',
+      email: 'oleg@example.org',
     });
     await replicaIs(page, 'online ready');
     const { accessToken } = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string);
