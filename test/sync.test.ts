@@ -180,6 +180,89 @@ describe('tombstones and visibility', () => {
     const forms = await client.pullUntil('forms', (docs) => ids(docs).includes(secretForm.id));
     expect(forms.documents.find((d) => d.id === secretForm.id)).toEqual({ id: secretForm.id, _deleted: true });
   });
+
+  it('sends a restricted form’s tasks to whoever gains access to them and tombstones to whoever loses it', async () => {
+    const boris = await createMember(t, admin, { name: 'Boris' });
+    const role = (await admin.client.post('/api/roles', { name: `Audit ${randomUUID()}` })).body;
+    const restricted = await createForm(admin, { visibleRoleIds: [role.id] });
+    const task = await createTask(admin, restricted.id, { title: 'Ledger check' });
+    const version = (await admin.client.get(`/api/tasks/${task.id}`)).body.updatedAt;
+    const client = await replica(boris);
+    let tasks = await client.pullAll('tasks');
+    expect(tasks.documents.filter((d) => d.id === task.id && !d._deleted)).toEqual([]);
+    let forms = await client.pullAll('forms');
+    // Each step: what the replica receives next of the task and of its form.
+    const next = async (live: boolean) => {
+      const matches = (d: SyncDocument, id: string) => d.id === id && Boolean(d._deleted) === !live;
+      tasks = await client.pullUntil('tasks', (docs) => docs.some((d) => matches(d, task.id)), tasks.checkpoint);
+      forms = await client.pullUntil('forms', (docs) => docs.some((d) => matches(d, restricted.id)), forms.checkpoint);
+      return tasks.documents.findLast((d) => d.id === task.id) as SyncDocument;
+    };
+
+    // Joins the role (their roles set on the user): the task arrives, at the version it had.
+    await admin.client.patch(`/api/users/${boris.userId}`, { roleIds: [role.id] });
+    expect(await next(true)).toMatchObject({ title: 'Ledger check', updatedAt: version });
+    // Leaves it (the role's members set): a tombstone, and nothing of the task's content.
+    await admin.client.put(`/api/roles/${role.id}/members`, { userIds: [] });
+    expect(await next(false)).toEqual({ id: task.id, _deleted: true });
+    // The form opened to everyone, then restricted again.
+    await admin.client.patch(`/api/forms/${restricted.id}`, { visibleRoleIds: [] });
+    expect(await next(true)).toMatchObject({ title: 'Ledger check' });
+    await admin.client.patch(`/api/forms/${restricted.id}`, { visibleRoleIds: [role.id] });
+    expect(await next(false)).toEqual({ id: task.id, _deleted: true });
+    // Made an administrator, then no longer.
+    await admin.client.patch(`/api/users/${boris.userId}`, { isAdmin: true });
+    expect(await next(true)).toMatchObject({ title: 'Ledger check', updatedAt: version });
+    await admin.client.patch(`/api/users/${boris.userId}`, { isAdmin: false });
+    expect(await next(false)).toEqual({ id: task.id, _deleted: true });
+  });
+
+  it('sends the form of a restricted task to its assignee, who works on the task but creates none there', async () => {
+    const vera = await createMember(t, admin, { name: 'Vera' });
+    const role = (await admin.client.post('/api/roles', { name: `Night ${randomUUID()}` })).body;
+    const restricted = await createForm(admin, { visibleRoleIds: [role.id] });
+    const task = await createTask(admin, restricted.id, { title: 'Boiler valve' });
+    const client = await replica(vera);
+    let forms = await client.pullAll('forms');
+    let statuses = await client.pullAll('statuses');
+    const statusIds = restricted.statuses.map((s: { id: string }) => s.id).sort();
+    expect((await vera.client.get(`/api/forms/${restricted.id}`)).status).toBe(404);
+
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: vera.userId });
+    forms = await client.pullUntil(
+      'forms',
+      (docs) => docs.some((d) => d.id === restricted.id && !d._deleted),
+      forms.checkpoint,
+    );
+    expect(forms.documents.findLast((d) => d.id === restricted.id)).toMatchObject({
+      name: restricted.name,
+      fields: restricted.fields,
+    });
+    const liveStatuses = (docs: SyncDocument[]) => docs.filter((d) => statusIds.includes(d.id) && !d._deleted);
+    statuses = await client.pullUntil(
+      'statuses',
+      (docs) => liveStatuses(docs).length === statusIds.length,
+      statuses.checkpoint,
+    );
+    expect((await vera.client.get(`/api/forms/${restricted.id}`)).status).toBe(200);
+    // The task is hers to work on; the form takes no tasks from her.
+    expect((await vera.client.patch(`/api/tasks/${task.id}`, { description: 'Replaced' })).status).toBe(200);
+    expect((await vera.client.post('/api/tasks', { formId: restricted.id, title: 'Mine' })).status).toBe(404);
+
+    await admin.client.delete(`/api/tasks/${task.id}/assignees/${vera.userId}`);
+    forms = await client.pullUntil(
+      'forms',
+      (docs) => docs.some((d) => d.id === restricted.id && d._deleted),
+      forms.checkpoint,
+    );
+    expect(forms.documents.findLast((d) => d.id === restricted.id)).toEqual({ id: restricted.id, _deleted: true });
+    statuses = await client.pullUntil(
+      'statuses',
+      (docs) => docs.filter((d) => statusIds.includes(d.id) && d._deleted).length === statusIds.length,
+      statuses.checkpoint,
+    );
+    expect((await vera.client.get(`/api/forms/${restricted.id}`)).status).toBe(404);
+  });
 });
 
 describe('push', () => {

@@ -92,6 +92,29 @@ export async function updateForm(
   );
 }
 
+/**
+ * SQL: whether user `$<userParam>` is an assignee of a live task on the form aliased `alias`.
+ * Migration 0009 sends a restricted form again whenever that can change.
+ */
+export function assignedOnForm(alias: string, userParam: number): string {
+  return `EXISTS (SELECT 1 FROM tasks t JOIN task_assignees a ON a.task_id = t.id
+                   WHERE t.organization_id = ${alias}.organization_id AND t.form_id = ${alias}.id
+                     AND t.deleted_at IS NULL AND a.user_id = $${userParam})`;
+}
+
+export async function isAssignedOnForm(
+  db: Queryable,
+  organizationId: string,
+  formId: string,
+  userId: string,
+): Promise<boolean> {
+  const { rows } = await db.query<{ assigned: boolean }>(
+    `SELECT ${assignedOnForm('f', 3)} AS assigned FROM forms f WHERE f.organization_id = $1 AND f.id = $2`,
+    [organizationId, formId, userId],
+  );
+  return rows[0]?.assigned ?? false;
+}
+
 export async function touchForm(db: Queryable, organizationId: string, formId: string): Promise<void> {
   await db.query('UPDATE forms SET updated_at = now() WHERE organization_id = $1 AND id = $2', [
     organizationId,

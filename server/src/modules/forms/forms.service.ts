@@ -7,6 +7,7 @@ import type {
   WorkflowRequest,
 } from '@shared/api/forms';
 import type { ProblemFieldError } from '@shared/api/problem';
+import { formOpenTo } from '@shared/form-access';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Db, Queryable } from '../../platform/db/db';
@@ -29,9 +30,16 @@ export const formNotFound = (formId: string) =>
 
 /** Whether the caller may see the form's tasks and create tasks of it (assignees see theirs anyway). */
 export function canUseForm(auth: AuthContext, form: Pick<repo.FormRow, 'visible_role_ids'>): boolean {
-  return (
-    auth.isAdmin || form.visible_role_ids.length === 0 || form.visible_role_ids.some((id) => auth.roleIds.includes(id))
-  );
+  return formOpenTo(form.visible_role_ids, auth);
+}
+
+/**
+ * Whether the caller may read the form's definition: those it is open to, and the assignees of its
+ * live tasks (they work on those tasks, which needs the form's fields, statuses and moves; creating
+ * tasks of it stays with those it is open to). `assigned` is `repo.ASSIGNED_ON_FORM` of the form.
+ */
+export function canReadForm(auth: AuthContext, form: Pick<repo.FormRow, 'visible_role_ids'>, assigned: boolean) {
+  return canUseForm(auth, form) || assigned;
 }
 
 /** Definitions of forms by id (deleted forms included: their tasks stay readable). */
@@ -301,7 +309,11 @@ export async function listForms(deps: FormsDeps, auth: AuthContext) {
 
 export async function getForm(deps: FormsDeps, auth: AuthContext, formId: string): Promise<Form> {
   const definition = await getFormDefinition(deps.db, auth.organizationId, formId);
-  if (!definition || definition.form.deleted_at || !canUseForm(auth, definition.form)) throw formNotFound(formId);
+  if (!definition || definition.form.deleted_at) throw formNotFound(formId);
+  const readable =
+    canUseForm(auth, definition.form) ||
+    canReadForm(auth, definition.form, await repo.isAssignedOnForm(deps.db, auth.organizationId, formId, auth.userId));
+  if (!readable) throw formNotFound(formId);
   return presentForm(definition);
 }
 

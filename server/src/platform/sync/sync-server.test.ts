@@ -1,8 +1,9 @@
 import type { SyncCheckpoint, SyncDocument } from '@shared/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
 import { type SyncClient, syncClients } from '../../../../test/helpers/sync-client';
+import * as identityRepo from '../../modules/identity/identity.repo';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -78,10 +79,51 @@ describe('pages read ahead', () => {
     const checkpoint = await firstPage(client);
     const changed = await admin.client.patch(`/api/users/${alice.userId}`, { roleIds: [] });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    const next = await client.pull('tasks', checkpoint, 2);
-    expect(next.ok && next.data.documents).toEqual([
-      { id: ids[2], _deleted: true },
-      { id: ids[3], _deleted: true },
-    ]);
+    // The page read ahead held the next two tasks live; every task now arrives as a tombstone
+    // (the change of roles sends them all again), and none of them live.
+    const rest = await client.pullUntil(
+      'tasks',
+      (docs) => ids.every((id) => docs.some((doc) => doc.id === id && doc._deleted)),
+      checkpoint,
+      2,
+    );
+    expect(rest.documents.filter((doc) => ids.includes(doc.id) && !doc._deleted)).toEqual([]);
+  });
+});
+
+describe('a change of who may see what', () => {
+  it('is never decided on the view read just before it committed', async () => {
+    const admin = await createOrg(t);
+    const role = (await admin.client.post('/api/roles', { name: 'Vault', memberIds: [] })).body;
+    const boris = await createMember(t, admin, { name: 'Boris' });
+    const form = await createForm(admin, { visibleRoleIds: [role.id] });
+    const task = await createTask(admin, form.id, { title: 'Count the vault' });
+    const client = await replica(boris);
+    const before = await client.pullAll('tasks');
+    expect(before.documents.filter((doc) => doc.id === task.id && !doc._deleted)).toEqual([]);
+
+    // Boris's view is read for his next pull; right after, before the pull reads the tasks, he
+    // joins the role (a commit that sends the form's tasks again).
+    const findCaller = identityRepo.findCaller;
+    let joinAfterNextRead = true;
+    const spy = vi.spyOn(identityRepo, 'findCaller').mockImplementation(async (...args) => {
+      const view = await findCaller(...args);
+      if (joinAfterNextRead && args[2] === boris.userId) {
+        joinAfterNextRead = false;
+        const joined = await admin.client.patch(`/api/users/${boris.userId}`, { roleIds: [role.id] });
+        expect(joined.status).toBe(200);
+      }
+      return view;
+    });
+    try {
+      const next = await client.pull('tasks', before.checkpoint, 100);
+      expect(joinAfterNextRead).toBe(false);
+      if (!next.ok) throw new Error(JSON.stringify(next.problem));
+      expect(next.data.documents.filter((doc) => doc.id === task.id)).toEqual([
+        expect.objectContaining({ id: task.id, title: 'Count the vault' }),
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -34,7 +34,8 @@ interface ReadAhead {
   limit: number;
   auth: AuthContext;
   readAt: number;
-  result: Promise<PullResponse | undefined>;
+  /** The page and the view it was decided on (undefined: the read failed). */
+  result: Promise<{ result: PullResponse; auth: AuthContext } | undefined>;
 }
 
 /** How long a page read ahead may wait for its request. */
@@ -122,6 +123,26 @@ export function attachSync(
     return socket.data.auth;
   };
 
+  /**
+   * Pulls as the caller, decided on their view as it stands once the rows are read. A change of
+   * who may see what (roles, the administrator flag) commits together with the records it sends
+   * again (migration 0009); a view read just before that commit would decide those records on the
+   * old view once and for all, so the view is read again after the rows and the page is read anew
+   * when it changed. Returns the page and the view it was decided on.
+   */
+  const pullAsCaller = async <T>(
+    socket: SyncSocket,
+    pull: (auth: AuthContext) => Promise<T>,
+    auth: AuthContext,
+  ): Promise<{ result: T; auth: AuthContext }> => {
+    for (let view = auth; ; ) {
+      const result = await pull(view);
+      const now = await caller(socket);
+      if (sameViewer(now, view)) return { result, auth: view };
+      view = now;
+    }
+  };
+
   namespace.use(async (socket: SyncSocket, next) => {
     try {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
@@ -170,11 +191,19 @@ export function attachSync(
         const auth = await caller(socket);
         const result = await serially(socket, async () => {
           const ahead = takeReadAhead(socket, request.collection, request.checkpoint, request.batchSize, auth);
-          const answer =
-            (ahead && (await ahead.result)) ?? (await source.pull(db, auth, request.checkpoint, request.batchSize));
+          const early = ahead && (await ahead.result);
+          const read =
+            early && sameViewer(early.auth, auth)
+              ? early
+              : await pullAsCaller(
+                  socket,
+                  (view) => source.pull(db, view, request.checkpoint, request.batchSize),
+                  auth,
+                );
+          const answer = read.result;
           // A full page means more follows: read it now, while this one travels and is stored.
           if (answer.documents.length === request.batchSize && answer.checkpoint) {
-            readAhead(socket, source, request.collection, answer.checkpoint, request.batchSize, auth);
+            readAhead(socket, source, request.collection, answer.checkpoint, request.batchSize, read.auth);
           }
           return answer;
         });
@@ -233,7 +262,9 @@ export function attachSync(
     limit: number,
     auth: AuthContext,
   ) {
-    const result = serially(socket, () => source.pull(db, auth, checkpoint, limit)).catch(() => undefined);
+    const result = serially(socket, () =>
+      pullAsCaller(socket, (view) => source.pull(db, view, checkpoint, limit), auth),
+    ).catch(() => undefined);
     const ahead: ReadAhead = { checkpoint, limit, auth, readAt: Date.now(), result };
     socket.data.ahead.set(collection, ahead);
     // A replica that stops pulling does not keep a page in memory.
@@ -281,9 +312,16 @@ export function attachSync(
       socket.disconnect(true);
       return;
     }
-    for (const [collection, checkpoint] of Object.entries(socket.data.stream)) {
-      const source = sourceOf(collection);
-      const result = await source.pull(db, auth, checkpoint, 500);
+    const readAll = async (view: AuthContext) => {
+      const pages: { collection: string; source: SyncSource; result: PullResponse }[] = [];
+      for (const [collection, checkpoint] of Object.entries(socket.data.stream)) {
+        const source = sourceOf(collection);
+        pages.push({ collection, source, result: await source.pull(db, view, checkpoint, 500) });
+      }
+      return pages;
+    };
+    const { result: pages } = await pullAsCaller(socket, readAll, auth);
+    for (const { collection, source, result } of pages) {
       socket.data.stream[collection] = result.checkpoint;
       // States streamed now may be newer than the page read ahead: that page would undo them.
       if (result.documents.length > 0) socket.data.ahead.delete(collection);
