@@ -3,6 +3,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { apiInPage, browserSuite, registeredPage } from '../helpers/browser';
+import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite();
 
@@ -401,6 +402,62 @@ describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
     await page.getByRole('heading', { name: 'Call the supplier' }).waitFor();
     await page.getByRole('menuitem', { name: 'Home' }).click();
     await page.getByTestId('recent-item').filter({ hasText: 'Call the supplier' }).waitFor();
+    await context.close();
+  });
+
+  it('opens a task of a form not open to its assignee, and offers only open forms for new tasks', async () => {
+    const admin = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Boiler House',
+      name: 'Anna',
+      email: 'anna.boiler@example.org',
+    });
+    const role = (await apiInPage(admin.page, 'POST', '/api/roles', { name: 'Night shift' })) as { id: string };
+    const restricted = (await apiInPage(admin.page, 'POST', '/api/forms', {
+      name: 'Night rounds',
+      visibleRoleIds: [role.id],
+      fields: [{ name: 'Pressure', type: 'number' }],
+    })) as { id: string };
+    await apiInPage(admin.page, 'POST', '/api/forms', { name: 'Open requests', fields: [] });
+    const task = (await apiInPage(admin.page, 'POST', '/api/tasks', {
+      formId: restricted.id,
+      title: 'Check the boiler valve',
+    })) as { id: string };
+    const vera = (await apiInPage(admin.page, 'POST', '/api/users', {
+      email: 'vera.boiler@example.org',
+      name: 'Vera',
+      locale: 'en',
+    })) as { id: string };
+    const token = await tokenFromOutbox(suite.t, 'vera.boiler@example.org');
+    await fetch(`${suite.t.url}/api/auth/reset-password`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token, password: 'vera works nights' }),
+    });
+    await apiInPage(admin.page, 'POST', `/api/tasks/${task.id}/assignees`, { userId: vera.id });
+    await admin.context.close();
+
+    const context = await suite.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${suite.t.url}/sign-in`);
+    await page.getByLabel('E-mail').fill('vera.boiler@example.org');
+    await page.getByLabel('Password').fill('vera works nights');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('organization-name').waitFor();
+    await page.getByRole('menuitem', { name: 'Tasks' }).click();
+    await page.getByRole('link', { name: 'Check the boiler valve' }).click();
+    // Her task opens with its form's fields, although the form is not open to her.
+    await page.getByRole('heading', { name: 'Check the boiler valve' }).waitFor();
+    await page.getByLabel('Pressure').waitFor();
+
+    await page.getByRole('menuitem', { name: 'Forms' }).click();
+    await page.getByRole('link', { name: 'Open requests', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'Night rounds' }).count()).toBe(0);
+    await page.getByRole('menuitem', { name: 'Tasks' }).click();
+    await page.getByRole('button', { name: 'New task' }).click();
+    await page.getByLabel('Form of the new task').click();
+    await page.locator('.ant-select-item-option').filter({ hasText: 'Open requests' }).waitFor();
+    expect(await page.locator('.ant-select-item-option').allTextContents()).toEqual(['Open requests']);
     await context.close();
   });
 });

@@ -21,6 +21,11 @@ import { claimReplica, type TabOwnership } from './tab-owner';
 
 const ME_KEY = 'orbita.me';
 
+/** Who the signed-in user is for the server's access rules (`formOpenTo`). */
+export function viewerOf(me: Me): { isAdmin: boolean; roleIds: string[] } {
+  return { isAdmin: me.user.isAdmin, roleIds: me.roles.map((role) => role.id) };
+}
+
 interface ReplicaState {
   replica?: Replica;
   status?: ReplicaStatus;

@@ -1,10 +1,11 @@
 import type { Form } from '@shared/api/forms';
+import { formOpenTo } from '@shared/form-access';
 import { Button, Empty, Flex, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { map } from 'rxjs';
-import { useLive, useReplica } from '../data/replica-context';
+import { useLive, useReplica, viewerOf } from '../data/replica-context';
 import { FormQrDialog } from './qr-codes';
 
 /**
@@ -21,7 +22,11 @@ export function FormsPage() {
   );
   const manages = me?.user.isAdmin === true;
   const [qrForm, setQrForm] = useState<Form>();
-  const items = [...(forms ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+  // Forms open to the user, as the server lists them (the replica also holds the forms of tasks
+  // assigned to the user, which the task page needs).
+  const items = [...(forms ?? [])]
+    .filter((form) => me && formOpenTo(form.visibleRoleIds, viewerOf(me)))
+    .sort((a, b) => a.name.localeCompare(b.name));
   return (
     <div style={{ padding: 24 }}>
       <Flex justify="space-between" align="center" style={{ marginBottom: 16 }}>

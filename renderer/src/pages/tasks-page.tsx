@@ -1,4 +1,5 @@
 import type { Form } from '@shared/api/forms';
+import { formOpenTo } from '@shared/form-access';
 import {
   Alert,
   Form as AntForm,
@@ -18,7 +19,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { map, type Observable } from 'rxjs';
 import { v7 as uuidv7 } from 'uuid';
-import { useLive, useReplica } from '../data/replica-context';
+import { useLive, useReplica, viewerOf } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { TaskDocument } from '../data/schemas';
 import { newestTasksPage, taskListSelector } from '../data/task-pages';
@@ -95,6 +96,9 @@ export function TasksPage() {
     [filter],
   );
   const sortedForms = [...(forms ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+  // The replica also holds forms of tasks assigned to the user that are not open to them: their
+  // tasks are listed and filtered, but only open forms take new tasks.
+  const openForms = sortedForms.filter((f) => me && formOpenTo(f.visibleRoleIds, viewerOf(me)));
   const form = sortedForms.find((f) => f.id === formId);
   const statusOf = (task: ListedTask) =>
     forms?.find((f) => f.id === task.formId)?.statuses.find((s) => s.id === task.statusId);
@@ -126,7 +130,7 @@ export function TasksPage() {
     setParams(next);
   };
 
-  const target = sortedForms.find((f) => f.id === (createFormId ?? formId)) ?? sortedForms[0];
+  const target = openForms.find((f) => f.id === (createFormId ?? formId)) ?? openForms[0];
   const targetFields = (target?.fields ?? []).filter((f) => EDITABLE.has(f.type));
   const create = async ({
     title,
@@ -198,10 +202,10 @@ export function TasksPage() {
             onSearch={setQuery}
             style={{ width: 300 }}
           />
-          <Button onClick={() => setBatch(true)} disabled={!sortedForms.length || !status?.online}>
+          <Button onClick={() => setBatch(true)} disabled={!openForms.length || !status?.online}>
             {t('batch.open')}
           </Button>
-          <Button type="primary" onClick={() => setCreating(true)} disabled={!sortedForms.length}>
+          <Button type="primary" onClick={() => setCreating(true)} disabled={!openForms.length}>
             {t('tasks.create')}
           </Button>
         </Space>
@@ -254,7 +258,7 @@ export function TasksPage() {
               aria-label={t('tasks.newTaskForm')}
               value={target?.id}
               onChange={(value: string) => setCreateFormId(value)}
-              options={sortedForms.map((f) => ({ value: f.id, label: f.name }))}
+              options={openForms.map((f) => ({ value: f.id, label: f.name }))}
             />
           </AntForm.Item>
           <AntForm.Item
@@ -290,7 +294,7 @@ export function TasksPage() {
           </Space>
         </AntForm>
       </Modal>
-      {batch && <BatchCreateDialog forms={sortedForms} formId={form?.id} onClose={() => setBatch(false)} />}
+      {batch && <BatchCreateDialog forms={openForms} formId={form?.id} onClose={() => setBatch(false)} />}
     </div>
   );
 }
