@@ -150,7 +150,8 @@ export const en: Strings = {
     notFound: 'The task does not exist or you have no access to it',
     formNotDownloaded:
       'The form of this task has not been downloaded to this device yet. The task opens as soon as the connection to the server is back.',
-    formUnavailable: 'The form of this task is not available to you. Ask an administrator about access to it.',
+    formUnavailable:
+      'The form of this task was deleted or is not available to you, so the task cannot be shown here. Ask an administrator.',
     savedOffline: 'Saved on this device; it will be sent when the connection is back',
     notANumber: 'Enter a number, e.g. 1234.5 or 1 234,5',
     onlineOnly: 'Available when connected to the server',
