@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot, signIn } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite();
@@ -13,12 +12,6 @@ async function newPage(locale = 'en-US') {
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return { context, page };
-}
-
-async function signIn(page: Page, email: string, password: string) {
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 interface Me {

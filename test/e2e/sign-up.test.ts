@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, registeredPage } from '../helpers/browser';
+import { apiInPage, browserSuite, registeredPage, signInPage } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite();
@@ -32,13 +32,7 @@ describe.skipIf(!suite.available)('signing up in the browser', { timeout: 90_000
   });
 
   it('shows the server’s reason when sign-in fails', async () => {
-    const context = await suite.browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${suite.t.url}/sign-in`);
-    await page.getByLabel('E-mail').fill('nobody@example.org');
-    await page.getByLabel('Password').fill('wrong password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { context, page } = await signInPage(suite.browser, suite.t.url, 'nobody@example.org', 'wrong password');
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain('The e-mail or password is wrong');
@@ -436,13 +430,12 @@ describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
     await apiInPage(admin.page, 'POST', `/api/tasks/${task.id}/assignees`, { userId: vera.id });
     await admin.context.close();
 
-    const context = await suite.browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    await page.goto(`${suite.t.url}/sign-in`);
-    await page.getByLabel('E-mail').fill('vera.boiler@example.org');
-    await page.getByLabel('Password').fill('vera works nights');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { context, page } = await signInPage(
+      suite.browser,
+      suite.t.url,
+      'vera.boiler@example.org',
+      'vera works nights',
+    );
     await page.getByTestId('organization-name').waitFor();
     await page.getByRole('menuitem', { name: 'Tasks' }).click();
     await page.getByRole('link', { name: 'Check the boiler valve' }).click();

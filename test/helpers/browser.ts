@@ -39,6 +39,23 @@ export async function launchChromium(): Promise<Browser> {
   return browser;
 }
 
+/** Fills in the sign-in page (the page must be on it) and sends it. */
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A new English page of the app on its sign-in page, the form sent with `email` and `password`. */
+export async function signInPage(browser: Browser, url: string, email: string, password: string) {
+  const context = await browser.newContext({ locale: 'en-US' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(`${url}/sign-in`);
+  await signIn(page, email, password);
+  return { context, page };
+}
+
 /** A new English page of the app, registered as the first administrator of a new organization. */
 export async function registeredPage(
   browser: Browser,
