@@ -573,6 +573,30 @@ describe('push of directory rows', () => {
     expect((await rowOf(directory.id, row.id)).cells).toEqual(['V-1', '65']);
   });
 
+  it('merges rows pushed without a base against the versions they name even when an earlier row of the push renumbered them', async () => {
+    const directory = (
+      await admin.client.post('/api/directories', { name: `Sheds ${randomUUID()}`, columns: [{ name: 'Name' }] })
+    ).body;
+    const make = async (name: string) =>
+      (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: [name] })).body;
+    const first = await make('First shed');
+    const second = await make('Second shed');
+    const third = await make('Third shed');
+    const client = await replica(alice);
+    const pulled = (await client.pullUntil('directory_rows', (docs) => ids(docs).includes(third.id))).documents;
+    const seen = (id: string) => pulled.findLast((d) => d.id === id) as SyncDocument;
+    // Deleting the first row renumbers the others on the server, within this same push.
+    const answer = await client.push('directory_rows', [
+      { assumedMasterState: null, newDocumentState: { ...seen(first.id), _deleted: true } },
+      { assumedMasterState: null, newDocumentState: { ...seen(second.id), _deleted: true } },
+      { assumedMasterState: null, newDocumentState: { ...seen(third.id), cells: ['Third shed, painted'] } },
+    ]);
+    expect(answer).toMatchObject({ ok: true, data: { lost: [] } });
+    expect(await rowOf(directory.id, first.id)).toBeUndefined();
+    expect(await rowOf(directory.id, second.id)).toBeUndefined();
+    expect((await rowOf(directory.id, third.id)).cells).toEqual(['Third shed, painted']);
+  });
+
   it('applies offline moves and deletions, refusing a cycle and the deletion of a row changed meanwhile', async () => {
     const directory = (
       await admin.client.post('/api/directories', { name: `Places ${randomUUID()}`, columns: [{ name: 'Name' }] })

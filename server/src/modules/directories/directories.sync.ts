@@ -78,6 +78,7 @@ async function pushRow(
   pushedBase: RowState | null,
   next: RowState,
   lost: LostEdit[],
+  beforePush: SyncDocument | undefined,
 ) {
   const id = next.id;
   const current = await currentRow(deps, auth, id);
@@ -98,7 +99,10 @@ async function pushRow(
     });
     return;
   }
-  const base = knownBase(pushedBase, current, next);
+  // The version a row without a base names is looked up as the server held it when the push began:
+  // an earlier row of the same push (a sibling deleted or moved) renumbers the row, a new version
+  // that is this replica's own doing, not a change made elsewhere meanwhile.
+  const base = knownBase(pushedBase, beforePush ?? current, next);
   if (base === null) {
     if (next._deleted) return keptWithoutBase(lost, { id, path: '_deleted' }, { current: false, next: true });
     const currentCells = (current.cells as Cell[]) ?? [];
@@ -181,6 +185,12 @@ export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
     async push(auth, rows): Promise<PushResponse> {
       const lost: LostEdit[] = [];
       const conflicts: SyncDocument[] = [];
+      const valid = rows.map((row) => row.newDocumentState.id).filter((id) => z.uuid().safeParse(id).success);
+      const beforePush = new Map(
+        (await repo.findRows(deps.db, auth.organizationId, valid as string[]))
+          .filter((record) => !record.deleted_at)
+          .map((record) => [record.id, rowDocument(record)]),
+      );
       for (const row of rows) {
         const next = row.newDocumentState;
         if (!z.uuid().safeParse(next.id).success) {
@@ -196,7 +206,7 @@ export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
         }
         const before = lost.length;
         await attempt(lost, { id: next.id, path: '', attempted: next, kept: null }, () =>
-          pushRow(deps, auth, row.assumedMasterState, next, lost),
+          pushRow(deps, auth, row.assumedMasterState, next, lost, beforePush.get(next.id)),
         );
         const master = (await currentRow(deps, auth, next.id)) ?? tombstone(next.id);
         const differs = lost.length > before || !sameRowState(master, next);
