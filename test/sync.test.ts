@@ -215,6 +215,11 @@ describe('tombstones and visibility', () => {
     expect(await next(true)).toMatchObject({ title: 'Ledger check', updatedAt: version });
     await admin.client.patch(`/api/users/${boris.userId}`, { isAdmin: false });
     expect(await next(false)).toEqual({ id: task.id, _deleted: true });
+    // A member of a role that is deleted loses what the role opened.
+    await admin.client.put(`/api/roles/${role.id}/members`, { userIds: [boris.userId] });
+    expect(await next(true)).toMatchObject({ title: 'Ledger check' });
+    expect((await admin.client.delete(`/api/roles/${role.id}`)).status).toBe(204);
+    expect(await next(false)).toEqual({ id: task.id, _deleted: true });
   });
 
   it('sends the form of a restricted task to its assignee, who works on the task but creates none there', async () => {
