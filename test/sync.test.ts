@@ -199,12 +199,24 @@ describe('tombstones and visibility', () => {
       return tasks.documents.findLast((d) => d.id === task.id) as SyncDocument;
     };
 
-    // Joins the role (their roles set on the user): the task arrives, at the version it had.
+    let users = await client.pullAll('users');
+    const borisAs = async (done: (doc: SyncDocument) => boolean) => {
+      users = await client.pullUntil(
+        'users',
+        (docs) => docs.some((d) => d.id === boris.userId && done(d)),
+        users.checkpoint,
+      );
+      return users.documents.findLast((d) => d.id === boris.userId) as SyncDocument;
+    };
+    // Joins the role (their roles set on the user): the task arrives, at the version it had, and
+    // his own document lists the role.
     await admin.client.patch(`/api/users/${boris.userId}`, { roleIds: [role.id] });
     expect(await next(true)).toMatchObject({ title: 'Ledger check', updatedAt: version });
+    expect(await borisAs((doc) => (doc.roleIds as string[]).includes(role.id))).toMatchObject({ roleIds: [role.id] });
     // Leaves it (the role's members set): a tombstone, and nothing of the task's content.
     await admin.client.put(`/api/roles/${role.id}/members`, { userIds: [] });
     expect(await next(false)).toEqual({ id: task.id, _deleted: true });
+    expect(await borisAs((doc) => (doc.roleIds as string[]).length === 0)).toMatchObject({ roleIds: [] });
     // The form opened to everyone, then restricted again.
     await admin.client.patch(`/api/forms/${restricted.id}`, { visibleRoleIds: [] });
     expect(await next(true)).toMatchObject({ title: 'Ledger check' });

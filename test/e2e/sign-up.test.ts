@@ -428,6 +428,9 @@ describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
       body: JSON.stringify({ token, password: 'vera works nights' }),
     });
     await apiInPage(admin.page, 'POST', `/api/tasks/${task.id}/assignees`, { userId: vera.id });
+    const { accessToken: adminToken } = JSON.parse(
+      (await admin.page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string,
+    );
     await admin.context.close();
 
     const { context, page } = await signInPage(
@@ -451,6 +454,20 @@ describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
     await page.getByLabel('Form of the new task').click();
     await page.locator('.ant-select-item-option').filter({ hasText: 'Open requests' }).waitFor();
     expect(await page.locator('.ant-select-item-option').allTextContents()).toEqual(['Open requests']);
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+
+    // Made a member of the role while the app is open: the form is hers to use from then on.
+    await page.getByRole('menuitem', { name: 'Forms' }).click();
+    await page.getByRole('link', { name: 'Open requests', exact: true }).waitFor();
+    const joined = await fetch(`${suite.t.url}/api/roles/${role.id}/members`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({ userIds: [vera.id] }),
+    });
+    expect(joined.status).toBe(200);
+    await page.getByRole('link', { name: 'Night rounds', exact: true }).waitFor();
     await context.close();
   });
 });

@@ -1,7 +1,7 @@
 import type { Me } from '@shared/api/identity';
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
 import type { RxStorage } from 'rxdb';
-import type { Observable } from 'rxjs';
+import { map, type Observable } from 'rxjs';
 import {
   ApiError,
   api,
@@ -22,8 +22,9 @@ import { claimReplica, type TabOwnership } from './tab-owner';
 const ME_KEY = 'orbita.me';
 
 /** Who the signed-in user is for the server's access rules (`formOpenTo`). */
-export function viewerOf(me: Me): { isAdmin: boolean; roleIds: string[] } {
-  return { isAdmin: me.user.isAdmin, roleIds: me.roles.map((role) => role.id) };
+export interface Viewer {
+  isAdmin: boolean;
+  roleIds: string[];
 }
 
 interface ReplicaState {
@@ -289,4 +290,21 @@ export function useLive<T>(
   }, [replica, key]);
   // A value of earlier deps is not shown for the new ones, nor one of a replica no longer open.
   return replica && value && value.of === key ? value.value : undefined;
+}
+
+/**
+ * The signed-in user's administrator flag and roles for the server's access rules (`formOpenTo`):
+ * as the replica holds their user document (a change of roles reaches the screens while they are
+ * open), else as remembered at sign-in.
+ */
+export function useViewer(): Viewer | undefined {
+  const { me } = useReplica();
+  const userId = me?.user.id ?? '';
+  const held = useLive(
+    (r) => r.db.users.findOne(userId).$.pipe(map((doc) => (doc ? (doc.toJSON() as unknown as Viewer) : null))),
+    [userId],
+  );
+  if (!me) return undefined;
+  if (held) return { isAdmin: held.isAdmin, roleIds: held.roleIds };
+  return { isAdmin: me.user.isAdmin, roleIds: me.roles.map((role) => role.id) };
 }

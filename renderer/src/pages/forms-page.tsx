@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { map } from 'rxjs';
-import { useLive, useReplica, viewerOf } from '../data/replica-context';
+import { useLive, useReplica, useViewer } from '../data/replica-context';
 import { FormQrDialog } from './qr-codes';
 
 /**
@@ -16,6 +16,7 @@ export function FormsPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const { me, status } = useReplica();
+  const viewer = useViewer();
   const forms = useLive(
     (r) => r.db.forms.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as Form))),
     [],
@@ -25,7 +26,7 @@ export function FormsPage() {
   // Forms open to the user, as the server lists them (the replica also holds the forms of tasks
   // assigned to the user, which the task page needs).
   const items = [...(forms ?? [])]
-    .filter((form) => me && formOpenTo(form.visibleRoleIds, viewerOf(me)))
+    .filter((form) => viewer && formOpenTo(form.visibleRoleIds, viewer))
     .sort((a, b) => a.name.localeCompare(b.name));
   return (
     <div style={{ padding: 24 }}>

@@ -19,7 +19,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { map, type Observable } from 'rxjs';
 import { v7 as uuidv7 } from 'uuid';
-import { useLive, useReplica, viewerOf } from '../data/replica-context';
+import { useLive, useReplica, useViewer } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { TaskDocument } from '../data/schemas';
 import { newestTasksPage, taskListSelector } from '../data/task-pages';
@@ -45,6 +45,7 @@ export function TasksPage() {
   const { t, i18n } = useTranslation();
   const { message } = App.useApp();
   const { replica, status, me } = useReplica();
+  const viewer = useViewer();
   const [params, setParams] = useSearchParams();
   const formId = params.get('formId') ?? undefined;
   const statusId = params.get('statusId') ?? undefined;
@@ -98,7 +99,7 @@ export function TasksPage() {
   const sortedForms = [...(forms ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   // The replica also holds forms of tasks assigned to the user that are not open to them: their
   // tasks are listed and filtered, but only open forms take new tasks.
-  const openForms = sortedForms.filter((f) => me && formOpenTo(f.visibleRoleIds, viewerOf(me)));
+  const openForms = sortedForms.filter((f) => viewer && formOpenTo(f.visibleRoleIds, viewer));
   const form = sortedForms.find((f) => f.id === formId);
   const statusOf = (task: ListedTask) =>
     forms?.find((f) => f.id === task.formId)?.statuses.find((s) => s.id === task.statusId);
