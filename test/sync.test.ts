@@ -234,6 +234,41 @@ describe('tombstones and visibility', () => {
     expect(await next(false)).toEqual({ id: task.id, _deleted: true });
   });
 
+  it('sends a deleted form, marked deleted, to those who may read it: its tasks stay readable', async () => {
+    const gone = await createForm(admin, { fields: [{ name: 'Meter', type: 'text' }] });
+    const task = await createTask(admin, gone.id, { title: 'Read the meter' });
+    const role = (await admin.client.post('/api/roles', { name: `Closed ${randomUUID()}` })).body;
+    const closed = await createForm(admin, { visibleRoleIds: [role.id] });
+    const client = await replica(alice);
+    let forms = await client.pullAll('forms');
+    expect((await admin.client.delete(`/api/forms/${gone.id}`)).status).toBe(204);
+    expect((await admin.client.delete(`/api/forms/${closed.id}`)).status).toBe(204);
+    forms = await client.pullUntil(
+      'forms',
+      (docs) => docs.some((d) => d.id === gone.id && d.deleted) && docs.some((d) => d.id === closed.id),
+      forms.checkpoint,
+    );
+    expect(forms.documents.findLast((d) => d.id === gone.id)).toMatchObject({
+      deleted: true,
+      _deleted: false,
+      fields: gone.fields,
+      statuses: gone.statuses,
+    });
+    expect(forms.documents.findLast((d) => d.id === closed.id)).toEqual({ id: closed.id, _deleted: true });
+    // Access gained later reaches deleted forms too.
+    await admin.client.put(`/api/roles/${role.id}/members`, { userIds: [alice.userId] });
+    forms = await client.pullUntil(
+      'forms',
+      (docs) => docs.some((d) => d.id === closed.id && d.deleted),
+      forms.checkpoint,
+    );
+    expect(forms.documents.findLast((d) => d.id === closed.id)).toMatchObject({ deleted: true, name: closed.name });
+    await admin.client.put(`/api/roles/${role.id}/members`, { userIds: [] });
+    expect((await alice.client.get(`/api/tasks/${task.id}`)).body.title).toBe('Read the meter');
+    // It takes no new tasks.
+    expect((await alice.client.post('/api/tasks', { formId: gone.id, title: 'Another' })).status).toBe(409);
+  });
+
   it('sends the form of a restricted task to its assignee, who works on the task but creates none there', async () => {
     const vera = await createMember(t, admin, { name: 'Vera' });
     const role = (await admin.client.post('/api/roles', { name: `Night ${randomUUID()}` })).body;
@@ -261,6 +296,11 @@ describe('tombstones and visibility', () => {
       (docs) => liveStatuses(docs).length === statusIds.length,
       statuses.checkpoint,
     );
+    expect(
+      liveStatuses(statuses.documents)
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual(statusIds);
     expect((await vera.client.get(`/api/forms/${restricted.id}`)).status).toBe(200);
     // The task is hers to work on; the form takes no tasks from her.
     expect((await vera.client.patch(`/api/tasks/${task.id}`, { description: 'Replaced' })).status).toBe(200);
@@ -278,6 +318,7 @@ describe('tombstones and visibility', () => {
       (docs) => docs.filter((d) => statusIds.includes(d.id) && d._deleted).length === statusIds.length,
       statuses.checkpoint,
     );
+    expect(statuses.documents.filter((d) => statusIds.includes(d.id) && d._deleted)).toHaveLength(statusIds.length);
     expect((await vera.client.get(`/api/forms/${restricted.id}`)).status).toBe(404);
   });
 });

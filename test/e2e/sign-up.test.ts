@@ -470,4 +470,35 @@ describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
     await page.getByRole('link', { name: 'Night rounds', exact: true }).waitFor();
     await context.close();
   });
+
+  it('opens a task of a deleted form with a notice, and offers the form for nothing new', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Water Works',
+      name: 'Gleb',
+      email: 'gleb.water@example.org',
+    });
+    const old = (await apiInPage(page, 'POST', '/api/forms', {
+      name: 'Old intake',
+      fields: [{ name: 'Meter reading', type: 'text' }],
+    })) as { id: string };
+    await apiInPage(page, 'POST', '/api/forms', { name: 'New intake', fields: [] });
+    const task = (await apiInPage(page, 'POST', '/api/tasks', { formId: old.id, title: 'Read meter 7' })) as {
+      id: string;
+    };
+    await apiInPage(page, 'DELETE', `/api/forms/${old.id}`);
+    await page.goto(`${suite.t.url}/tasks/${task.id}`);
+    await page.getByRole('heading', { name: 'Read meter 7' }).waitFor();
+    await page.getByLabel('Meter reading').waitFor();
+    expect(await page.getByTestId('task-form-deleted').textContent()).toContain('“Old intake” was deleted');
+
+    await page.getByRole('menuitem', { name: 'Forms' }).click();
+    await page.getByRole('link', { name: 'New intake', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'Old intake' }).count()).toBe(0);
+    await page.getByRole('menuitem', { name: 'Tasks' }).click();
+    await page.getByRole('button', { name: 'New task' }).click();
+    await page.getByLabel('Form of the new task').click();
+    await page.locator('.ant-select-item-option').filter({ hasText: 'New intake' }).waitFor();
+    expect(await page.locator('.ant-select-item-option').allTextContents()).toEqual(['New intake']);
+    await context.close();
+  });
 });

@@ -1,3 +1,4 @@
+import type { Form } from '@shared/api/forms';
 import type { RxJsonSchema } from 'rxdb';
 
 /**
@@ -25,6 +26,13 @@ const nullableText = { type: ['string', 'null'] };
 /** Indexed strings need a length: ids (UUIDs) and ISO timestamps. */
 const key = { type: 'string', maxLength: 64 };
 const timestamp = { type: 'string', maxLength: 40 };
+
+/**
+ * A form as the replica holds it: the REST form, and `deleted` once deleted on the server (its
+ * tasks stay readable and need its definition; it takes no new tasks). Replicas written before
+ * deleted forms were sent lack the field: not deleted.
+ */
+export type FormDocument = Form & { deleted?: boolean };
 
 /** A directory row as the replica holds it: the REST row with its directory. */
 export interface RowDocument {

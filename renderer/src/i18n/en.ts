@@ -92,6 +92,7 @@ export const en: Strings = {
     allStatuses: 'All statuses',
     mine: 'Mine',
     newTaskForm: 'Form of the new task',
+    deletedForm: '{{name}} (deleted)',
     nothingFound: 'Nothing found',
   },
   batch: {
@@ -150,6 +151,7 @@ export const en: Strings = {
     notFound: 'The task does not exist or you have no access to it',
     formNotDownloaded:
       'The form of this task has not been downloaded to this device yet. The task opens as soon as the connection to the server is back.',
+    formDeleted: 'The form “{{name}}” was deleted: its tasks stay, but it takes no new ones.',
     formUnavailable:
       'The form of this task was deleted or is not available to you, so the task cannot be shown here. Ask an administrator.',
     savedOffline: 'Saved on this device; it will be sent when the connection is back',

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { map } from 'rxjs';
 import { useLive, useReplica, useViewer } from '../data/replica-context';
+import type { FormDocument } from '../data/schemas';
 import { FormQrDialog } from './qr-codes';
 
 /**
@@ -18,15 +19,15 @@ export function FormsPage() {
   const { me, status } = useReplica();
   const viewer = useViewer();
   const forms = useLive(
-    (r) => r.db.forms.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as Form))),
+    (r) => r.db.forms.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as FormDocument))),
     [],
   );
   const manages = me?.user.isAdmin === true;
   const [qrForm, setQrForm] = useState<Form>();
   // Forms open to the user, as the server lists them (the replica also holds the forms of tasks
-  // assigned to the user, which the task page needs).
+  // assigned to the user and deleted forms, which the task page needs).
   const items = [...(forms ?? [])]
-    .filter((form) => viewer && formOpenTo(form.visibleRoleIds, viewer))
+    .filter((form) => !form.deleted && viewer && formOpenTo(form.visibleRoleIds, viewer))
     .sort((a, b) => a.name.localeCompare(b.name));
   return (
     <div style={{ padding: 24 }}>

@@ -8,7 +8,7 @@ import { map } from 'rxjs';
 import { ApiError, api } from '../api';
 import { useLive, useReplica } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
-import type { TaskDocument } from '../data/schemas';
+import type { FormDocument, TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
 import { EDITABLE, FieldInput, shownValue, storedValue, usePeople, useValueNames } from './field-input';
@@ -76,7 +76,7 @@ export function TaskPage() {
   );
   const formId = task?.formId ?? '';
   const form = useLive(
-    (r) => r.db.forms.findOne(formId).$.pipe(map((doc) => (doc ? (doc.toJSON() as unknown as Form) : null))),
+    (r) => r.db.forms.findOne(formId).$.pipe(map((doc) => (doc ? (doc.toJSON() as unknown as FormDocument) : null))),
     [formId],
   );
   // Server-side records, shown while connected; reloaded whenever the server's copy of the task changes.
@@ -239,6 +239,14 @@ export function TaskPage() {
       <Typography.Title level={3}>{current.title}</Typography.Title>
       {current.description && <Typography.Paragraph>{current.description}</Typography.Paragraph>}
       {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 16 }} />}
+      {form.deleted && (
+        <Alert
+          type="info"
+          data-testid="task-form-deleted"
+          title={t('task.formDeleted', { name: form.name })}
+          style={{ marginBottom: 16 }}
+        />
+      )}
       <TaskLostEdits taskId={current.id} form={form} />
       <Space style={{ marginBottom: 16 }}>
         <Typography.Text strong data-testid="task-status">

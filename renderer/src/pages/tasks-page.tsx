@@ -1,4 +1,3 @@
-import type { Form } from '@shared/api/forms';
 import { formOpenTo } from '@shared/form-access';
 import {
   Alert,
@@ -21,7 +20,7 @@ import { map, type Observable } from 'rxjs';
 import { v7 as uuidv7 } from 'uuid';
 import { useLive, useReplica, useViewer } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
-import type { TaskDocument } from '../data/schemas';
+import type { FormDocument, TaskDocument } from '../data/schemas';
 import { newestTasksPage, taskListSelector } from '../data/task-pages';
 import { useShortcut } from '../shortcuts';
 import { BatchCreateDialog } from './batch-create';
@@ -62,7 +61,7 @@ export function TasksPage() {
   useShortcut('n', () => setCreating(true));
 
   const forms = useLive(
-    (r) => r.db.forms.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as Form))),
+    (r) => r.db.forms.find().$.pipe(map((docs) => docs.map((doc) => doc.toJSON() as unknown as FormDocument))),
     [],
   );
   // Without "mine" or a search, the list is read one page at a time through the replica's
@@ -97,9 +96,9 @@ export function TasksPage() {
     [filter],
   );
   const sortedForms = [...(forms ?? [])].sort((a, b) => a.name.localeCompare(b.name));
-  // The replica also holds forms of tasks assigned to the user that are not open to them: their
-  // tasks are listed and filtered, but only open forms take new tasks.
-  const openForms = sortedForms.filter((f) => viewer && formOpenTo(f.visibleRoleIds, viewer));
+  // The replica also holds forms of tasks assigned to the user that are not open to them, and
+  // deleted forms: their tasks are listed and filtered, but only open forms take new tasks.
+  const openForms = sortedForms.filter((f) => !f.deleted && viewer && formOpenTo(f.visibleRoleIds, viewer));
   const form = sortedForms.find((f) => f.id === formId);
   const statusOf = (task: ListedTask) =>
     forms?.find((f) => f.id === task.formId)?.statuses.find((s) => s.id === task.statusId);
@@ -177,7 +176,10 @@ export function TasksPage() {
             onChange={(value: string) => setFilter('formId', value || undefined)}
             options={[
               { value: '', label: t('tasks.allForms') },
-              ...sortedForms.map((f) => ({ value: f.id, label: f.name })),
+              ...sortedForms.map((f) => ({
+                value: f.id,
+                label: f.deleted ? t('tasks.deletedForm', { name: f.name }) : f.name,
+              })),
             ]}
           />
           {form && (

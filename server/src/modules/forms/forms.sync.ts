@@ -14,7 +14,8 @@ const FORM_COLUMNS = `f.id, f.name, f.qr_generation_enabled, f.visible_role_ids:
 
 /**
  * Forms (with fields and moves), read-only on replicas; forms the caller may not read
- * (`canReadForm`) arrive as tombstones.
+ * (`canReadForm`) arrive as tombstones. A deleted form arrives marked `deleted`: its tasks stay
+ * readable, and showing them needs its fields, statuses and moves; it takes no new tasks.
  */
 export const formsSyncSource: SyncSource = {
   collection: 'forms',
@@ -24,12 +25,14 @@ export const formsSyncSource: SyncSource = {
         WHERE f.organization_id = $1 AND ${changedSince('f', 2, 3)} ORDER BY f.sync_xid, f.sync_seq LIMIT $4`,
       [auth.organizationId, ...checkpointParams(checkpoint), limit, auth.userId],
     );
-    const live = rows.filter((row) => !row.deleted_at && canReadForm(auth, row, row.assigned));
-    const definitions = await loadFormDefinitions(db, auth.organizationId, live);
+    const readable = rows.filter((row) => canReadForm(auth, row, row.assigned));
+    const definitions = await loadFormDefinitions(db, auth.organizationId, readable);
     return {
       documents: rows.map((row) => {
         const definition = definitions.get(row.id);
-        return definition && live.includes(row) ? { ...presentForm(definition), _deleted: false } : tombstone(row.id);
+        return definition && readable.includes(row)
+          ? { ...presentForm(definition), deleted: row.deleted_at !== null, _deleted: false }
+          : tombstone(row.id);
       }),
       checkpoint: nextCheckpoint(rows, checkpoint),
     };
