@@ -126,4 +126,41 @@ describe('a change of who may see what', () => {
       spy.mockRestore();
     }
   });
+
+  it('is never decided on the view read just before it committed, in the live stream either', async () => {
+    const admin = await createOrg(t);
+    const role = (await admin.client.post('/api/roles', { name: 'Vault', memberIds: [] })).body;
+    const boris = await createMember(t, admin, { name: 'Boris' });
+    const open = await createForm(admin);
+    const form = await createForm(admin, { visibleRoleIds: [role.id] });
+    const task = await createTask(admin, form.id, { title: 'Count the vault' });
+    const client = await replica(boris);
+    // Pulled to the end: from here on, changes reach Boris through the stream.
+    await client.pullAll('tasks');
+
+    // The stream reads Boris's view for the next change (an unrelated task); right after, before
+    // it reads the tasks, he joins the role.
+    const findCaller = identityRepo.findCaller;
+    let joinAfterNextRead = true;
+    const spy = vi.spyOn(identityRepo, 'findCaller').mockImplementation(async (...args) => {
+      const view = await findCaller(...args);
+      if (joinAfterNextRead && args[2] === boris.userId) {
+        joinAfterNextRead = false;
+        const joined = await admin.client.patch(`/api/users/${boris.userId}`, { roleIds: [role.id] });
+        expect(joined.status).toBe(200);
+      }
+      return view;
+    });
+    try {
+      await createTask(admin, open.id, { title: 'Unrelated' });
+      const streamedTask = () =>
+        client.streamed.flatMap((message) => message.documents).filter((doc) => doc.id === task.id);
+      await expect
+        .poll(streamedTask, { timeout: 5_000 })
+        .toEqual([expect.objectContaining({ id: task.id, title: 'Count the vault' })]);
+      expect(joinAfterNextRead).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });
