@@ -16,3 +16,9 @@ BEGIN
     true);
   RETURN NULL;
 END $$;
+
+-- Once, on upgrade: replicas synced before these rules may hold restricted forms' tasks their
+-- users lost access to, lack forms of tasks assigned to them, and hold deleted forms as
+-- tombstones. Every restricted form is sent again with its tasks, and every deleted form.
+SELECT sync_resend_forms(ARRAY(SELECT id FROM forms WHERE visible_role_ids <> '{}'), true);
+SELECT sync_resend_forms(ARRAY(SELECT id FROM forms WHERE deleted_at IS NOT NULL), false);
