@@ -91,6 +91,25 @@ describe('pages read ahead', () => {
   });
 });
 
+/**
+ * Makes `member` join `roleId` right after their view is next read (as a request or the stream
+ * reads it), before anything is read with that view: the commit lands between the two reads.
+ */
+function joinAfterNextViewRead(admin: Member, member: Member, roleId: string) {
+  const findCaller = identityRepo.findCaller;
+  let pending = true;
+  const spy = vi.spyOn(identityRepo, 'findCaller').mockImplementation(async (...args) => {
+    const view = await findCaller(...args);
+    if (pending && args[2] === member.userId) {
+      pending = false;
+      const joined = await admin.client.patch(`/api/users/${member.userId}`, { roleIds: [roleId] });
+      expect(joined.status).toBe(200);
+    }
+    return view;
+  });
+  return { done: () => !pending, restore: () => spy.mockRestore() };
+}
+
 describe('a change of who may see what', () => {
   it('is never decided on the view read just before it committed', async () => {
     const admin = await createOrg(t);
@@ -104,20 +123,10 @@ describe('a change of who may see what', () => {
 
     // Boris's view is read for his next pull; right after, before the pull reads the tasks, he
     // joins the role (a commit that sends the form's tasks again).
-    const findCaller = identityRepo.findCaller;
-    let joinAfterNextRead = true;
-    const spy = vi.spyOn(identityRepo, 'findCaller').mockImplementation(async (...args) => {
-      const view = await findCaller(...args);
-      if (joinAfterNextRead && args[2] === boris.userId) {
-        joinAfterNextRead = false;
-        const joined = await admin.client.patch(`/api/users/${boris.userId}`, { roleIds: [role.id] });
-        expect(joined.status).toBe(200);
-      }
-      return view;
-    });
+    const join = joinAfterNextViewRead(admin, boris, role.id);
     try {
       const next = await client.pull('tasks', before.checkpoint, 100);
-      expect(joinAfterNextRead).toBe(false);
+      expect(join.done()).toBe(true);
       if (!next.ok) throw new Error(JSON.stringify(next.problem));
       // A transaction still running elsewhere in the cluster can hold the task back from that
       // pull (never lose it): the later pulls read it then. Either way it arrives live, never as
@@ -131,7 +140,7 @@ describe('a change of who may see what', () => {
         expect.objectContaining({ id: task.id, title: 'Count the vault' }),
       ]);
     } finally {
-      spy.mockRestore();
+      join.restore();
     }
   });
 
@@ -148,17 +157,7 @@ describe('a change of who may see what', () => {
 
     // The stream reads Boris's view for the next change (an unrelated task); right after, before
     // it reads the tasks, he joins the role.
-    const findCaller = identityRepo.findCaller;
-    let joinAfterNextRead = true;
-    const spy = vi.spyOn(identityRepo, 'findCaller').mockImplementation(async (...args) => {
-      const view = await findCaller(...args);
-      if (joinAfterNextRead && args[2] === boris.userId) {
-        joinAfterNextRead = false;
-        const joined = await admin.client.patch(`/api/users/${boris.userId}`, { roleIds: [role.id] });
-        expect(joined.status).toBe(200);
-      }
-      return view;
-    });
+    const join = joinAfterNextViewRead(admin, boris, role.id);
     try {
       await createTask(admin, open.id, { title: 'Unrelated' });
       const streamedTask = () =>
@@ -166,9 +165,9 @@ describe('a change of who may see what', () => {
       await expect
         .poll(streamedTask, { timeout: 5_000 })
         .toEqual([expect.objectContaining({ id: task.id, title: 'Count the vault' })]);
-      expect(joinAfterNextRead).toBe(false);
+      expect(join.done()).toBe(true);
     } finally {
-      spy.mockRestore();
+      join.restore();
     }
   });
 });
