@@ -148,7 +148,8 @@ export function TaskPage() {
     );
   }
   // A form not on the replica: still arriving while the first sync runs; offline, it cannot arrive
-  // until the connection is back (a first sync cut short), which the user is told instead of a spinner.
+  // until the connection is back (a first sync cut short), which the user is told instead of a
+  // spinner; synced and still missing, the user may not read it.
   if (form === null && (!online || status?.ready)) {
     return (
       <div style={{ padding: 24 }}>

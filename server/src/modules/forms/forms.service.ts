@@ -36,7 +36,7 @@ export function canUseForm(auth: AuthContext, form: Pick<repo.FormRow, 'visible_
 /**
  * Whether the caller may read the form's definition: those it is open to, and the assignees of its
  * live tasks (they work on those tasks, which needs the form's fields, statuses and moves; creating
- * tasks of it stays with those it is open to). `assigned` is `repo.ASSIGNED_ON_FORM` of the form.
+ * tasks of it stays with those it is open to). `assigned`: `repo.assignedOnForm` for the caller.
  */
 export function canReadForm(auth: AuthContext, form: Pick<repo.FormRow, 'visible_role_ids'>, assigned: boolean) {
   return canUseForm(auth, form) || assigned;
