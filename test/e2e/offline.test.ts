@@ -439,6 +439,94 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('keeps offline changes of rows it showed from the server before the replica had them', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'River Port',
+      name: 'Oleg',
+      email: 'oleg@example.org',
+    });
+    // The replica's connection goes through the test, which holds back the rows' stream: rows
+    // written from now on are shown by the server but never reach the replica while it is held.
+    let cut = false;
+    const open: { close: () => Promise<void> }[] = [];
+    await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+      if (cut) return void ws.close();
+      const server = ws.connectToServer();
+      open.push(ws);
+      ws.onMessage((message) => server.send(message));
+      server.onMessage((message) => {
+        const text = String(message);
+        if (text.includes('"sync:stream"') && text.includes('"collection":"directory_rows"')) return;
+        ws.send(message);
+      });
+    });
+    await page.goto(`${suite.t.url}/tasks`);
+    await replicaIs(page, 'online ready');
+    const quays = (
+      await serverCall(page, 'POST', '/api/directories', {
+        name: 'Quays',
+        columns: [{ name: 'Name' }, { name: 'Depth' }],
+      })
+    ).body as { id: string };
+    const make = async (cells: string[]) =>
+      (await serverCall(page, 'POST', `/api/directories/${quays.id}/rows`, { cells })).body as { id: string };
+    const anchor = await make(['Anchor quay', '9']);
+    const row = (label: string) => page.locator(`[data-testid="row-node"][data-label="${label}"]`);
+    const serverRows = async () =>
+      new Map(
+        (
+          (await serverCall(page, 'GET', `/api/directories/${quays.id}/rows?limit=100`)).body.items as {
+            parentId: string | null;
+            cells: string[];
+          }[]
+        ).map((r) => [r.cells[0], r]),
+      );
+    /** A row written on the server, shown, then changed by `change` with the network cut. */
+    const offlineRound = async (label: string, change: () => Promise<void>) => {
+      await make([label, '4']);
+      await page.goto(`${suite.t.url}/directories/${quays.id}`);
+      await row(label).waitFor();
+      cut = true;
+      await context.setOffline(true);
+      await Promise.all(open.splice(0).map((ws) => ws.close()));
+      await page.getByTestId('offline-banner').waitFor();
+      await change();
+      await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 1' }).waitFor();
+      cut = false;
+      await context.setOffline(false);
+      await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
+      await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    };
+
+    await offlineRound('Late move', async () => {
+      await row('Late move').click();
+      await page.getByLabel('Move under').click();
+      await page.getByTitle('Anchor quay', { exact: true }).last().click();
+      await page.getByText('Saved on this device').first().waitFor();
+    });
+    await expect.poll(async () => (await serverRows()).get('Late move')?.parentId, { timeout: 15_000 }).toBe(anchor.id);
+
+    await offlineRound('Late delete', async () => {
+      await row('Late delete').click();
+      await page.getByRole('button', { name: 'Delete row' }).click();
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await row('Late delete').waitFor({ state: 'detached' });
+    });
+    await expect.poll(async () => (await serverRows()).has('Late delete'), { timeout: 15_000 }).toBe(false);
+
+    await offlineRound('Late edit', async () => {
+      await row('Late edit').click();
+      await page.getByLabel('Depth', { exact: true }).fill('4.5');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByText('Saved on this device').first().waitFor();
+    });
+    await expect
+      .poll(async () => (await serverRows()).get('Late edit')?.cells, { timeout: 15_000 })
+      .toEqual(['Late edit', '4.5']);
+    expect([...(await serverRows()).keys()].sort()).toEqual(['Anchor quay', 'Late edit', 'Late move']);
+    await context.close();
+  });
+
   it('edits, adds, moves and deletes directory rows with the network cut, and sends them when it is back', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Harbour Works',

@@ -1,5 +1,5 @@
 import type { LostEdit } from '@shared/sync';
-import { deepEqual, getAssumedMasterState, type RxStorage, removeRxDatabase } from 'rxdb';
+import { deepEqual, getAssumedMasterState, type RxDocument, type RxStorage, removeRxDatabase } from 'rxdb';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
 import {
@@ -340,9 +340,13 @@ export class Replica {
   async changeRow(
     id: string,
     change: Partial<Pick<RowDocument, 'cells' | 'parentRowIds' | 'parentId' | 'position'>>,
+    shown?: RowDocument,
   ): Promise<RowDocument> {
     const doc = await this.db.directory_rows.findOne(id).exec();
-    if (!doc) throw new Error(`Row ${id} is not in the replica`);
+    if (!doc) {
+      const taken = await this.takeShownRow(id, shown, change);
+      return taken.toJSON() as unknown as RowDocument;
+    }
     return this.tracked(id, async () => {
       const changed = await doc.incrementalModify((current: RowDocument) => ({ ...current, ...change }));
       return changed.toJSON() as unknown as RowDocument;
@@ -350,12 +354,29 @@ export class Replica {
   }
 
   /**
+   * A row the screen has from the server that has not reached the replica yet (its pull is behind
+   * the server's reads, as while a long transaction holds the sync horizon back), taken in as shown
+   * with `change` applied, so an edit made offline is kept. The replica holds no server state for
+   * it: the push sends none, and the server merges the edit against the version the row names
+   * (`updatedAt`, the server's), or reports it lost when the row changed there meanwhile.
+   */
+  private async takeShownRow(
+    id: string,
+    shown: RowDocument | undefined,
+    change: Partial<RowDocument> = {},
+  ): Promise<RxDocument<RowDocument>> {
+    if (!shown || shown.id !== id) throw new Error(`Row ${id} is not in the replica`);
+    const { directoryId, parentId, position, cells, parentRowIds, updatedAt } = shown;
+    const row: RowDocument = { id, directoryId, parentId, position, cells, parentRowIds, updatedAt, ...change };
+    return this.tracked(id, () => this.db.directory_rows.insert(row)) as Promise<RxDocument<RowDocument>>;
+  }
+
+  /**
    * Deletes a directory row on this device; its children move up into its place, as the server
    * does (their moves are pushed too).
    */
-  async removeRow(id: string): Promise<void> {
-    const doc = await this.db.directory_rows.findOne(id).exec();
-    if (!doc) throw new Error(`Row ${id} is not in the replica`);
+  async removeRow(id: string, shown?: RowDocument): Promise<void> {
+    const doc = (await this.db.directory_rows.findOne(id).exec()) ?? (await this.takeShownRow(id, shown));
     const row = doc.toJSON() as unknown as RowDocument;
     const children = (await this.db.directory_rows.find({ selector: { parentId: id } }).exec()).sort(
       (a, b) => (a.toJSON().position ?? 0) - (b.toJSON().position ?? 0),

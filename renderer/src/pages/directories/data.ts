@@ -142,7 +142,10 @@ export async function saveRow(
     return { row: saved, offline: false };
   } catch (caught) {
     return orFromReplica(caught, async (replica) => {
-      if (row) return { row: await replica.changeRow(row.id, { cells, parentRowIds }), offline: true };
+      if (row) {
+        const changed = await replica.changeRow(row.id, { cells, parentRowIds }, { ...row, directoryId });
+        return { row: changed, offline: true };
+      }
       const siblings = await siblingsInReplica(replica, directoryId, parentId);
       const created = await replica.createRow({
         id: uuidv7(),
@@ -157,13 +160,14 @@ export async function saveRow(
   }
 }
 
-/** Moves a row under `parentId` (null: top level) to `index` among its new siblings. */
+/** Moves a row (as shown) under `parentId` (null: top level) to `index` among its new siblings. */
 export async function moveRow(
   directoryId: string,
-  rowId: string,
+  row: Row,
   parentId: string | null,
   index: number,
 ): Promise<{ offline: boolean }> {
+  const rowId = row.id;
   try {
     await api('PATCH', `/api/directories/${directoryId}/rows/${rowId}/move`, { parentId, position: index });
     return { offline: false };
@@ -172,20 +176,20 @@ export async function moveRow(
       // Checked by the server when it arrives; a refused move comes back as a lost edit.
       if (parentId && (await ancestorsInReplica(replica, parentId)).includes(rowId)) throw cycleRefused();
       const siblings = await siblingsInReplica(replica, directoryId, parentId, rowId);
-      await replica.changeRow(rowId, { parentId, position: orderBetween(siblings, index) });
+      await replica.changeRow(rowId, { parentId, position: orderBetween(siblings, index) }, { ...row, directoryId });
       return { offline: true };
     });
   }
 }
 
-/** Deletes a row; its children move up into its place. */
-export async function deleteRow(directoryId: string, rowId: string): Promise<{ offline: boolean }> {
+/** Deletes a row (as shown); its children move up into its place. */
+export async function deleteRow(directoryId: string, row: Row): Promise<{ offline: boolean }> {
   try {
-    await api('DELETE', `/api/directories/${directoryId}/rows/${rowId}`);
+    await api('DELETE', `/api/directories/${directoryId}/rows/${row.id}`);
     return { offline: false };
   } catch (caught) {
     return orFromReplica(caught, async (replica) => {
-      await replica.removeRow(rowId);
+      await replica.removeRow(row.id, { ...row, directoryId });
       return { offline: true };
     });
   }

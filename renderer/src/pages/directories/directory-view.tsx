@@ -167,11 +167,12 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
     rowId ? cellText(rowsById.get(rowId)?.cells[labelIndex]) || t('directories.noLabel') : '';
 
   const move = async (rowId: string, parentId: string | null, position: number) => {
-    if (!data.data) return;
+    const moved = rowsById.get(rowId);
+    if (!data.data || !moved) return;
     setPending(moveInTree(pending ?? data.data.tree, rowId, parentId, position));
     setNotice(undefined);
     try {
-      const { offline } = await moveRow(current.id, rowId, parentId, position);
+      const { offline } = await moveRow(current.id, moved, parentId, position);
       if (offline) message.info(t('directories.savedOffline'));
       refresh();
     } catch (caught) {

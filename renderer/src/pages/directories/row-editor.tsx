@@ -161,7 +161,7 @@ export function RowEditor(props: RowEditorProps) {
   const remove = async () => {
     if (!row) return;
     try {
-      const { offline } = await deleteRow(directory.id, row.id);
+      const { offline } = await deleteRow(directory.id, row);
       props.onDeleted(offline);
     } catch (caught) {
       setError(failureText(caught, t('errors.network')));
