@@ -487,7 +487,8 @@ describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
       name: 'Old intake',
       fields: [{ name: 'Meter reading', type: 'text' }],
     })) as { id: string };
-    await apiInPage(page, 'POST', '/api/forms', { name: 'New intake', fields: [] });
+    const current = (await apiInPage(page, 'POST', '/api/forms', { name: 'New intake', fields: [] })) as { id: string };
+    await apiInPage(page, 'POST', '/api/tasks', { formId: current.id, title: 'Connect house 12' });
     const task = (await apiInPage(page, 'POST', '/api/tasks', { formId: old.id, title: 'Read meter 7' })) as {
       id: string;
     };
@@ -498,6 +499,11 @@ describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
     expect(await page.getByTestId('task-form-deleted').textContent()).toContain('“Old intake” was deleted');
 
     await offersOnly(page, 'New intake', 'Old intake');
+    // The task list still filters by it, marked deleted.
+    await page.getByRole('link', { name: 'Connect house 12' }).waitFor();
+    await page.getByLabel('Form', { exact: true }).click();
+    await page.getByTitle('Old intake (deleted)', { exact: true }).click();
+    await expect.poll(() => page.locator('tbody tr td:first-child').allTextContents()).toEqual(['Read meter 7']);
     await context.close();
   });
 });
