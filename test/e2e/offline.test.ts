@@ -348,7 +348,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
-  it('says a task’s form has not been downloaded yet when the network is cut before it arrives, and opens the task once it does', async () => {
+  it('says a task’s form is missing, online and synced or not downloaded yet offline, and opens the task once it arrives', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Late Forms',
       name: 'Vera',
@@ -377,6 +377,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     ).body as { id: string };
     await serverCall(page, 'POST', '/api/tasks', { formId: form.id, title: 'Orphan task' });
     await page.getByRole('link', { name: 'Orphan task' }).waitFor();
+    // Online and synced, a form that has not come is taken to be one the user may not read.
+    await page.getByRole('link', { name: 'Orphan task' }).click();
+    await page.getByTestId('task-form-missing').waitFor();
+    expect(await page.getByTestId('task-form-missing').textContent()).toContain('is not available to you');
+    await page.goBack();
 
     cut = true;
     await context.setOffline(true);
