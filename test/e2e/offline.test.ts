@@ -63,6 +63,39 @@ async function heldOnDevice(page: Page): Promise<() => Promise<string[]>> {
     }, userId);
 }
 
+/**
+ * Routes the page's Socket.IO connection through the test, which drops the server's messages about
+ * `collection`'s stream while `held` says so. `goOffline()` cuts the network and the open
+ * connections (refusing new ones); `goOnline()` brings both back.
+ */
+async function syncThroughTest(page: Page, collection: string, held: () => boolean = () => true) {
+  let cut = false;
+  const open: { close: () => Promise<void> }[] = [];
+  await page.routeWebSocket(/\/socket\.io\//, (ws) => {
+    if (cut) return void ws.close();
+    const server = ws.connectToServer();
+    open.push(ws);
+    ws.onMessage((message) => server.send(message));
+    server.onMessage((message) => {
+      const text = String(message);
+      if (held() && text.includes('"sync:stream"') && text.includes(`"collection":"${collection}"`)) return;
+      ws.send(message);
+    });
+  });
+  return {
+    async goOffline() {
+      cut = true;
+      await page.context().setOffline(true);
+      await Promise.all(open.splice(0).map((ws) => ws.close()));
+      await page.getByTestId('offline-banner').waitFor();
+    },
+    async goOnline() {
+      cut = false;
+      await page.context().setOffline(false);
+    },
+  };
+}
+
 describe.skipIf(!suite.available)('working offline in the browser', { timeout: 120_000 }, () => {
   it('keeps lists and the task page usable with the network cut, and sends the edits when it is back', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
@@ -354,22 +387,10 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       name: 'Vera',
       email: 'vera@example.org',
     });
-    // The replica's connection goes through the test: it can hold back the forms' stream (a first
-    // sync cut short before the form arrived) and cut the connection.
+    // The replica's connection goes through the test: it holds back the forms' stream (a first
+    // sync cut short before the form arrived) and cuts the connection.
     let formsHeld = true;
-    let cut = false;
-    const open: { close: () => Promise<void> }[] = [];
-    await page.routeWebSocket(/\/socket\.io\//, (ws) => {
-      if (cut) return void ws.close();
-      const server = ws.connectToServer();
-      open.push(ws);
-      ws.onMessage((message) => server.send(message));
-      server.onMessage((message) => {
-        const text = String(message);
-        if (formsHeld && text.includes('"sync:stream"') && text.includes('"collection":"forms"')) return;
-        ws.send(message);
-      });
-    });
+    const network = await syncThroughTest(page, 'forms', () => formsHeld);
     await page.goto(`${suite.t.url}/tasks`);
     await replicaIs(page, 'online ready');
     const form = (
@@ -383,10 +404,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     expect(await page.getByTestId('task-form-missing').textContent()).toContain('is not available to you');
     await page.goBack();
 
-    cut = true;
-    await context.setOffline(true);
-    await Promise.all(open.splice(0).map((ws) => ws.close()));
-    await page.getByTestId('offline-banner').waitFor();
+    await network.goOffline();
     await page.getByRole('link', { name: 'Orphan task' }).click();
     await page.getByTestId('task-form-missing').waitFor();
     expect(await page.getByTestId('task-form-missing').textContent()).toContain('has not been downloaded');
@@ -394,8 +412,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     // Back online, the replica pulls what it missed: the form arrives and the task opens.
     formsHeld = false;
-    cut = false;
-    await context.setOffline(false);
+    await network.goOnline();
     await page.getByRole('heading', { name: 'Orphan task' }).waitFor({ timeout: 30_000 });
     await page.getByLabel('Gauge').waitFor();
     await context.close();
@@ -452,19 +469,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     });
     // The replica's connection goes through the test, which holds back the rows' stream: rows
     // written from now on are shown by the server but never reach the replica while it is held.
-    let cut = false;
-    const open: { close: () => Promise<void> }[] = [];
-    await page.routeWebSocket(/\/socket\.io\//, (ws) => {
-      if (cut) return void ws.close();
-      const server = ws.connectToServer();
-      open.push(ws);
-      ws.onMessage((message) => server.send(message));
-      server.onMessage((message) => {
-        const text = String(message);
-        if (text.includes('"sync:stream"') && text.includes('"collection":"directory_rows"')) return;
-        ws.send(message);
-      });
-    });
+    const network = await syncThroughTest(page, 'directory_rows');
     await page.goto(`${suite.t.url}/tasks`);
     await replicaIs(page, 'online ready');
     const quays = (
@@ -491,14 +496,10 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       await make([label, '4']);
       await page.goto(`${suite.t.url}/directories/${quays.id}`);
       await row(label).waitFor();
-      cut = true;
-      await context.setOffline(true);
-      await Promise.all(open.splice(0).map((ws) => ws.close()));
-      await page.getByTestId('offline-banner').waitFor();
+      await network.goOffline();
       await change();
       await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 1' }).waitFor();
-      cut = false;
-      await context.setOffline(false);
+      await network.goOnline();
       await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
       await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
     };
