@@ -465,7 +465,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'River Port',
       name: 'Oleg',
-      email: 'oleg@example.org',
+      email: 'oleg.port@example.org',
     });
     // The replica's connection goes through the test, which holds back the rows' stream: rows
     // written from now on are shown by the server but never reach the replica while it is held.
