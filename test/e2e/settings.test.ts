@@ -108,6 +108,14 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
     const row = page.locator('[data-testid="role-row"][data-name="Dispatchers"]');
     await row.waitFor();
     expect(await row.textContent()).toContain('Nobody');
+    // A second role of the same name is refused with the server's reason, until closed.
+    await page.getByLabel('Name of the new role').fill('Dispatchers');
+    await page.getByRole('button', { name: 'Create the role' }).click();
+    const refused = page.getByRole('alert').filter({ hasText: 'Could not do it' });
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain('already has a role named "Dispatchers"');
+    await refused.getByRole('button', { name: 'Close' }).click();
+    await refused.waitFor({ state: 'detached' });
 
     await page.getByLabel('Members of role Dispatchers').click();
     const dialog = page.getByRole('dialog');

@@ -1,11 +1,11 @@
 import type { GatedModule } from '@shared/api/access';
 import type { ModuleAccessMatrix } from '@shared/api/identity';
-import { Alert, App, Button, Checkbox, Input, Space, Table, Tag, Typography } from 'antd';
+import { App, Button, Checkbox, Input, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
 import { api } from '../../api';
-import { fetchRoles, LoadFailed, problemText, useLoad } from './load';
+import { ActionFailed, fetchRoles, LoadFailed, problemText, useLoad } from './load';
 
 type Matrix = z.infer<typeof ModuleAccessMatrix>;
 type UserRow = Matrix['users'][number];
@@ -127,16 +127,7 @@ export function AccessTab() {
       </Space>
       {matrix.error && <LoadFailed error={matrix.error} onRetry={matrix.reload} />}
       {roles.error && <LoadFailed error={roles.error} onRetry={roles.reload} />}
-      {error && (
-        <Alert
-          type="error"
-          role="alert"
-          title={t('settings.actionFailed')}
-          description={error}
-          closable={{ onClose: () => setError(undefined) }}
-          style={{ marginBottom: 12 }}
-        />
-      )}
+      <ActionFailed error={error} onClose={() => setError(undefined)} />
       <div style={{ display: 'flex', flexWrap: 'wrap', alignItems: 'flex-start', gap: 24 }}>
         <div style={{ minWidth: 360 }}>
           <Typography.Title level={5}>{t('settings.access.roles')}</Typography.Title>

@@ -1,6 +1,5 @@
 import type { ErrorLogEntry, ErrorLogList } from '@shared/api/error-log';
 import {
-  Alert,
   App,
   Button,
   DatePicker,
@@ -22,7 +21,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { api } from '../../api';
 import { useApi } from '../../use-api';
-import { fetchAllUsers, formatDateTime, LoadFailed, problemText, useLoad } from './load';
+import { ActionFailed, fetchAllUsers, formatDateTime, LoadFailed, problemText, useLoad } from './load';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const PAGE_SIZES = [20, 50, 100, 200];
@@ -324,16 +323,7 @@ export function ErrorLogTab() {
         </Popconfirm>
       </Space>
       {list.error && <LoadFailed error={list.error} onRetry={list.reload} />}
-      {error && (
-        <Alert
-          type="error"
-          role="alert"
-          title={t('settings.actionFailed')}
-          description={error}
-          closable={{ onClose: () => setError(undefined) }}
-          style={{ marginBottom: 12 }}
-        />
-      )}
+      <ActionFailed error={error} onClose={() => setError(undefined)} />
       <Table<ErrorLogEntry>
         size="small"
         rowKey="id"

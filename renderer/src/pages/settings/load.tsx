@@ -54,6 +54,22 @@ export function LoadFailed({ error, onRetry }: { error: string; onRetry: () => v
   );
 }
 
+/** A refused action, with the server's reason, until closed (nothing shown without an error). */
+export function ActionFailed({ error, onClose }: { error: string | undefined; onClose: () => void }) {
+  const { t } = useTranslation();
+  if (!error) return null;
+  return (
+    <Alert
+      type="error"
+      role="alert"
+      title={t('settings.actionFailed')}
+      description={error}
+      closable={{ onClose }}
+      style={{ marginBottom: 12 }}
+    />
+  );
+}
+
 /**
  * A dialog whose OK button runs `action` once at a time: the button spins meanwhile, and a refusal
  * shows the server's words above the content. The action closes the dialog itself on success.

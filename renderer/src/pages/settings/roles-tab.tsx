@@ -1,10 +1,11 @@
 import type { Role, User } from '@shared/api/identity';
-import { Alert, App, Button, Form, Input, Popconfirm, Select, Space, Table, Tag } from 'antd';
+import { App, Button, Form, Input, Popconfirm, Select, Space, Table, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
 import {
   ActionDialog,
+  ActionFailed,
   fetchAllUsers,
   fetchRoles,
   formatDateTime,
@@ -161,16 +162,7 @@ export function RolesTab() {
       </Space.Compact>
       {roles.error && <LoadFailed error={roles.error} onRetry={roles.reload} />}
       {users.error && <LoadFailed error={users.error} onRetry={users.reload} />}
-      {error && (
-        <Alert
-          type="error"
-          role="alert"
-          title={t('settings.actionFailed')}
-          description={error}
-          closable={{ onClose: () => setError(undefined) }}
-          style={{ marginBottom: 12 }}
-        />
-      )}
+      <ActionFailed error={error} onClose={() => setError(undefined)} />
       <Table<Role>
         size="small"
         rowKey="id"

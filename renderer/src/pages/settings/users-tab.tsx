@@ -1,10 +1,11 @@
 import type { Role, User } from '@shared/api/identity';
-import { Alert, App, Button, Checkbox, Form, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
+import { App, Button, Checkbox, Form, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
 import {
   ActionDialog,
+  ActionFailed,
   fetchAllUsers,
   fetchRoles,
   formatDateTime,
@@ -240,16 +241,7 @@ export function UsersTab({ myId }: { myId: string }) {
       </Space>
       {users.error && <LoadFailed error={users.error} onRetry={users.reload} />}
       {roles.error && <LoadFailed error={roles.error} onRetry={roles.reload} />}
-      {error && (
-        <Alert
-          type="error"
-          role="alert"
-          title={t('settings.actionFailed')}
-          description={error}
-          closable={{ onClose: () => setError(undefined) }}
-          style={{ marginBottom: 12 }}
-        />
-      )}
+      <ActionFailed error={error} onClose={() => setError(undefined)} />
       <Table<User>
         size="small"
         rowKey="id"
