@@ -1,8 +1,10 @@
 import type { SyncCheckpoint, SyncDocument } from '@shared/sync';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
+import { testEngine } from '../../../../test/helpers/database';
 import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
 import { type SyncClient, syncClients } from '../../../../test/helpers/sync-client';
+import { formsSyncSource } from '../../modules/forms/forms.sync';
 import * as identityRepo from '../../modules/identity/identity.repo';
 
 let t: TestApp;
@@ -168,6 +170,41 @@ describe('a change of who may see what', () => {
       expect(join.done()).toBe(true);
     } finally {
       join.restore();
+    }
+  });
+});
+
+describe('the live stream', () => {
+  it('reads every collection of a round from one snapshot: a task never comes a round before its new form', async (context) => {
+    if (testEngine() !== 'postgres') context.skip('commits during a stream round: needs a PostgreSQL server');
+    const admin = await createOrg(t);
+    const form = await createForm(admin);
+    const client = await replica(admin);
+    // Forms pulled first, then tasks: each stream round reads them in that order.
+    await client.pullAll('forms');
+    await client.pullAll('tasks');
+    // Right after a round has read the forms, a new form and a task on it commit.
+    let created: { form: { id: string }; task: { id: string } } | undefined;
+    const pull = formsSyncSource.pull;
+    const spy = vi.spyOn(formsSyncSource, 'pull').mockImplementation(async (...args) => {
+      const result = await pull.apply(formsSyncSource, args);
+      if (!created && args[1].userId === admin.userId) {
+        created = { form: { id: '' }, task: { id: '' } };
+        const late = await createForm(admin, { name: 'Late form' });
+        created = { form: late, task: await createTask(admin, late.id, { title: 'On the late form' }) };
+      }
+      return result;
+    });
+    try {
+      await createTask(admin, form.id, { title: 'Starts a round' });
+      const at = (collection: string, id: () => string | undefined) =>
+        client.streamed.findIndex((m) => m.collection === collection && m.documents.some((d) => d.id === id()));
+      await expect.poll(() => at('tasks', () => created?.task.id), { timeout: 15_000 }).toBeGreaterThanOrEqual(0);
+      const formAt = at('forms', () => created?.form.id);
+      expect(formAt).toBeGreaterThanOrEqual(0);
+      expect(formAt).toBeLessThan(at('tasks', () => created?.task.id));
+    } finally {
+      spy.mockRestore();
     }
   });
 });

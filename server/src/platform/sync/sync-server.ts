@@ -312,14 +312,19 @@ export function attachSync(
       socket.disconnect(true);
       return;
     }
-    const readAll = async (view: AuthContext) => {
-      const pages: { collection: string; source: SyncSource; result: PullResponse }[] = [];
-      for (const [collection, checkpoint] of Object.entries(socket.data.stream)) {
-        const source = sourceOf(collection);
-        pages.push({ collection, source, result: await source.pull(db, view, checkpoint, 500) });
-      }
-      return pages;
-    };
+    // Every collection of a round is read from one snapshot: a cut consistent across collections,
+    // so a record never streams a round before what it refers to (a task before its new form,
+    // when the form committed between the forms' read and the tasks').
+    const readAll = (view: AuthContext) =>
+      db.transaction(async (tx) => {
+        await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        const pages: { collection: string; source: SyncSource; result: PullResponse }[] = [];
+        for (const [collection, checkpoint] of Object.entries(socket.data.stream)) {
+          const source = sourceOf(collection);
+          pages.push({ collection, source, result: await source.pull(tx, view, checkpoint, 500) });
+        }
+        return pages;
+      });
     const { result: pages } = await pullAsCaller(socket, readAll, auth);
     for (const { collection, source, result } of pages) {
       socket.data.stream[collection] = result.checkpoint;
