@@ -63,36 +63,36 @@ async function heldOnDevice(page: Page): Promise<() => Promise<string[]>> {
     }, userId);
 }
 
-type Withheld = (document: Record<string, unknown>) => boolean;
+type Picks = (document: Record<string, unknown>) => boolean;
 
-/** The server's Socket.IO frame `text` without the documents `withheld` picks (in pull answers and stream messages). */
-function withoutDocuments(text: string, withheld: Withheld | undefined): string {
-  if (!withheld || !text.includes('"documents"')) return text;
+/** The JSON of a server's Socket.IO frame (`42/sync,[…]`, `43/sync,7[…]`) and what precedes it; none without documents. */
+function framed(text: string): { head: string; packet: unknown } | undefined {
+  if (!text.includes('"documents"')) return undefined;
   const at = text.indexOf('[');
-  const strip = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(strip);
-    if (!value || typeof value !== 'object') return value;
-    const entries = Object.entries(value).map(([key, inner]) =>
-      key === 'documents' && Array.isArray(inner)
-        ? [key, inner.filter((document: Record<string, unknown>) => !withheld(document))]
-        : [key, strip(inner)],
-    );
-    return Object.fromEntries(entries);
-  };
-  return text.slice(0, at) + JSON.stringify(strip(JSON.parse(text.slice(at))));
+  return { head: text.slice(0, at), packet: JSON.parse(text.slice(at)) };
+}
+
+/** Calls `visit` with every `documents` array in `value`, replacing it with what `visit` returns. */
+function mapDocuments(value: unknown, visit: (documents: Record<string, unknown>[]) => unknown[]): unknown {
+  if (Array.isArray(value)) return value.map((inner) => mapDocuments(inner, visit));
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === 'documents' && Array.isArray(inner) ? visit(inner) : mapDocuments(inner, visit),
+    ]),
+  );
 }
 
 /**
- * Routes the page's Socket.IO connection through the test. While `hold.held()` says so, the
- * server's stream messages of `hold.collection` are dropped (the replica's checkpoint stays
- * before them: it pulls them once it reconnects); the documents `withheld` picks never reach the
- * page, neither streamed nor pulled. `goOffline()` cuts the network and the open
- * connections (refusing new ones); `goOnline()` brings both back.
+ * Routes the page's Socket.IO connection through the test. A server frame carrying a document
+ * `dropping` picks is dropped whole: a stream message never arrives (the replica's checkpoint stays
+ * before it), a pull's answer never comes (the pull fails when the connection closes, and is tried
+ * again after it is back). Documents `withheld` picks are taken out of every frame: the page never
+ * receives them. `goOffline()` cuts the network and the open connections (refusing new ones);
+ * `goOnline()` brings both back.
  */
-async function syncThroughTest(
-  page: Page,
-  options: { hold?: { collection: string; held: () => boolean }; withheld?: Withheld },
-) {
+async function syncThroughTest(page: Page, options: { dropping?: Picks; withheld?: Picks }) {
   let cut = false;
   const open: { close: () => Promise<void> }[] = [];
   await page.routeWebSocket(/\/socket\.io\//, (ws) => {
@@ -101,10 +101,15 @@ async function syncThroughTest(
     open.push(ws);
     ws.onMessage((message) => server.send(message));
     server.onMessage((message) => {
-      const text = String(message);
-      const { hold } = options;
-      if (hold?.held() && text.includes('"sync:stream"') && text.includes(`"collection":"${hold.collection}"`)) return;
-      ws.send(withoutDocuments(text, options.withheld));
+      const frame = framed(String(message));
+      if (!frame) return void ws.send(message);
+      let dropped = false;
+      const packet = mapDocuments(frame.packet, (documents) => {
+        if (options.dropping && documents.some(options.dropping)) dropped = true;
+        const { withheld } = options;
+        return withheld ? documents.filter((document) => !withheld(document)) : documents;
+      });
+      if (!dropped) ws.send(frame.head + JSON.stringify(packet));
     });
   });
   return {
@@ -412,10 +417,12 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       name: 'Vera',
       email: 'vera@example.org',
     });
-    // The replica's connection goes through the test: it holds back the forms' stream (a first
-    // sync cut short before the form arrived) and cuts the connection.
+    // The replica's connection goes through the test: it holds the new form back (a first sync
+    // cut short before the form arrived) and cuts the connection.
     let formsHeld = true;
-    const network = await syncThroughTest(page, { hold: { collection: 'forms', held: () => formsHeld } });
+    const network = await syncThroughTest(page, {
+      dropping: (document) => formsHeld && document.name === 'Late form',
+    });
     await page.goto(`${suite.t.url}/tasks`);
     await replicaIs(page, 'online ready');
     const form = (
