@@ -755,4 +755,32 @@ describe('stream', () => {
       { timeout: 5_000, interval: 50 },
     );
   });
+
+  it('streams a write answered over REST at once, without waiting for the poll', async () => {
+    // A second server over the same database that would look for changes only once a minute.
+    const config = testConfig({ dataDir: t.dataDir, syncPollMs: 60_000 });
+    const quiet = createApp({ config, db: t.database.db, logger: createLogger(config) });
+    const { url } = await quiet.listen();
+    try {
+      const client = await connectSync({ url }, alice.client.accessToken as string);
+      const task = await createTask(admin, form.id, { title: 'Before' });
+      await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id));
+      const answer = await fetch(`${url}/api/tasks/${task.id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${admin.client.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'After' }),
+      });
+      expect(answer.status).toBe(200);
+      await vi.waitFor(
+        () => {
+          const documents = client.streamed.filter((m) => m.collection === 'tasks').flatMap((m) => m.documents);
+          expect(documents.find((d) => d.id === task.id)?.title).toBe('After');
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      client.close();
+    } finally {
+      await quiet.close();
+    }
+  });
 });

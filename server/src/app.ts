@@ -71,6 +71,7 @@ export interface App {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Builds the HTTP application, Socket.IO and every module's routes on one HTTP server. */
 export function createApp(options: AppOptions): App {
@@ -134,6 +135,14 @@ export function createApp(options: AppOptions): App {
     sources: modules.flatMap((module) => module.syncSources ?? []),
     logger,
     pollMs: config.syncPollMs,
+  });
+  // A write answered here reaches connected replicas at once, not at the next poll.
+  web.use((req, res, next) => {
+    if (!SAFE_METHODS.has(req.method))
+      res.once('finish', () => {
+        if (res.statusCode < 400) void sync.tick();
+      });
+    next();
   });
   web.use(router);
   web.use(webApp(options.webRoot));

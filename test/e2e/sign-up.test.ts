@@ -155,7 +155,7 @@ describe.skipIf(!suite.available)('a long task list', { timeout: 90_000 }, () =>
     await page.getByTitle(form.statuses[0]?.name ?? '').click();
     await page.getByRole('link', { name: 'Reading 55' }).waitFor();
     await apiInPage(page, 'PATCH', `/api/tasks/${await taskId(page, 'Reading 54')}`, { title: 'Reading 54, checked' });
-    await expect.poll(async () => (await titles())[0]).toBe('Reading 54, checked');
+    await expect.poll(async () => (await titles())[0], { timeout: 10_000 }).toBe('Reading 54, checked');
     await context.close();
   });
 });

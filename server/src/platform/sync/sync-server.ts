@@ -88,7 +88,10 @@ function later(a: SyncCheckpoint | null | undefined, b: SyncCheckpoint | null): 
 }
 
 export interface SyncServer {
-  /** Looks for new changes now and streams them (the poller does this on its own). */
+  /**
+   * Looks for new changes now and streams them: called after a write this server answered, so
+   * replicas see it at once; the poller finds other servers' writes on its own.
+   */
   tick(): Promise<void>;
   close(): void;
 }
@@ -345,20 +348,37 @@ export function attachSync(
     }
   }
   /** One cheap query tells whether anything committed since the last look (new changes, or older transactions ended). */
-  async function tick(): Promise<void> {
-    running ??= (async () => {
+  async function look(): Promise<void> {
+    try {
+      const { rows } = await db.query<{ marker: string }>(
+        "SELECT (SELECT last_value FROM sync_seq)::text || ':' || pg_snapshot_xmin(pg_current_snapshot())::text AS marker",
+      );
+      const now = rows[0]?.marker ?? '';
+      if (now === marker) return;
+      marker = now;
+      for (const socket of namespace.sockets.values()) {
+        await serially(socket as SyncSocket, () => streamTo(socket as SyncSocket));
+      }
+    } catch (error) {
+      logger.warn({ err: error }, 'sync stream poll failed');
+    }
+  }
+  /**
+   * A look now. Asked for while one runs, that one may have read the marker before the caller's
+   * commit: another look follows it, and the promise settles after that one.
+   */
+  let again = false;
+  function tick(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
       try {
-        const { rows } = await db.query<{ marker: string }>(
-          "SELECT (SELECT last_value FROM sync_seq)::text || ':' || pg_snapshot_xmin(pg_current_snapshot())::text AS marker",
-        );
-        const now = rows[0]?.marker ?? '';
-        if (now === marker) return;
-        marker = now;
-        for (const socket of namespace.sockets.values()) {
-          await serially(socket as SyncSocket, () => streamTo(socket as SyncSocket));
-        }
-      } catch (error) {
-        logger.warn({ err: error }, 'sync stream poll failed');
+        do {
+          again = false;
+          await look();
+        } while (again);
       } finally {
         running = undefined;
       }
