@@ -7,6 +7,8 @@ import { apiInPage, browserSuite, registeredPage, signInPage } from '../helpers/
 import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite();
+/** What the page shows by itself (the stream, the replica): under a loaded CI machine it may take seconds. */
+const LIVE = { timeout: 10_000 };
 
 /** The forms page lists `open` and not `hidden`, and "New task" offers `open` alone (closed again after). */
 async function offersOnly(page: Page, open: string, hidden: string) {
@@ -148,14 +150,14 @@ describe.skipIf(!suite.available)('a long task list', { timeout: 90_000 }, () =>
     await page.getByLabel('Status', { exact: true }).click();
     await page.getByTitle(form.statuses[1]?.name ?? '').click();
     // Reading 03, just moved, already heads the form's list: the status's list is waited for itself.
-    await expect.poll(titles).toEqual(['Reading 03']);
+    await expect.poll(titles, LIVE).toEqual(['Reading 03']);
 
     // A task changed elsewhere comes to the top of the list by itself.
     await page.getByLabel('Status', { exact: true }).click();
     await page.getByTitle(form.statuses[0]?.name ?? '').click();
     await page.getByRole('link', { name: 'Reading 55' }).waitFor();
     await apiInPage(page, 'PATCH', `/api/tasks/${await taskId(page, 'Reading 54')}`, { title: 'Reading 54, checked' });
-    await expect.poll(async () => (await titles())[0], { timeout: 10_000 }).toBe('Reading 54, checked');
+    await expect.poll(async () => (await titles())[0], LIVE).toBe('Reading 54, checked');
     await context.close();
   });
 });
@@ -214,7 +216,7 @@ describe.skipIf(!suite.available)('the first sync', { timeout: 90_000 }, () => {
 
     // The tasks arrive while another collection is still under way: the count rises, the notice stays.
     release('tasks');
-    await expect.poll(() => notice.textContent()).toMatch(/Tasks here so far: 30\./);
+    await expect.poll(() => notice.textContent(), LIVE).toMatch(/Tasks here so far: 30\./);
     release('directory_rows');
     await page.getByRole('link', { name: 'Hydrant 30', exact: true }).waitFor();
     await notice.waitFor({ state: 'detached' });
@@ -503,7 +505,7 @@ describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
     await page.getByRole('link', { name: 'Connect house 12' }).waitFor();
     await page.getByLabel('Form', { exact: true }).click();
     await page.getByTitle('Old intake (deleted)', { exact: true }).click();
-    await expect.poll(() => page.locator('tbody tr td:first-child').allTextContents()).toEqual(['Read meter 7']);
+    await expect.poll(() => page.locator('tbody tr td:first-child').allTextContents(), LIVE).toEqual(['Read meter 7']);
     await context.close();
   });
 });
