@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LostEdit } from '@shared/sync';
 import Database from 'better-sqlite3';
+import type { RxStorage } from 'rxdb';
 import { firstValueFrom, NEVER } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -66,12 +67,20 @@ afterAll(async () => {
 async function replica(
   member: Member,
   name: string,
-  options: { onSignedOut?: () => void; onDisk?: boolean } = {},
+  options: {
+    onSignedOut?: () => void;
+    onDisk?: boolean;
+    wrap?: (storage: RxStorage<unknown, unknown>) => RxStorage<unknown, unknown>;
+  } = {},
 ): Promise<Replica> {
-  const { onSignedOut, onDisk } = options;
+  const { onSignedOut, onDisk, wrap = (storage) => storage } = options;
   const db = await createOrbitaDatabase({
     name: `replica-${name}`,
-    storage: (onDisk ? getRxStorageBetterSqlite({ databaseDirectory: dir }) : replicaStorage(dir)) as never,
+    storage: wrap(
+      onDisk
+        ? (getRxStorageBetterSqlite({ databaseDirectory: dir }) as RxStorage<unknown, unknown>)
+        : replicaStorage(dir),
+    ),
     // RxDB's free tier opens at most 13 collections per process; three full replicas would need 21.
     collections: ['tasks', 'users'],
   });
@@ -273,6 +282,78 @@ describe('desktop replicas', () => {
     await vi.waitFor(async () => expect((await taskIn(alices, task.id))?.title).toBe('Edited offline'), WAIT);
     expect(alices.lost.filter((edit) => edit.id === task.id || edit.id === gone.id)).toEqual([]);
     expect(await taskIn(alices, gone.id)).toBeUndefined();
+  });
+
+  it('takes the server’s later changes of a task edited between the replication’s two writes of a pulled state', async () => {
+    const [amount, note] = form.fields.map((field: { id: string }) => field.id);
+    const task = await createTask(admin, form.id, { title: 'Between', fields: { [amount]: '1', [note]: 'n0' } });
+    // RxDB stores a pulled state in two writes: the document, then its record of the server state.
+    // The second one is held here, so an edit can come in between, as a quick user's may.
+    let release: () => void = () => undefined;
+    let holding = false;
+    const heldWrites: Promise<void>[] = [];
+    const wrap = (storage: RxStorage<unknown, unknown>): RxStorage<unknown, unknown> => ({
+      ...storage,
+      async createStorageInstance(params) {
+        const instance = await storage.createStorageInstance(params);
+        return new Proxy(instance, {
+          get(target, key) {
+            const value = Reflect.get(target, key, target);
+            if (key !== 'bulkWrite') return typeof value === 'function' ? value.bind(target) : value;
+            return async (rows: never, context: string) => {
+              if (holding && context === 'replication-down-write-meta') {
+                const gate = new Promise<void>((resolve) => {
+                  release = resolve;
+                });
+                heldWrites.push(gate);
+                await gate;
+              }
+              return target.bulkWrite(rows, context);
+            };
+          },
+        });
+      },
+    });
+    const alices = await replica(alice, 'between', { wrap });
+    try {
+      await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
+
+      holding = true;
+      await admin.client.patch(`/api/tasks/${task.id}`, { fields: { [note]: 'office 1' } });
+      await vi.waitFor(async () => expect((await taskIn(alices, task.id))?.fields?.[note]).toBe('office 1'), WAIT);
+      expect(heldWrites).toHaveLength(1);
+      holding = false;
+      // Alice changes the amount of the state she sees, offline, before that record is stored.
+      alices.socket.disconnect();
+      const failedPush = firstValueFrom(alices.sync.states.tasks?.error$ ?? NEVER);
+      await (await alices.db.tasks.findOne(task.id).exec(true)).incrementalModify((current: TaskDocument) => ({
+        ...current,
+        fields: { ...current.fields, [amount]: '2' },
+      }));
+      // The record is stored now, a moment after her edit.
+      release();
+      await failedPush;
+      alices.socket.connect();
+      await vi.waitFor(async () => {
+        const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+        expect(stored.fields).toMatchObject({ [amount]: '2', [note]: 'office 1' });
+      }, WAIT);
+
+      // The office changes the note again: her copy follows, and nothing was reported lost.
+      await admin.client.patch(`/api/tasks/${task.id}`, { fields: { [note]: 'office 2' } });
+      await vi.waitFor(
+        async () =>
+          expect((await taskIn(alices, task.id))?.fields).toMatchObject({ [amount]: '2', [note]: 'office 2' }),
+        WAIT,
+      );
+      expect(alices.lost.filter((edit) => edit.id === task.id)).toEqual([]);
+    } finally {
+      // RxDB's free tier opens at most 13 collections per process: this replica's are closed.
+      replicas.splice(replicas.indexOf(alices), 1);
+      await alices.sync.cancel();
+      alices.socket.close();
+      await alices.db.close();
+    }
   });
 
   it('pauses replication when the session ends, keeping local edits for later', async () => {

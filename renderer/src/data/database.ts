@@ -5,6 +5,7 @@ import { RxDBMigrationSchemaPlugin, type RxMigrationState } from 'rxdb/plugins/m
 import type { RxReplicationState } from 'rxdb/plugins/replication';
 import type { Socket } from 'socket.io-client';
 import { type CollectionName, collectionMigrations, collectionSchemas, tombstoneDefaults, WRITABLE } from './schemas';
+import { withServerStatesInOrder } from './server-state-order';
 import { replicateOverSocket } from './socket-replication';
 
 // Tombstones of deleted records are removed from the replica once every replication has seen them.
@@ -75,7 +76,8 @@ export async function createOrbitaDatabase(options: {
   const names = options.collections ?? (Object.keys(collectionSchemas) as CollectionName[]);
   const db = await createRxDatabase<OrbitaCollections>({
     name: options.name,
-    storage: options.storage,
+    // A document's server state is read only once it is recorded: see `withServerStatesInOrder`.
+    storage: withServerStatesInOrder(options.storage),
     multiInstance: false,
     closeDuplicates: true,
     cleanupPolicy: {
