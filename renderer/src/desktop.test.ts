@@ -91,7 +91,7 @@ describe('renderer side of the desktop bridge', () => {
     const replaced: unknown[] = [];
     const stop = onReplacedReplicaPort((port) => replaced.push(port));
     page.deliver('orbita:replica-port', [restarted as MessagePort]);
-    await vi.waitFor(() => expect(replaced).toHaveLength(1));
+    await vi.waitFor(() => expect(replaced).toHaveLength(1), { timeout: 10_000 });
     // The port works: what the process sends arrives.
     const port = replaced[0] as NonNullable<typeof asked>;
     const received = new Promise((resolve) => port.onMessage(resolve));

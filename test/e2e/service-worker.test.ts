@@ -42,12 +42,14 @@ describe.skipIf(!suite.available)('the service worker keeping the shell', { time
     // Under the worker's control, a load keeps the page and its bundle.
     await page.reload();
     await page.getByTestId('organization-name').waitFor();
-    await expect.poll(() => keptPaths(page)).toContainEqual(expect.stringMatching(/^\/assets\/.+\.js$/));
+    await expect
+      .poll(() => keptPaths(page), { timeout: 10_000 })
+      .toContainEqual(expect.stringMatching(/^\/assets\/.+\.js$/));
     const { before, after } = release();
 
     await page.reload();
     await page.getByTestId('organization-name').waitFor();
-    await expect.poll(() => keptPaths(page)).toEqual(['/', after]);
+    await expect.poll(() => keptPaths(page), { timeout: 10_000 }).toEqual(['/', after]);
     expect(await keptPaths(page)).not.toContain(before);
 
     await context.setOffline(true);

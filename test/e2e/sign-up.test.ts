@@ -294,7 +294,7 @@ describe.skipIf(!suite.available)('a replica left by an earlier release', { time
     expect(notices.at(-1)).toMatch(
       /^Обновляем данные на этом устройстве для новой версии приложения: [\d\s\u00a0\u202f]+ из 3[\s\u00a0\u202f]000 записей…$/,
     );
-    await expect.poll(() => page.getByTestId('upgrading').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('upgrading').count(), LIVE).toBe(0);
     await context.close();
   });
 });

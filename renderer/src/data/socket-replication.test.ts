@@ -112,7 +112,7 @@ describe('pushes answered by the server', () => {
       expect(second.rows.map((row) => row.newDocumentState.text)).toEqual(['second']);
       expect(answered).toEqual([[]]);
       second.answer({ conflicts: [], lost: [] });
-      await vi.waitFor(() => expect(answered).toEqual([[], ['n1']]));
+      await vi.waitFor(() => expect(answered).toEqual([[], ['n1']]), { timeout: 10_000 });
     } finally {
       await state.cancel();
       socket.close();

@@ -63,7 +63,9 @@ describe('pages read ahead', () => {
     const edited = await admin.client.patch(`/api/tasks/${ids[2]}`, { title: 'Edited on the server' });
     expect(edited.status, JSON.stringify(edited.body)).toBe(200);
     await expect
-      .poll(() => client.streamed.some((m) => m.documents.some((d) => d.title === 'Edited on the server')))
+      .poll(() => client.streamed.some((m) => m.documents.some((d) => d.title === 'Edited on the server')), {
+        timeout: 10_000,
+      })
       .toBe(true);
     const next = await client.pull('tasks', checkpoint, 2);
     expect(next.ok).toBe(true);
