@@ -56,10 +56,12 @@ async function heldSyncServer() {
   const server = new Server(http);
   const waiting: HeldPush[] = [];
   let arrived: (() => void) | undefined;
+  const pulls = { count: 0 };
   server.on('connection', (socket) => {
-    socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) =>
-      ack({ ok: true, data: { documents: [], checkpoint: null } }),
-    );
+    socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
+      pulls.count += 1;
+      ack({ ok: true, data: { documents: [], checkpoint: null } });
+    });
     socket.on('sync:push', (payload: { rows: HeldPush['rows'] }, ack: (answer: SyncAck<PushResponse>) => void) => {
       waiting.push({ rows: payload.rows, answer: (data) => ack({ ok: true, data }) });
       arrived?.();
@@ -68,6 +70,8 @@ async function heldSyncServer() {
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    /** Pull requests answered so far. */
+    pulls,
     async nextPush(): Promise<HeldPush> {
       while (waiting.length === 0) await new Promise<void>((resolve) => (arrived = resolve));
       return waiting.shift() as HeldPush;
@@ -75,6 +79,92 @@ async function heldSyncServer() {
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
+
+async function notesDatabase() {
+  const db = await createRxDatabase({
+    name: `held-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+    storage: getRxStorageMemory(),
+    multiInstance: false,
+  });
+  const schema = {
+    version: 0,
+    primaryKey: 'id',
+    type: 'object',
+    properties: { id: { type: 'string', maxLength: 64 }, text: { type: 'string' } },
+    required: ['id'],
+  } as const;
+  const { notes } = await db.addCollections({ notes: { schema } });
+  return { db, notes };
+}
+
+describe('pulls', () => {
+  it('pull once when the first connection comes after the start, and again after every reconnection', async () => {
+    const server = await heldSyncServer();
+    const { db, notes } = await notesDatabase();
+    const socket = io(server.url, { transports: ['websocket'], autoConnect: false });
+    const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    try {
+      // The replication starts before the socket connects, as the app's does.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      socket.connect();
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      expect(server.pulls.count).toBe(1);
+      // Stream messages sent while disconnected are lost: a reconnection pulls what they carried.
+      socket.disconnect();
+      socket.connect();
+      await vi.waitFor(() => expect(server.pulls.count).toBe(2), { timeout: 10_000 });
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+});
+
+describe('stream messages', () => {
+  it('sent before the answer of a pull under way never take back the newer states that answer holds', async () => {
+    const http = createServer();
+    const server = new Server(http);
+    let pulls = 0;
+    server.on('connection', (socket) => {
+      socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
+        pulls += 1;
+        if (pulls > 1) return ack({ ok: true, data: { documents: [], checkpoint: { xid: '9', seq: '2' } } });
+        // The server answers a socket's messages in order: the stream message it read before this
+        // pull goes out first, with the note as it was then; the pull's answer holds it as it is now.
+        socket.emit('sync:stream', {
+          collection: 'notes',
+          documents: [{ id: 'n1', text: 'before', _deleted: false }],
+          checkpoint: { xid: '9', seq: '1' },
+        });
+        setTimeout(
+          () =>
+            ack({
+              ok: true,
+              data: { documents: [{ id: 'n1', text: 'after', _deleted: false }], checkpoint: { xid: '9', seq: '2' } },
+            }),
+          50,
+        );
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const { db, notes } = await notesDatabase();
+    const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
+    const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, push: false });
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      expect((await notes.findOne('n1').exec())?.toJSON().text).toBe('after');
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
 
 describe('pushes answered by the server', () => {
   it('leave a document written again during its push waiting to be sent, until that write is pushed too', async () => {

@@ -167,8 +167,15 @@ export function replicateOverSocket<RxDocType>(
     defaults ? documents.map((document) => (document._deleted ? { ...defaults, ...document } : document)) : documents;
   const ackTimeoutMs = options.ackTimeoutMs ?? 30_000;
   const stream$ = new Subject<RxReplicationPullStreamItem<RxDocType, SyncCheckpoint>>();
+  /** Pulls of this collection under way (a RESYNC's pages). */
+  let pulling = 0;
   const onStream = (message: StreamMessage) => {
     if (message.collection !== remoteCollection) return;
+    // The server answers a socket's messages in the order it read them: a stream message arriving
+    // while a pull is under way was read before that pull, whose answer holds the same documents
+    // (it reads on from a checkpoint before them, page after page) in states at least as new. RxDB
+    // would write the message after that answer and take them back to the older states: dropped.
+    if (pulling > 0) return;
     stream$.next({
       documents: complete(message.documents) as never,
       checkpoint: message.checkpoint ?? undefined,
@@ -178,9 +185,13 @@ export function replicateOverSocket<RxDocType>(
   const timing = { timeoutMs: ackTimeoutMs, connectWaitMs: retryTimeMs };
   const backoff = new RetryBackoff(retryTimeMs, options.maxRetryTimeMs ?? 60_000);
   const onResync = () => stream$.next('RESYNC');
+  // RxDB pulls once when it starts, waiting for the connection if need be: the first connection
+  // needs no second round. After a reconnection the stream messages sent meanwhile are lost: pulled.
+  let connectedBefore = socket.connected;
   const onConnect = () => {
     backoff.wake();
-    onResync();
+    if (connectedBefore) onResync();
+    connectedBefore = true;
   };
   socket.on('sync:stream', onStream);
   socket.on('sync:resync', onResync);
@@ -231,6 +242,32 @@ export function replicateOverSocket<RxDocType>(
       })
       .map(key);
   };
+  const pullBatch = async (
+    checkpoint: SyncCheckpoint | null,
+    batchSize: number,
+  ): Promise<{ documents: never; checkpoint: SyncCheckpoint | undefined }> => {
+    // A batch larger than the server's page is fetched page after page: RxDB then writes it
+    // to the replica in one transaction instead of one per page. A short page means the
+    // server has nothing more; a failed page fails the batch (RxDB retries from `checkpoint`).
+    const documents: SyncDocument[] = [];
+    let next = checkpoint ?? null;
+    while (documents.length < batchSize) {
+      const pageSize = Math.min(SERVER_PAGE_SIZE, batchSize - documents.length);
+      const from = next;
+      const page = await backoff.run(() =>
+        call<PullResponse>(
+          socket,
+          'sync:pull',
+          { collection: remoteCollection, checkpoint: from, batchSize: pageSize },
+          timing,
+        ),
+      );
+      for (const document of page.documents) documents.push(document);
+      next = page.checkpoint ?? next;
+      if (page.documents.length < pageSize) break;
+    }
+    return { documents: complete(documents) as never, checkpoint: next ?? undefined };
+  };
   const state = replicateRxCollection<RxDocType, SyncCheckpoint>({
     collection: options.collection,
     replicationIdentifier: `orbita-sync-${remoteCollection}`,
@@ -244,27 +281,12 @@ export function replicateOverSocket<RxDocType>(
       batchSize: options.batchSize ?? 100,
       stream$: stream$.asObservable(),
       async handler(checkpoint, batchSize) {
-        // A batch larger than the server's page is fetched page after page: RxDB then writes it
-        // to the replica in one transaction instead of one per page. A short page means the
-        // server has nothing more; a failed page fails the batch (RxDB retries from `checkpoint`).
-        const documents: SyncDocument[] = [];
-        let next = checkpoint ?? null;
-        while (documents.length < batchSize) {
-          const pageSize = Math.min(SERVER_PAGE_SIZE, batchSize - documents.length);
-          const from = next;
-          const page = await backoff.run(() =>
-            call<PullResponse>(
-              socket,
-              'sync:pull',
-              { collection: remoteCollection, checkpoint: from, batchSize: pageSize },
-              timing,
-            ),
-          );
-          for (const document of page.documents) documents.push(document);
-          next = page.checkpoint ?? next;
-          if (page.documents.length < pageSize) break;
+        pulling += 1;
+        try {
+          return await pullBatch(checkpoint ?? null, batchSize);
+        } finally {
+          pulling -= 1;
         }
-        return { documents: complete(documents) as never, checkpoint: next ?? undefined };
       },
     },
     push:
