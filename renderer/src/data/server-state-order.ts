@@ -43,9 +43,11 @@ export function withServerStatesInOrder<Internals, Options>(
       expected.push([id, entry]);
     }
     // Never waited for longer, should a record not come.
-    setTimeout(() => {
+    const timer: unknown = setTimeout(() => {
       for (const [id, entry] of expected) if (recording.get(id) === entry) settle(id);
     }, RECORD_WAIT_MS);
+    // In Node (tests, benches) it does not keep the process alive.
+    (timer as { unref?: () => void }).unref?.();
   };
   return {
     ...storage,
