@@ -48,6 +48,8 @@ describe('retry backoff of the replication', () => {
 interface HeldPush {
   rows: { assumedMasterState: SyncDocument | null; newDocumentState: SyncDocument }[];
   answer: (response: PushResponse) => void;
+  /** Sends a `sync:stream` message on the pushing socket. */
+  stream: (message: { collection: string; documents: SyncDocument[]; checkpoint: unknown }) => void;
 }
 
 /** A `/sync`-shaped Socket.IO server whose pushes wait until the test answers them. */
@@ -63,7 +65,11 @@ async function heldSyncServer() {
       ack({ ok: true, data: { documents: [], checkpoint: null } });
     });
     socket.on('sync:push', (payload: { rows: HeldPush['rows'] }, ack: (answer: SyncAck<PushResponse>) => void) => {
-      waiting.push({ rows: payload.rows, answer: (data) => ack({ ok: true, data }) });
+      waiting.push({
+        rows: payload.rows,
+        answer: (data) => ack({ ok: true, data }),
+        stream: (message) => socket.emit('sync:stream', message),
+      });
       arrived?.();
     });
   });
@@ -167,6 +173,38 @@ describe('stream messages', () => {
 });
 
 describe('pushes answered by the server', () => {
+  it('are not undone by a stream message read before them, whose other documents still arrive', async () => {
+    const server = await heldSyncServer();
+    const { db, notes } = await notesDatabase();
+    const socket = io(server.url, { transports: ['websocket'] });
+    const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket });
+    try {
+      await state.awaitInitialReplication();
+      await notes.insert({ id: 'n1', text: 'mine' });
+      const push = await server.nextPush();
+      // Read by the server before it applied the push: the note as it was, and another note.
+      push.stream({
+        collection: 'notes',
+        documents: [
+          { id: 'n1', text: 'theirs', _deleted: false },
+          { id: 'n2', text: 'other', _deleted: false },
+        ],
+        checkpoint: { xid: '9', seq: '1' },
+      });
+      // The stream message is on its way before the answer, as the server sends them.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      push.answer({ conflicts: [], lost: [] });
+      await vi.waitFor(async () => expect(await notes.findOne('n2').exec()).toBeTruthy(), { timeout: 10_000 });
+      await state.awaitInSync();
+      expect((await notes.findOne('n1').exec())?.toJSON().text).toBe('mine');
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+
   it('leave a document written again during its push waiting to be sent, until that write is pushed too', async () => {
     const server = await heldSyncServer();
     const db = await createRxDatabase({

@@ -169,6 +169,9 @@ export function replicateOverSocket<RxDocType>(
   const stream$ = new Subject<RxReplicationPullStreamItem<RxDocType, SyncCheckpoint>>();
   /** Pulls of this collection under way (a RESYNC's pages). */
   let pulling = 0;
+  /** Documents of pushes under way, with how many pushes carry each. */
+  const pushing = new Map<string, number>();
+  const primaryPath = options.collection.schema.primaryPath as string;
   const onStream = (message: StreamMessage) => {
     if (message.collection !== remoteCollection) return;
     // The server answers a socket's messages in the order it read them: a stream message arriving
@@ -176,8 +179,16 @@ export function replicateOverSocket<RxDocType>(
     // (it reads on from a checkpoint before them, page after page) in states at least as new. RxDB
     // would write the message after that answer and take them back to the older states: dropped.
     if (pulling > 0) return;
+    // Likewise, one arriving while a push is under way was read before the push was applied: its
+    // states of the pushed documents are older than the push's outcome (which RxDB holds once the
+    // push is answered), and the server sends no newer one when the push went through unchanged.
+    const documents =
+      pushing.size > 0
+        ? message.documents.filter((document) => !pushing.has(String(document[primaryPath])))
+        : message.documents;
+    if (documents.length === 0) return;
     stream$.next({
-      documents: complete(message.documents) as never,
+      documents: complete(documents) as never,
       checkpoint: message.checkpoint ?? undefined,
     } as RxReplicationPullStreamItem<RxDocType, SyncCheckpoint>);
   };
@@ -203,7 +214,6 @@ export function replicateOverSocket<RxDocType>(
    * between the two writes) then goes without one, and the server could only report every
    * difference as lost; by the time the row is sent that state is often there: it is read again.
    */
-  const primaryPath = options.collection.schema.primaryPath as string;
   const key = (row: RxReplicationWriteToMasterRow<RxDocType>) =>
     String((row.newDocumentState as Record<string, unknown>)[primaryPath]);
   const withCurrentBase = async (
@@ -296,20 +306,31 @@ export function replicateOverSocket<RxDocType>(
             batchSize: options.pushBatchSize ?? 100,
             async handler(rows) {
               const based = await withCurrentBase(rows);
-              const result = await backoff.run(() =>
-                call<PushResponse>(
-                  socket,
-                  'sync:push',
-                  {
-                    collection: remoteCollection,
-                    rows: based.map((row) => ({
-                      assumedMasterState: (row.assumedMasterState ?? null) as SyncDocument | null,
-                      newDocumentState: row.newDocumentState as unknown as SyncDocument,
-                    })),
-                  },
-                  timing,
-                ),
-              );
+              const ids = based.map(key);
+              for (const id of ids) pushing.set(id, (pushing.get(id) ?? 0) + 1);
+              let result: PushResponse;
+              try {
+                result = await backoff.run(() =>
+                  call<PushResponse>(
+                    socket,
+                    'sync:push',
+                    {
+                      collection: remoteCollection,
+                      rows: based.map((row) => ({
+                        assumedMasterState: (row.assumedMasterState ?? null) as SyncDocument | null,
+                        newDocumentState: row.newDocumentState as unknown as SyncDocument,
+                      })),
+                    },
+                    timing,
+                  ),
+                );
+              } finally {
+                for (const id of ids) {
+                  const left = (pushing.get(id) ?? 1) - 1;
+                  if (left > 0) pushing.set(id, left);
+                  else pushing.delete(id);
+                }
+              }
               if (result.lost.length > 0) options.onLostEdits?.(result.lost);
               if (options.onPushed) options.onPushed(await settled(rows));
               return complete(result.conflicts) as never;
