@@ -207,19 +207,7 @@ describe('pushes answered by the server', () => {
 
   it('leave a document written again during its push waiting to be sent, until that write is pushed too', async () => {
     const server = await heldSyncServer();
-    const db = await createRxDatabase({
-      name: `held-${Date.now()}`,
-      storage: getRxStorageMemory(),
-      multiInstance: false,
-    });
-    const schema = {
-      version: 0,
-      primaryKey: 'id',
-      type: 'object',
-      properties: { id: { type: 'string', maxLength: 64 }, text: { type: 'string' } },
-      required: ['id'],
-    } as const;
-    const { notes } = await db.addCollections({ notes: { schema } });
+    const { db, notes } = await notesDatabase();
     const socket = io(server.url, { transports: ['websocket'] });
     const answered: string[][] = [];
     const state = replicateOverSocket({
