@@ -148,6 +148,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved on this device').waitFor();
     await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 1' }).waitFor();
+    // The task says it has not been sent.
+    await page.getByRole('heading', { name: 'Boiler room' }).getByTestId('not-sent').waitFor();
     // The number is normalised here as the server would.
     expect(await page.getByLabel('Reading').inputValue()).toBe('12345.5');
     expect(await page.getByText('Available when connected to the server').count()).toBeGreaterThan(0);
@@ -174,6 +176,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('link', { name: 'Written offline' }).waitFor();
     await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 2' }).waitFor();
+    // Both tasks are marked in the list as not sent yet.
+    const notSent = page.getByRole('row').filter({ has: page.getByTestId('not-sent') });
+    await expect
+      .poll(() => notSent.allTextContents(), { timeout: 15_000 })
+      .toEqual([expect.stringContaining('Written offline'), expect.stringContaining('Boiler room')]);
     // Nothing reached the server yet.
     const before = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
     expect((before.body.fields as Record<string, unknown>)[note]).toBeUndefined();
@@ -181,6 +188,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.setOffline(false);
     await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    // Sent: the marks are gone.
+    await page.getByTestId('not-sent').first().waitFor({ state: 'detached' });
     const after = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
     expect(after.body.fields, await replicaState(page)).toMatchObject({
       [note]: 'Checked on the train',
@@ -191,6 +200,24 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     expect(created.map((item) => item.title)).toEqual(['Written offline']);
     expect(created[0]?.fields[reading]).toBe('5.5');
     await saveScreenshot(page, 'tasks');
+
+    // Connected, a change is sent within moments: the task is never marked meanwhile.
+    await page.getByRole('link', { name: 'Boiler room' }).click();
+    await page.getByLabel('Note').waitFor();
+    await page.evaluate(() => {
+      const seen = window as unknown as { notSentSeen: boolean };
+      seen.notSentSeen = false;
+      new MutationObserver(() => {
+        if (document.querySelector('[data-testid="not-sent"]')) seen.notSentSeen = true;
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    await page.getByLabel('Note').fill('Back at the depot');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: 15_000 })
+      .toMatchObject({ [note]: 'Back at the depot' });
+    await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => (window as unknown as { notSentSeen: boolean }).notSentSeen)).toBe(false);
     await context.close();
   });
 
@@ -228,6 +255,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     );
     // The server answered the push: nothing is left waiting.
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    // Sent: the marks are gone.
+    await page.getByTestId('not-sent').first().waitFor({ state: 'detached' });
     const after = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
     expect(after.body.fields).toMatchObject({ [note]: 'Valve ordered', [reading]: '7' });
     await saveScreenshot(page, 'task-conflict');
@@ -646,6 +675,13 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByLabel('Region', { exact: true }).fill('Arctic circle');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 7' }).waitFor();
+    // Each row still shown that waits to be sent is marked (the two deleted ones wait too).
+    const marked = () =>
+      page
+        .locator('[data-testid="row-node"]')
+        .filter({ has: page.getByTestId('not-sent') })
+        .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-label')).sort());
+    await expect.poll(marked, { timeout: 15_000 }).toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4', 'Tool box']);
     const theirs = await serverCall(page, 'PATCH', `/api/directories/${sites.id}/rows/${north.id}`, {
       cells: ['North yard', 'Polar'],
     });
@@ -664,6 +700,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await expect
       .poll(async () => (await serverRows()).map((r) => r.cells[0]).sort(), { timeout: 15_000 })
       .toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4', 'Tool box']);
+    await expect.poll(marked, { timeout: 15_000 }).toEqual([]);
     const byName = new Map((await serverRows()).map((r) => [r.cells[0], r]));
     expect(byName.get('Tool box')?.parentId).toBeNull();
     expect(byName.get('Pier 4')?.cells).toEqual(['Pier 4', 'Barents']);

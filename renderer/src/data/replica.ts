@@ -20,6 +20,8 @@ export interface ReplicaStatus {
   ready: boolean;
   /** Tasks and directory rows changed on this device and not yet accepted by the server. */
   pending: number;
+  /** Their ids, so that screens can mark each one. */
+  pendingIds: ReadonlySet<string>;
   /** The server ended the session: replication stopped until the next sign-in. */
   signedOut: boolean;
 }
@@ -86,6 +88,7 @@ export class Replica {
       connecting: false,
       ready: false,
       pending: this.pending.size,
+      pendingIds: new Set(this.pending),
       signedOut: false,
     });
   }
@@ -201,7 +204,7 @@ export class Replica {
 
   private savePending(): void {
     this.keep('pending', [...this.pending]);
-    this.update({ pending: this.pending.size });
+    this.update({ pending: this.pending.size, pendingIds: new Set(this.pending) });
   }
 
   private pushed(ids: string[]): void {

@@ -120,6 +120,8 @@ export const en: Strings = {
     offline: 'The server cannot be reached. You are working on this device’s copy; changes will be sent later.',
     pending: 'The server cannot be reached. Changes waiting to be sent: {{count}}.',
     sending: 'Sending changes: {{count}}…',
+    notSent: 'Not sent yet',
+    notSentHint: 'Changed on this device; it will be sent to the server when the connection is back.',
     signedOut: 'Your session has ended. Sign in again to send your changes ({{count}}).',
     receiving:
       'Bringing your organization’s data to this device for work without the network… Tasks here so far: {{received}}.',

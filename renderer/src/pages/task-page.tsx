@@ -9,6 +9,7 @@ import { ApiError, api } from '../api';
 import { useLive, useReplica } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
+import { NotSentMark } from '../offline-banner';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
 import { EDITABLE, FieldInput, shownValue, storedValue, usePeople, useValueNames } from './field-input';
@@ -237,7 +238,10 @@ export function TaskPage() {
   return (
     <div style={{ maxWidth: 960, margin: '0 auto', padding: 24 }}>
       <Link to={`/tasks?formId=${current.formId}`}>← {t('task.back')}</Link>
-      <Typography.Title level={3}>{current.title}</Typography.Title>
+      <Typography.Title level={3}>
+        {current.title}
+        <NotSentMark id={current.id} />
+      </Typography.Title>
       {current.description && <Typography.Paragraph>{current.description}</Typography.Paragraph>}
       {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 16 }} />}
       {form.deleted && (

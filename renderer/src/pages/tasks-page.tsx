@@ -22,6 +22,7 @@ import { useLive, useReplica, useViewer } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
 import { newestTasksPage, taskListSelector } from '../data/task-pages';
+import { NotSentMark } from '../offline-banner';
 import { useShortcut } from '../shortcuts';
 import { BatchCreateDialog } from './batch-create';
 import { EDITABLE, FieldInput, storedValue, usePeople } from './field-input';
@@ -233,7 +234,12 @@ export function TasksPage() {
           {
             title: t('tasks.taskTitle'),
             dataIndex: 'title',
-            render: (title: string, task) => <Link to={`/tasks/${task.id}`}>{title}</Link>,
+            render: (title: string, task) => (
+              <>
+                <Link to={`/tasks/${task.id}`}>{title}</Link>
+                <NotSentMark id={task.id} />
+              </>
+            ),
           },
           { title: t('tasks.status'), render: (_, task) => <Tag>{statusOf(task)?.name ?? ''}</Tag>, width: 160 },
           {
