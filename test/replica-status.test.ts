@@ -167,3 +167,37 @@ describe('changes counted as waiting to be sent', () => {
     }
   });
 });
+
+describe('edits the server did not keep', () => {
+  it('are remembered once per task and value, the latest, until dismissed', async () => {
+    const form = await createForm(admin);
+    const task = await createTask(admin, form.id, { title: 'First' });
+    const here = await open(t.url);
+    const { replica } = here;
+    const titleHere = async () => (await replica.db.tasks.findOne(task.id).exec())?.title;
+    try {
+      await replica.sync.awaitInitial();
+      await expect.poll(titleHere, WAIT).toBe('First');
+      // Twice the title is changed offline while a colleague changes it on the server.
+      for (const [mine, theirs] of [
+        ['Mine, first try', 'Theirs, first'],
+        ['Mine, second try', 'Theirs, second'],
+      ] as const) {
+        replica.socket.disconnect();
+        await replica.changeTask(task.id, { title: mine });
+        expect((await admin.client.patch(`/api/tasks/${task.id}`, { title: theirs })).status).toBe(200);
+        replica.socket.connect();
+        await expect.poll(() => replica.lost$.value.map((edit) => edit.attempted), WAIT).toContain(mine);
+        await expect.poll(titleHere, WAIT).toBe(theirs);
+      }
+      // Only the latest loss of the title is shown: the first is stale.
+      expect(replica.lost$.value).toEqual([
+        expect.objectContaining({ id: task.id, path: 'title', attempted: 'Mine, second try', kept: 'Theirs, second' }),
+      ]);
+      replica.dismissAllLost();
+      expect(replica.lost$.value).toEqual([]);
+    } finally {
+      await here.close();
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useLive, useReplica } from './data/replica-context';
+import { LostEditsNotice } from './pages/lost-edits';
 
 /** How long the first pull may take before the app says it is bringing the data over. */
 const FIRST_SYNC_NOTICE_MS = 700;
@@ -119,7 +120,7 @@ export function OfflineBanner() {
       />
     );
   }
-  return null;
+  return <LostEditsNotice />;
 }
 
 /**

@@ -261,8 +261,17 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     expect(after.body.fields).toMatchObject({ [note]: 'Valve ordered', [reading]: '7' });
     await saveScreenshot(page, 'task-conflict');
 
+    // Wherever the user is, a notice says so and leads to the task; the list marks it.
+    const notice = page.getByTestId('lost-notice');
+    await notice.getByRole('link', { name: 'Boiler room' }).waitFor();
+    await page.getByRole('menuitem', { name: 'Tasks' }).click();
+    await page.getByRole('row').filter({ hasText: 'Boiler room' }).getByTestId('not-kept').waitFor();
+    await notice.getByRole('link', { name: 'Boiler room' }).click();
+    await lost.waitFor();
+
     await page.getByRole('button', { name: 'Got it' }).click();
     await lost.waitFor({ state: 'detached' });
+    await notice.waitFor({ state: 'detached' });
     await page.reload();
     await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
     expect(await page.getByTestId('lost-edit').count()).toBe(0);
@@ -707,13 +716,24 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     expect(byName.get('Dock 9')?.parentId).toBe(north.id);
     expect(byName.get('Crane')?.parentId).toBe(north.id);
     expect(byName.get('North yard')?.cells).toEqual(['North yard', 'Polar']);
-    // The lost edit is shown at the row, with what the server kept.
-    await row('North yard').click();
+    // The notice leads from anywhere to the row, whose lost edit is shown with what the server kept.
+    expect(await row('North yard').getByTestId('not-kept').count()).toBe(1);
+    await page.getByRole('menuitem', { name: 'Tasks' }).click();
+    const notice = page.getByTestId('lost-notice');
+    await notice.getByRole('link', { name: 'Berths: North yard' }).waitFor();
+    await saveScreenshot(page, 'lost-notice');
+    await notice.getByRole('link', { name: 'Berths: North yard' }).click();
     const lost = page.getByTestId('lost-edit');
     await lost.waitFor();
+    expect(await page.getByLabel('Region', { exact: true }).inputValue()).toBe('Polar');
     expect(await lost.textContent()).toContain('Region');
     expect(await lost.textContent()).toContain('your value “Arctic circle”');
     expect(await lost.textContent()).toContain('kept “Polar”');
+    // Hidden from the notice, the edits are dismissed everywhere.
+    await notice.getByRole('button', { name: 'Hide' }).click();
+    await notice.waitFor({ state: 'detached' });
+    await lost.waitFor({ state: 'detached' });
+    expect(await row('North yard').getByTestId('not-kept').count()).toBe(0);
     await context.close();
   });
 });

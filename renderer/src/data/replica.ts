@@ -214,9 +214,19 @@ export class Replica {
   }
 
   private remember(lost: LostEdit[]): void {
-    const next = [...this.lost$.value, ...lost].slice(-MAX_LOST);
+    // One entry per record and value, the latest: a push answered again (retried after its answer
+    // was lost) reports the same edit twice.
+    const newer = new Set(lost.map((edit) => `${edit.id} ${edit.path}`));
+    const kept = this.lost$.value.filter((edit) => !newer.has(`${edit.id} ${edit.path}`));
+    const next = [...kept, ...lost].slice(-MAX_LOST);
     this.keep('lost', next);
     this.lost$.next(next);
+  }
+
+  /** Forgets every lost edit (the user has seen the notice). */
+  dismissAllLost(): void {
+    this.keep('lost', []);
+    this.lost$.next([]);
   }
 
   /** Forgets the lost edits of one task (the user has seen them). */

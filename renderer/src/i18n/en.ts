@@ -135,6 +135,14 @@ export const en: Strings = {
     changedOnServer: 'it was changed on the server meanwhile',
     refused: 'the server refused the change',
     dismiss: 'Got it',
+    mark: 'Not kept',
+    markHint: 'Some of the changes you made offline were not kept. Open it to see what was kept instead.',
+    notice:
+      'Changes you made offline were not kept. Records concerned: {{count}}. Open each to see what was kept instead:',
+    unnamed: 'untitled',
+    gone: 'a record no longer on this device',
+    more: 'and {{count}} more (marked “Not kept” in the lists)',
+    dismissAll: 'Hide',
   },
   shortcuts: {
     title: 'Keyboard shortcuts',

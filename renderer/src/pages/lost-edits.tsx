@@ -1,8 +1,14 @@
+import type { Directory } from '@shared/api/directories';
 import type { LostEdit } from '@shared/sync';
-import { Alert, Button, List } from 'antd';
+import { Alert, Button, List, Tag, Tooltip } from 'antd';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { map } from 'rxjs';
+import type { Replica } from '../data/replica';
 import { useLive, useReplica } from '../data/replica-context';
+import type { RowDocument, TaskDocument } from '../data/schemas';
+import { cellText } from './directories/data';
 
 /** A value of a lost edit as the user reads it. */
 export function shownEditValue(value: unknown): string {
@@ -51,6 +57,98 @@ export function LostEdits({
       action={
         <Button size="small" onClick={() => replica?.dismissLost(recordId)}>
           {t('conflicts.dismiss')}
+        </Button>
+      }
+    />
+  );
+}
+
+/** Marks a task or directory row with offline edits the server did not keep (until dismissed). */
+export function LostMark({ id }: { id: string }) {
+  const { t } = useTranslation();
+  const lost = useLive((r) => r.lost$.pipe(map((all) => all.some((edit) => edit.id === id))), [id]);
+  if (!lost) return null;
+  return (
+    <Tooltip title={t('conflicts.markHint')}>
+      <Tag color="error" data-testid="not-kept" style={{ marginInlineStart: 8 }}>
+        {t('conflicts.mark')}
+      </Tag>
+    </Tooltip>
+  );
+}
+
+/** Records listed by name in the notice; the rest are counted. */
+const NOTICE_LIMIT = 5;
+
+/** A record with lost edits as the notice names it: where it opens, and what it is called. */
+interface LostRecord {
+  id: string;
+  to?: string;
+  name: string;
+}
+
+/** Names and places of the records `ids` in the replica (tasks, then directory rows). */
+async function lostRecords(replica: Replica, ids: string[]): Promise<LostRecord[]> {
+  const tasks = await replica.db.tasks.findByIds(ids).exec();
+  const rows = await replica.db.directory_rows.findByIds(ids).exec();
+  const directoryIds = [...new Set([...rows.values()].map((row) => (row.toJSON() as RowDocument).directoryId))];
+  const directories = await replica.db.directories.findByIds(directoryIds).exec();
+  return ids.map((id) => {
+    const task = tasks.get(id)?.toJSON() as TaskDocument | undefined;
+    if (task) return { id, to: `/tasks/${id}`, name: task.title ?? '' };
+    const row = rows.get(id)?.toJSON() as RowDocument | undefined;
+    if (!row) return { id, name: '' };
+    const directory = directories.get(row.directoryId)?.toJSON() as unknown as Directory | undefined;
+    const label = cellText(row.cells[directory?.tree_display_column_index ?? 0]);
+    return { id, to: `/directories/${row.directoryId}?row=${id}`, name: `${directory?.name ?? ''}: ${label}` };
+  });
+}
+
+/**
+ * Says, wherever the user is, that offline edits were not kept, and leads to the records concerned
+ * (each shows what was kept instead). Hidden once every record's edits are dismissed, there or here.
+ */
+export function LostEditsNotice() {
+  const { t } = useTranslation();
+  const { replica } = useReplica();
+  const ids = useLive((r) => r.lost$.pipe(map((all) => [...new Set(all.map((edit) => edit.id))])), []);
+  const key = ids?.join(',') ?? '';
+  const [records, setRecords] = useState<LostRecord[]>([]);
+  useEffect(() => {
+    if (!replica || !key) return setRecords([]);
+    let current = true;
+    void lostRecords(replica, key.split(',')).then((found) => {
+      if (current) setRecords(found);
+    });
+    return () => {
+      current = false;
+    };
+  }, [replica, key]);
+  if (!ids?.length) return null;
+  const named = records.slice(0, NOTICE_LIMIT);
+  return (
+    <Alert
+      banner
+      type="warning"
+      role="alert"
+      data-testid="lost-notice"
+      title={t('conflicts.notice', { count: ids.length })}
+      description={
+        <>
+          {named.map((record, index) => (
+            <span key={record.id}>
+              {index > 0 && ', '}
+              {record.to ? <Link to={record.to}>{record.name || t('conflicts.unnamed')}</Link> : t('conflicts.gone')}
+            </span>
+          ))}
+          {ids.length > named.length &&
+            named.length > 0 &&
+            ` ${t('conflicts.more', { count: ids.length - named.length })}`}
+        </>
+      }
+      action={
+        <Button size="small" onClick={() => replica?.dismissAllLost()}>
+          {t('conflicts.dismissAll')}
         </Button>
       }
     />

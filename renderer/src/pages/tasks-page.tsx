@@ -26,6 +26,7 @@ import { NotSentMark } from '../offline-banner';
 import { useShortcut } from '../shortcuts';
 import { BatchCreateDialog } from './batch-create';
 import { EDITABLE, FieldInput, storedValue, usePeople } from './field-input';
+import { LostMark } from './lost-edits';
 
 type ListedTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'updatedAt'>> & TaskDocument;
 
@@ -238,6 +239,7 @@ export function TasksPage() {
               <>
                 <Link to={`/tasks/${task.id}`}>{title}</Link>
                 <NotSentMark id={task.id} />
+                <LostMark id={task.id} />
               </>
             ),
           },

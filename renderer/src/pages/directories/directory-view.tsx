@@ -1,5 +1,5 @@
 import { Alert, App, Button, Card, Empty, Input, Select, Space, Spin, Tag, Typography } from 'antd';
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError, api, saveBlob } from '../../api';
@@ -90,16 +90,19 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   const labelIndex = labelParam === null ? (current?.tree_display_column_index ?? 0) : Number(labelParam);
   const search = params.get('q') ?? '';
   const under = params.get('under') ?? '';
-  const setParam = (name: string, value: string | null) =>
-    setParams(
-      (previous) => {
-        const next = new URLSearchParams(previous);
-        if (value === null || value === '') next.delete(name);
-        else next.set(name, value);
-        return next;
-      },
-      { replace: true },
-    );
+  const setParam = useCallback(
+    (name: string, value: string | null) =>
+      setParams(
+        (previous) => {
+          const next = new URLSearchParams(previous);
+          if (value === null || value === '') next.delete(name);
+          else next.set(name, value);
+          return next;
+        },
+        { replace: true },
+      ),
+    [setParams],
+  );
 
   const data = useLoader(
     current ? `${current.id}|${current.updatedAt}|${groupIndex}|${labelIndex}|${version}` : undefined,
@@ -115,6 +118,13 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   const parentRows = useLoader(parentDirectoryId, () => fetchAllRows(parentDirectoryId as string));
 
   const [editing, setEditing] = useState<Editing>();
+  // A link to one row (`?row=`, as the notice of lost edits gives) opens it in the editor.
+  const linkedRow = params.get('row');
+  useEffect(() => {
+    if (!linkedRow) return;
+    setEditing({ kind: 'edit', rowId: linkedRow });
+    setParam('row', null);
+  }, [linkedRow, setParam]);
   const [notice, setNotice] = useState<string>();
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [importOpen, setImportOpen] = useState(false);

@@ -2,6 +2,7 @@ import { Tag, Tree, type TreeDataNode, type TreeProps, Typography } from 'antd';
 import { type DragEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { NotSentMark } from '../../offline-banner';
+import { LostMark } from '../lost-edits';
 import { cellText, type Directory, placeNodes, type Row, type TreeNodeShape } from './data';
 
 /** Trees above this many nodes are drawn virtually: only the visible part is in the page. */
@@ -129,6 +130,7 @@ export function RowTree(props: RowTreeProps) {
       >
         {shape.label ? shape.label : <Typography.Text type="secondary">{t('directories.noLabel')}</Typography.Text>}
         <NotSentMark id={shape.id} />
+        <LostMark id={shape.id} />
         {row && (
           <Typography.Text type="secondary" style={{ marginLeft: 12, fontSize: 12 }}>
             {cellSummary(row)}
