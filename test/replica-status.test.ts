@@ -169,7 +169,7 @@ describe('changes counted as waiting to be sent', () => {
 });
 
 describe('edits the server did not keep', () => {
-  it('are remembered once per task and value, the latest, until dismissed', async () => {
+  it('are remembered once per task and value, the latest, until that value is dismissed', async () => {
     const form = await createForm(admin);
     const task = await createTask(admin, form.id, { title: 'First' });
     const here = await open(t.url);
@@ -194,7 +194,10 @@ describe('edits the server did not keep', () => {
       expect(replica.lost$.value).toEqual([
         expect.objectContaining({ id: task.id, path: 'title', attempted: 'Mine, second try', kept: 'Theirs, second' }),
       ]);
-      replica.dismissAllLost();
+      // Dismissing another value of the task leaves this one ("Use my value" on another field).
+      replica.dismissLost(task.id, 'description');
+      expect(replica.lost$.value).toHaveLength(1);
+      replica.dismissLost(task.id, 'title');
       expect(replica.lost$.value).toEqual([]);
     } finally {
       await here.close();

@@ -269,9 +269,16 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await notice.getByRole('link', { name: 'Boiler room' }).click();
     await lost.waitFor();
 
-    await page.getByRole('button', { name: 'Got it' }).click();
+    // The user takes their value back: made again over what the server kept, it is sent and kept.
+    await lost.getByRole('button', { name: 'Use my value' }).click();
     await lost.waitFor({ state: 'detached' });
     await notice.waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: 15_000 })
+      .toMatchObject({ [note]: 'Valve replaced', [reading]: '7' });
+    await page.waitForFunction(
+      () => (document.querySelector('input[aria-label="Note"]') as HTMLInputElement | null)?.value === 'Valve replaced',
+    );
     await page.reload();
     await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
     expect(await page.getByTestId('lost-edit').count()).toBe(0);
@@ -637,7 +644,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       (await apiInPage(page, 'POST', `/api/directories/${sites.id}/rows`, { cells, parentId })) as { id: string };
     const north = await make(['North yard', 'Arctic']);
     await make(['Pier 4', 'Arctic'], north.id);
-    await make(['South gate', 'Steppe']);
+    const southGate = await make(['South gate', 'Steppe']);
     await make(['Crane', 'Steppe']);
     const shed = await make(['Old shed', 'Steppe']);
     await make(['Tool box', 'Steppe'], shed.id);
@@ -695,6 +702,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       cells: ['North yard', 'Polar'],
     });
     expect(theirs.status).toBe(200);
+    // And a row deleted here is changed there: the deletion is not kept.
+    const theirsToo = await serverCall(page, 'PATCH', `/api/directories/${sites.id}/rows/${southGate.id}`, {
+      cells: ['South gate', 'Steppe east'],
+    });
+    expect(theirsToo.status).toBe(200);
     await saveScreenshot(page, 'directories-offline-edits');
 
     await context.setOffline(false);
@@ -708,7 +720,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       }[];
     await expect
       .poll(async () => (await serverRows()).map((r) => r.cells[0]).sort(), { timeout: 15_000 })
-      .toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4', 'Tool box']);
+      .toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4', 'South gate', 'Tool box']);
+    // Sent: no row waits any more.
     await expect.poll(marked, { timeout: 15_000 }).toEqual([]);
     const byName = new Map((await serverRows()).map((r) => [r.cells[0], r]));
     expect(byName.get('Tool box')?.parentId).toBeNull();
@@ -716,8 +729,15 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     expect(byName.get('Dock 9')?.parentId).toBe(north.id);
     expect(byName.get('Crane')?.parentId).toBe(north.id);
     expect(byName.get('North yard')?.cells).toEqual(['North yard', 'Polar']);
+    expect(byName.get('South gate')?.cells).toEqual(['South gate', 'Steppe east']);
     // The notice leads from anywhere to the row, whose lost edit is shown with what the server kept.
-    expect(await row('North yard').getByTestId('not-kept').count()).toBe(1);
+    await row('South gate').waitFor();
+    const notKept = () =>
+      page
+        .locator('[data-testid="row-node"]')
+        .filter({ has: page.getByTestId('not-kept') })
+        .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-label')).sort());
+    await expect.poll(notKept, { timeout: 15_000 }).toEqual(['North yard', 'South gate']);
     await page.getByRole('menuitem', { name: 'Tasks' }).click();
     const notice = page.getByTestId('lost-notice');
     await notice.getByRole('link', { name: 'Berths: North yard' }).waitFor();
@@ -729,11 +749,19 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     expect(await lost.textContent()).toContain('Region');
     expect(await lost.textContent()).toContain('your value “Arctic circle”');
     expect(await lost.textContent()).toContain('kept “Polar”');
-    // Hidden from the notice, the edits are dismissed everywhere.
+    // The user takes their value back: made again over what the server kept, it is saved there.
+    await lost.getByRole('button', { name: 'Use my value' }).click();
+    await lost.waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => (await serverRows()).find((r) => r.cells[0] === 'North yard')?.cells, { timeout: 15_000 })
+      .toEqual(['North yard', 'Arctic circle']);
+    // The deletion not kept is still announced; hidden from the notice, it is dismissed everywhere.
+    await expect
+      .poll(() => notice.getByRole('link').allTextContents(), { timeout: 15_000 })
+      .toEqual(['Berths: South gate']);
     await notice.getByRole('button', { name: 'Hide' }).click();
     await notice.waitFor({ state: 'detached' });
-    await lost.waitFor({ state: 'detached' });
-    expect(await row('North yard').getByTestId('not-kept').count()).toBe(0);
+    await expect.poll(notKept, { timeout: 15_000 }).toEqual([]);
     await context.close();
   });
 });

@@ -229,9 +229,9 @@ export class Replica {
     this.lost$.next([]);
   }
 
-  /** Forgets the lost edits of one task (the user has seen them). */
-  dismissLost(taskId: string): void {
-    const next = this.lost$.value.filter((edit) => edit.id !== taskId);
+  /** Forgets the lost edits of one record, or only the one of its value at `path` (the user has seen them). */
+  dismissLost(recordId: string, path?: string): void {
+    const next = this.lost$.value.filter((edit) => edit.id !== recordId || (path !== undefined && edit.path !== path));
     this.keep('lost', next);
     this.lost$.next(next);
   }

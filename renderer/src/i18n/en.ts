@@ -135,6 +135,7 @@ export const en: Strings = {
     changedOnServer: 'it was changed on the server meanwhile',
     refused: 'the server refused the change',
     dismiss: 'Got it',
+    useMine: 'Use my value',
     mark: 'Not kept',
     markHint: 'Some of the changes you made offline were not kept. Open it to see what was kept instead.',
     notice:

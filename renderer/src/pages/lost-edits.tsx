@@ -1,6 +1,6 @@
 import type { Directory } from '@shared/api/directories';
 import type { LostEdit } from '@shared/sync';
-import { Alert, Button, List, Tag, Tooltip } from 'antd';
+import { Alert, App, Button, List, Tag, Tooltip } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -18,22 +18,40 @@ export function shownEditValue(value: unknown): string {
 
 /**
  * Offline edits of one record (a task, a directory row) that the server did not keep, each with
- * what it kept instead and why; the user dismisses them once read.
+ * what it kept instead and why; the user dismisses them once read, or makes one again over what the
+ * server kept ("Use my value", where `apply` can: a value changed on the server meanwhile, not a
+ * change the server refused).
  */
 export function LostEdits({
   recordId,
   label,
   show = (_edit, value) => shownEditValue(value),
+  apply,
 }: {
   recordId: string;
   /** What the edit changed, in the user's words (a field, a column). */
   label: (edit: LostEdit) => string;
   show?: (edit: LostEdit, value: unknown) => string;
+  /** Makes the edit again (it is then sent as any change is); undefined where it cannot be. */
+  apply?: (edit: LostEdit) => (() => Promise<void>) | undefined;
 }) {
   const { t } = useTranslation();
+  const { message } = App.useApp();
   const { replica } = useReplica();
+  const [applying, setApplying] = useState<string>();
   const lost = useLive((r) => r.lost$.pipe(map((all) => all.filter((edit) => edit.id === recordId))), [recordId]);
   if (!lost?.length) return null;
+  const makeAgain = async (edit: LostEdit, action: () => Promise<void>) => {
+    setApplying(edit.path);
+    try {
+      await action();
+      replica?.dismissLost(recordId, edit.path);
+    } catch (caught) {
+      message.error(caught instanceof Error ? caught.message : String(caught));
+    } finally {
+      setApplying(undefined);
+    }
+  };
   return (
     <Alert
       type="warning"
@@ -45,13 +63,32 @@ export function LostEdits({
         <List
           size="small"
           dataSource={lost}
-          renderItem={(edit) => (
-            <List.Item data-testid="lost-edit">
-              <strong>{label(edit)}</strong>: {t('conflicts.yours', { value: show(edit, edit.attempted) })};{' '}
-              {t('conflicts.kept', { value: show(edit, edit.kept) })} —{' '}
-              {edit.reason === 'refused' ? (edit.detail ?? t('conflicts.refused')) : t('conflicts.changedOnServer')}
-            </List.Item>
-          )}
+          renderItem={(edit) => {
+            const action = edit.reason === 'changed_on_server' ? apply?.(edit) : undefined;
+            return (
+              <List.Item
+                data-testid="lost-edit"
+                actions={
+                  action && [
+                    <Button
+                      key="mine"
+                      size="small"
+                      loading={applying === edit.path}
+                      onClick={() => void makeAgain(edit, action)}
+                    >
+                      {t('conflicts.useMine')}
+                    </Button>,
+                  ]
+                }
+              >
+                <span>
+                  <strong>{label(edit)}</strong>: {t('conflicts.yours', { value: show(edit, edit.attempted) })};{' '}
+                  {t('conflicts.kept', { value: show(edit, edit.kept) })} —{' '}
+                  {edit.reason === 'refused' ? (edit.detail ?? t('conflicts.refused')) : t('conflicts.changedOnServer')}
+                </span>
+              </List.Item>
+            );
+          }}
         />
       }
       action={

@@ -44,6 +44,7 @@ type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 't
 /** Offline edits of this task that the server did not keep, with what it kept instead. */
 function TaskLostEdits({ taskId, form }: { taskId: string; form: Form }) {
   const { t } = useTranslation();
+  const { replica } = useReplica();
   const label = (edit: LostEdit) => {
     if (edit.path === 'statusId') return t('tasks.status');
     if (edit.path === 'title') return t('tasks.taskTitle');
@@ -57,7 +58,21 @@ function TaskLostEdits({ taskId, form }: { taskId: string; form: Form }) {
     const field = form.fields.find((f) => `fields.${f.id}` === edit.path);
     return field ? fieldValueText(field, value, names) : shownEditValue(value);
   };
-  return <LostEdits recordId={taskId} label={label} show={show} />;
+  // The value the user chose is made again, as an edit made here now (sent as any edit is).
+  const apply = (edit: LostEdit) => {
+    if (!replica) return undefined;
+    if (edit.path === 'title' || edit.path === 'description') {
+      return () => replica.changeTask(taskId, { [edit.path]: String(edit.attempted ?? '') });
+    }
+    if (edit.path === 'statusId' && typeof edit.attempted === 'string') {
+      const statusId = edit.attempted;
+      return () => replica.changeTask(taskId, { statusId });
+    }
+    const field = /^fields\.(.+)$/.exec(edit.path)?.[1];
+    if (field) return () => replica.changeTask(taskId, { fields: { [field]: edit.attempted ?? null } });
+    return undefined;
+  };
+  return <LostEdits recordId={taskId} label={label} show={show} apply={apply} />;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { Alert, App, Button, Card, Empty, Input, Select, Space, Spin, Tag, Typography } from 'antd';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError, api, saveBlob } from '../../api';
+import { useReplica } from '../../data/replica-context';
 import { CsvImport } from './csv-import';
 import {
   cellText,
@@ -82,6 +83,15 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   const current = listed && directory.data && listed.updatedAt > directory.data.updatedAt ? listed : directory.data;
   const [version, setVersion] = useState(0);
   const refresh = () => setVersion((v) => v + 1);
+  // Back online with everything sent, the rows are read from the server again: the view shows what
+  // was merged there (a deletion or an edit the server did not keep comes back).
+  const { status } = useReplica();
+  const settled = Boolean(status?.online) && status?.pending === 0;
+  const wasSettled = useRef(settled);
+  useEffect(() => {
+    if (settled && !wasSettled.current) setVersion((v) => v + 1);
+    wasSettled.current = settled;
+  }, [settled]);
 
   const groupParam = params.get('group');
   const groupIndex =

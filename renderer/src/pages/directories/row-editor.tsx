@@ -158,6 +158,31 @@ export function RowEditor(props: RowEditorProps) {
     return t('directories.rowTitle');
   };
 
+  // A value the server did not keep, made again as an edit made here now (saved as the editor saves).
+  const applyLost = (edit: LostEdit) => {
+    if (!row) return undefined;
+    const resave = (change: Partial<Pick<Row, 'cells' | 'parentRowIds'>>) => async () => {
+      const input = { cells: row.cells, parentRowIds: row.parentRowIds, parentId: props.parent.id, ...change };
+      const saved = await saveRow(directory.id, row, input);
+      props.onSaved(saved.row, saved.offline);
+    };
+    const cell = /^cells\.(\d+)$/.exec(edit.path)?.[1];
+    if (cell !== undefined) {
+      const cells = [...row.cells];
+      cells[Number(cell)] = (edit.attempted ?? null) as Cell;
+      return resave({ cells });
+    }
+    if (edit.path === 'parentRowIds' && Array.isArray(edit.attempted)) {
+      return resave({ parentRowIds: edit.attempted.map(String) });
+    }
+    if (edit.path === 'parentId') {
+      const parentId = typeof edit.attempted === 'string' ? edit.attempted : null;
+      return async () => props.onMove(parentId);
+    }
+    if (edit.path === '_deleted') return remove;
+    return undefined;
+  };
+
   const remove = async () => {
     if (!row) return;
     try {
@@ -185,7 +210,7 @@ export function RowEditor(props: RowEditorProps) {
         </Typography.Paragraph>
       )}
       {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 8 }} />}
-      {row && <LostEdits recordId={row.id} label={lostLabel} />}
+      {row && <LostEdits recordId={row.id} label={lostLabel} apply={applyLost} />}
       <AntForm form={form} layout="vertical" size="small" initialValues={initial} onFinish={save}>
         {directory.columns.map((column, index) => (
           <AntForm.Item
