@@ -1,4 +1,4 @@
-import { Alert, Button, Tag, Tooltip } from 'antd';
+import { Alert, Button } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
@@ -8,11 +8,8 @@ import { LostEditsNotice } from './pages/lost-edits';
 /** How long the first pull may take before the app says it is bringing the data over. */
 const FIRST_SYNC_NOTICE_MS = 700;
 
-/** How long a change may wait to be sent while connected before its record is marked. */
-const NOT_SENT_NOTICE_MS = 3_000;
-
 /** `flag`, once it has held for `ms` (so a quick pull never flashes a notice). */
-function useHeld(flag: boolean, ms: number): boolean {
+export function useHeld(flag: boolean, ms: number): boolean {
   const [held, setHeld] = useState(false);
   useEffect(() => {
     setHeld(false);
@@ -121,24 +118,4 @@ export function OfflineBanner() {
     );
   }
   return <LostEditsNotice />;
-}
-
-/**
- * Marks a task or directory row changed on this device and not yet accepted by the server. Without
- * the connection at once; connected, only once the change has waited a while (it is usually sent
- * within moments, and a mark that flashed at every save would say nothing).
- */
-export function NotSentMark({ id }: { id: string }) {
-  const { t } = useTranslation();
-  const { status } = useReplica();
-  const waiting = Boolean(status?.pendingIds.has(id));
-  const held = useHeld(waiting, NOT_SENT_NOTICE_MS);
-  if (!waiting || (status?.online && !held)) return null;
-  return (
-    <Tooltip title={t('offline.notSentHint')}>
-      <Tag color="warning" data-testid="not-sent" style={{ marginInlineStart: 8 }}>
-        {t('offline.notSent')}
-      </Tag>
-    </Tooltip>
-  );
 }

@@ -1,6 +1,6 @@
 import type { Directory } from '@shared/api/directories';
 import type { LostEdit } from '@shared/sync';
-import { Alert, App, Button, List, Tag, Tooltip } from 'antd';
+import { Alert, App, Button, List } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -97,20 +97,6 @@ export function LostEdits({
         </Button>
       }
     />
-  );
-}
-
-/** Marks a task or directory row with offline edits the server did not keep (until dismissed). */
-export function LostMark({ id }: { id: string }) {
-  const { t } = useTranslation();
-  const lost = useLive((r) => r.lost$.pipe(map((all) => all.some((edit) => edit.id === id))), [id]);
-  if (!lost) return null;
-  return (
-    <Tooltip title={t('conflicts.markHint')}>
-      <Tag color="error" data-testid="not-kept" style={{ marginInlineStart: 8 }}>
-        {t('conflicts.mark')}
-      </Tag>
-    </Tooltip>
   );
 }
 

@@ -9,13 +9,13 @@ import { ApiError, api } from '../api';
 import { useLive, useReplica } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
-import { NotSentMark } from '../offline-banner';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
 import { EDITABLE, FieldInput, shownValue, storedValue, usePeople, useValueNames } from './field-input';
 import { fieldValueText } from './field-values';
 import { LostEdits, shownEditValue } from './lost-edits';
 import { TaskQrButton } from './qr-codes';
+import { NotSentMark } from './sync-marks';
 
 interface HistoryEntry {
   id: string;

@@ -22,11 +22,10 @@ import { useLive, useReplica, useViewer } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
 import { newestTasksPage, taskListSelector } from '../data/task-pages';
-import { NotSentMark } from '../offline-banner';
 import { useShortcut } from '../shortcuts';
 import { BatchCreateDialog } from './batch-create';
 import { EDITABLE, FieldInput, storedValue, usePeople } from './field-input';
-import { LostMark } from './lost-edits';
+import { SyncMarks } from './sync-marks';
 
 type ListedTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'updatedAt'>> & TaskDocument;
 
@@ -238,8 +237,7 @@ export function TasksPage() {
             render: (title: string, task) => (
               <>
                 <Link to={`/tasks/${task.id}`}>{title}</Link>
-                <NotSentMark id={task.id} />
-                <LostMark id={task.id} />
+                <SyncMarks id={task.id} />
               </>
             ),
           },

@@ -1,8 +1,7 @@
 import { Tag, Tree, type TreeDataNode, type TreeProps, Typography } from 'antd';
 import { type DragEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { NotSentMark } from '../../offline-banner';
-import { LostMark } from '../lost-edits';
+import { SyncMarks } from '../sync-marks';
 import { cellText, type Directory, placeNodes, type Row, type TreeNodeShape } from './data';
 
 /** Trees above this many nodes are drawn virtually: only the visible part is in the page. */
@@ -129,8 +128,7 @@ export function RowTree(props: RowTreeProps) {
         style={{ opacity: context.has(shape.id) ? 0.5 : 1 }}
       >
         {shape.label ? shape.label : <Typography.Text type="secondary">{t('directories.noLabel')}</Typography.Text>}
-        <NotSentMark id={shape.id} />
-        <LostMark id={shape.id} />
+        <SyncMarks id={shape.id} />
         {row && (
           <Typography.Text type="secondary" style={{ marginLeft: 12, fontSize: 12 }}>
             {cellSummary(row)}
