@@ -692,11 +692,13 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 7' }).waitFor();
     // Each row still shown that waits to be sent is marked (the two deleted ones wait too).
-    const marked = () =>
+    // The labels of the rows shown with a mark (`not-sent`, `not-kept`).
+    const markedRows = (mark: string) => () =>
       page
         .locator('[data-testid="row-node"]')
-        .filter({ has: page.getByTestId('not-sent') })
+        .filter({ has: page.getByTestId(mark) })
         .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-label')).sort());
+    const marked = markedRows('not-sent');
     await expect.poll(marked, { timeout: 15_000 }).toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4', 'Tool box']);
     const theirs = await serverCall(page, 'PATCH', `/api/directories/${sites.id}/rows/${north.id}`, {
       cells: ['North yard', 'Polar'],
@@ -732,11 +734,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     expect(byName.get('South gate')?.cells).toEqual(['South gate', 'Steppe east']);
     // The notice leads from anywhere to the row, whose lost edit is shown with what the server kept.
     await row('South gate').waitFor();
-    const notKept = () =>
-      page
-        .locator('[data-testid="row-node"]')
-        .filter({ has: page.getByTestId('not-kept') })
-        .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-label')).sort());
+    const notKept = markedRows('not-kept');
     await expect.poll(notKept, { timeout: 15_000 }).toEqual(['North yard', 'South gate']);
     await page.getByRole('menuitem', { name: 'Tasks' }).click();
     const notice = page.getByTestId('lost-notice');
