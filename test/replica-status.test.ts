@@ -204,3 +204,29 @@ describe('edits the server did not keep', () => {
     }
   });
 });
+
+describe('changes the server does not take', () => {
+  it('say why while they are tried again, and go once the server takes them', async () => {
+    const form = await createForm(admin);
+    const task = await createTask(admin, form.id, { title: 'Before' });
+    // The database refuses this title: the server answers the push with a problem.
+    await t.database.db.query(`ALTER TABLE tasks ADD CONSTRAINT refuses_title CHECK (title <> 'Refused title')`);
+    const here = await open(t.url);
+    const { replica } = here;
+    try {
+      await replica.sync.awaitInitial();
+      await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe('Before');
+      await replica.changeTask(task.id, { title: 'Refused title' });
+      await expect.poll(() => replica.status$.value.sendFailure, WAIT).toContain('Retry later');
+      expect(replica.status$.value).toMatchObject({ online: true, pending: 1 });
+      // The server takes it again: the next try goes through and the reason is gone.
+      await t.database.db.query('ALTER TABLE tasks DROP CONSTRAINT refuses_title');
+      await expect.poll(() => replica.status$.value.pending, WAIT).toBe(0);
+      expect(replica.status$.value.sendFailure).toBeUndefined();
+      expect((await admin.client.get(`/api/tasks/${task.id}`)).body.title).toBe('Refused title');
+    } finally {
+      await here.close();
+      await t.database.db.query('ALTER TABLE tasks DROP CONSTRAINT IF EXISTS refuses_title');
+    }
+  });
+});

@@ -8,6 +8,12 @@ import { LostEditsNotice } from './pages/lost-edits';
 /** How long the first pull may take before the app says it is bringing the data over. */
 const FIRST_SYNC_NOTICE_MS = 700;
 
+/** A reason given by the server, ended as a sentence. */
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
 /** `flag`, once it has held for `ms` (so a quick pull never flashes a notice). */
 export function useHeld(flag: boolean, ms: number): boolean {
   const [held, setHeld] = useState(false);
@@ -103,6 +109,17 @@ export function OfflineBanner() {
         role="status"
         data-testid="first-sync"
         title={t('offline.receiving', { received: (received ?? 0).toLocaleString(i18n.language) })}
+      />
+    );
+  }
+  if (status.pending > 0 && status.sendFailure) {
+    return (
+      <Alert
+        banner
+        type="warning"
+        role="alert"
+        data-testid="send-failed"
+        title={t('offline.sendFailed', { count: status.pending, reason: sentence(status.sendFailure) })}
       />
     );
   }

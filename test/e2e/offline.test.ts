@@ -285,6 +285,39 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('says why changes are not sent while the server refuses them, and sends them once it takes them', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Cold Store',
+      name: 'Inna',
+      email: 'inna@example.org',
+    });
+    const { task, note } = await arrange(page);
+    await page.goto(`${suite.t.url}/tasks/${task.id}`);
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    await replicaIs(page, 'online ready');
+    // The database refuses this one value: the server answers the push with a problem.
+    const refuse = `ALTER TABLE tasks ADD CONSTRAINT refuses_note CHECK (fields->>'${note}' IS DISTINCT FROM 'Refused')`;
+    await suite.t.database.db.query(refuse);
+    try {
+      await page.getByLabel('Note').fill('Refused');
+      await page.getByRole('button', { name: 'Save' }).click();
+      const failed = page.getByTestId('send-failed');
+      await failed.waitFor({ timeout: 15_000 });
+      expect(await failed.textContent()).toContain('Changes waiting to be sent: 1. The server did not take them');
+      // Connected, the change that keeps waiting is marked on the task as well.
+      await page.getByRole('heading', { name: 'Boiler room' }).getByTestId('not-sent').waitFor();
+      await saveScreenshot(page, 'send-failed');
+      await suite.t.database.db.query('ALTER TABLE tasks DROP CONSTRAINT refuses_note');
+      await failed.waitFor({ state: 'detached', timeout: 15_000 });
+      await expect
+        .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: 15_000 })
+        .toMatchObject({ [note]: 'Refused' });
+    } finally {
+      await suite.t.database.db.query('ALTER TABLE tasks DROP CONSTRAINT IF EXISTS refuses_note');
+    }
+    await context.close();
+  });
+
   it('opens again in the browser with the network cut: the page from the service worker, the data from the replica', async () => {
     const { context, page, task } = await taskList({
       organization: 'Tunnel Works',

@@ -141,6 +141,8 @@ export function startReplicaSync(
     onLostEdits?: (lost: LostEdit[]) => void;
     /** Documents whose push the server answered. */
     onPushed?: (collection: CollectionName, ids: string[]) => void;
+    /** A push the server refused as a whole or did not answer; it is tried again later. */
+    onPushFailed?: (problem: { code: string; detail: string }) => void;
     /** Called when the server no longer accepts the session: replication pauses until `resume()`. */
     onSignedOut?: () => void;
     /**
@@ -166,6 +168,7 @@ export function startReplicaSync(
         retryTimeMs: options.retryTimeMs,
         onLostEdits: options.onLostEdits,
         onPushed: (ids) => options.onPushed?.(name, ids),
+        onPushFailed: options.onPushFailed,
         tombstoneDefaults: tombstoneDefaults[name],
       }),
     ]),

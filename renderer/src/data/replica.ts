@@ -24,6 +24,8 @@ export interface ReplicaStatus {
   pendingIds: ReadonlySet<string>;
   /** The server ended the session: replication stopped until the next sign-in. */
   signedOut: boolean;
+  /** Why the last push did not go (the server's problem), until one goes; it is tried again meanwhile. */
+  sendFailure?: string;
 }
 
 /** Remembered per user across restarts: what is waiting to be sent, and edits the server did not keep. */
@@ -132,6 +134,7 @@ export class Replica {
     const sync = startReplicaSync(db, socket, {
       onLostEdits: (lost) => replica?.remember(lost),
       onPushed: (_collection, ids) => replica?.pushed(ids),
+      onPushFailed: (problem) => replica?.update({ sendFailure: problem.detail }),
       onSignedOut: () => replica?.update({ signedOut: true, online: false }),
       reauthenticate: options.reauthenticate,
     });
@@ -209,6 +212,7 @@ export class Replica {
 
   private pushed(ids: string[]): void {
     for (const id of ids) this.pending.delete(id);
+    if (this.status$.value.sendFailure !== undefined) this.update({ sendFailure: undefined });
     this.savePending();
     this.pushed$.next(ids);
   }

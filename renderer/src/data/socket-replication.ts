@@ -148,6 +148,11 @@ export interface SocketReplicationOptions<RxDocType> {
    * that were not written on the replica again meanwhile (that write waits for the next push).
    */
   onPushed?: (ids: string[]) => void;
+  /**
+   * A push the server answered with a problem, or did not answer in time (not one made while
+   * disconnected): RxDB tries it again later; the UI says why it has not gone yet.
+   */
+  onPushFailed?: (problem: { code: string; detail: string }) => void;
   /** Fields a bare tombstone `{id, _deleted}` from the server gets (the collection requires them). */
   tombstoneDefaults?: Record<string, unknown>;
 }
@@ -324,6 +329,15 @@ export function replicateOverSocket<RxDocType>(
                     timing,
                   ),
                 );
+              } catch (error) {
+                if (!(error instanceof SyncProblemError && error.problem.status === 0)) {
+                  const problem =
+                    error instanceof SyncProblemError
+                      ? error.problem
+                      : { code: 'no_answer', detail: error instanceof Error ? error.message : String(error) };
+                  options.onPushFailed?.({ code: problem.code, detail: problem.detail });
+                }
+                throw error;
               } finally {
                 for (const id of ids) {
                   const left = (pushing.get(id) ?? 1) - 1;

@@ -120,6 +120,8 @@ export const en: Strings = {
     offline: 'The server cannot be reached. You are working on this device’s copy; changes will be sent later.',
     pending: 'The server cannot be reached. Changes waiting to be sent: {{count}}.',
     sending: 'Sending changes: {{count}}…',
+    sendFailed:
+      'Changes waiting to be sent: {{count}}. The server did not take them: {{reason}} They are kept on this device and sent again automatically; if this goes on, tell your administrator.',
     notSent: 'Not sent yet',
     notSentHint: 'Changed on this device; it will be sent to the server when the connection is back.',
     signedOut: 'Your session has ended. Sign in again to send your changes ({{count}}).',
