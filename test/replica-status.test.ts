@@ -205,6 +205,30 @@ describe('edits the server did not keep', () => {
   });
 });
 
+describe('server changes that cannot be received', () => {
+  it('say why while they are tried again, and stop once they come', async () => {
+    const form = await createForm(admin);
+    const task = await createTask(admin, form.id, { title: 'Held on the server' });
+    // The server cannot read its tasks: it answers their pulls with a problem.
+    await t.database.db.query('ALTER TABLE tasks RENAME COLUMN description TO description_hidden');
+    let renamed = true;
+    const here = await open(t.url);
+    const { replica } = here;
+    try {
+      await expect.poll(() => replica.status$.value.receiveFailure, WAIT).toContain('Retry later');
+      expect(replica.status$.value).toMatchObject({ online: true, ready: false, sendFailure: undefined });
+      await t.database.db.query('ALTER TABLE tasks RENAME COLUMN description_hidden TO description');
+      renamed = false;
+      await replica.sync.awaitInitial();
+      await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe(task.title);
+      expect(replica.status$.value.receiveFailure).toBeUndefined();
+    } finally {
+      await here.close();
+      if (renamed) await t.database.db.query('ALTER TABLE tasks RENAME COLUMN description_hidden TO description');
+    }
+  });
+});
+
 describe('changes the server does not take', () => {
   it('say why while they are tried again, and go once the server takes them', async () => {
     const form = await createForm(admin);

@@ -101,6 +101,17 @@ export function OfflineBanner() {
       />
     );
   }
+  if (status.receiveFailure) {
+    return (
+      <Alert
+        banner
+        type="warning"
+        role="alert"
+        data-testid="receive-failed"
+        title={t('offline.receiveFailed', { reason: sentence(status.receiveFailure) })}
+      />
+    );
+  }
   if (syncing && status.pending === 0) {
     return (
       <Alert

@@ -289,7 +289,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Cold Store',
       name: 'Inna',
-      email: 'inna@example.org',
+      email: 'inna.cold@example.org',
     });
     const { task, note } = await arrange(page);
     await page.goto(`${suite.t.url}/tasks/${task.id}`);
@@ -314,6 +314,28 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
         .toMatchObject({ [note]: 'Refused' });
     } finally {
       await suite.t.database.db.query('ALTER TABLE tasks DROP CONSTRAINT IF EXISTS refuses_note');
+    }
+    await context.close();
+  });
+
+  it('says why the server’s changes cannot be received, until they come', async () => {
+    const { context, page } = await taskList({ organization: 'Salt Mine', name: 'Ilya', email: 'ilya@example.org' });
+    await replicaIs(page, 'online ready');
+    // The server cannot read its tasks; the replica asks for what it missed when it reconnects.
+    await suite.t.database.db.query('ALTER TABLE tasks RENAME COLUMN description TO description_hidden');
+    let renamed = true;
+    try {
+      await context.setOffline(true);
+      await page.getByTestId('offline-banner').waitFor();
+      await context.setOffline(false);
+      const failed = page.getByTestId('receive-failed');
+      await failed.waitFor({ timeout: 15_000 });
+      expect(await failed.textContent()).toContain('Changes from the server cannot be received now');
+      await suite.t.database.db.query('ALTER TABLE tasks RENAME COLUMN description_hidden TO description');
+      renamed = false;
+      await failed.waitFor({ state: 'detached', timeout: 15_000 });
+    } finally {
+      if (renamed) await suite.t.database.db.query('ALTER TABLE tasks RENAME COLUMN description_hidden TO description');
     }
     await context.close();
   });

@@ -6,7 +6,7 @@ import type { RxReplicationState } from 'rxdb/plugins/replication';
 import type { Socket } from 'socket.io-client';
 import { type CollectionName, collectionMigrations, collectionSchemas, tombstoneDefaults, WRITABLE } from './schemas';
 import { withServerStatesInOrder } from './server-state-order';
-import { replicateOverSocket } from './socket-replication';
+import { replicateOverSocket, type SyncDirection, type SyncTrouble } from './socket-replication';
 
 // Tombstones of deleted records are removed from the replica once every replication has seen them.
 addRxPlugin(RxDBCleanupPlugin);
@@ -141,8 +141,8 @@ export function startReplicaSync(
     onLostEdits?: (lost: LostEdit[]) => void;
     /** Documents whose push the server answered. */
     onPushed?: (collection: CollectionName, ids: string[]) => void;
-    /** A push the server refused as a whole or did not answer; it is tried again later. */
-    onPushFailed?: (problem: { code: string; detail: string }) => void;
+    /** How the last pull or push of a collection went (see `replicateOverSocket`). */
+    onSyncProblem?: (collection: CollectionName, direction: SyncDirection, problem: SyncTrouble | undefined) => void;
     /** Called when the server no longer accepts the session: replication pauses until `resume()`. */
     onSignedOut?: () => void;
     /**
@@ -168,7 +168,7 @@ export function startReplicaSync(
         retryTimeMs: options.retryTimeMs,
         onLostEdits: options.onLostEdits,
         onPushed: (ids) => options.onPushed?.(name, ids),
-        onPushFailed: options.onPushFailed,
+        onSyncProblem: (direction, problem) => options.onSyncProblem?.(name, direction, problem),
         tombstoneDefaults: tombstoneDefaults[name],
       }),
     ]),

@@ -10,6 +10,7 @@ import {
   type UpgradeProgress,
 } from './database';
 import { type RowDocument, type TaskDocument, WRITABLE } from './schemas';
+import type { SyncDirection, SyncTrouble } from './socket-replication';
 
 export interface ReplicaStatus {
   /** Connected to the server's sync stream. */
@@ -24,8 +25,10 @@ export interface ReplicaStatus {
   pendingIds: ReadonlySet<string>;
   /** The server ended the session: replication stopped until the next sign-in. */
   signedOut: boolean;
-  /** Why the last push did not go (the server's problem), until one goes; it is tried again meanwhile. */
+  /** Why changes made here do not go (the server's problem), until they do; they are tried again meanwhile. */
   sendFailure?: string;
+  /** Why the server's changes do not come (the server's problem), until they do; tried again meanwhile. */
+  receiveFailure?: string;
 }
 
 /** Remembered per user across restarts: what is waiting to be sent, and edits the server did not keep. */
@@ -69,6 +72,8 @@ export class Replica {
   /** Ids of tasks whose push the server has just answered (its history and audit now hold them). */
   readonly pushed$ = new Subject<string[]>();
   private readonly pending: Set<string>;
+  /** Why pulls or pushes of a collection fail now, by direction and collection. */
+  private readonly troubles = new Map<string, string>();
   private readonly cleanups: (() => void)[] = [];
   /** Documents being written here now, and how many writes each has had: see `settleUnchanged`. */
   private readonly writing = new Set<string>();
@@ -134,7 +139,7 @@ export class Replica {
     const sync = startReplicaSync(db, socket, {
       onLostEdits: (lost) => replica?.remember(lost),
       onPushed: (_collection, ids) => replica?.pushed(ids),
-      onPushFailed: (problem) => replica?.update({ sendFailure: problem.detail }),
+      onSyncProblem: (collection, direction, problem) => replica?.troubled(`${direction} ${collection}`, problem),
       onSignedOut: () => replica?.update({ signedOut: true, online: false }),
       reauthenticate: options.reauthenticate,
     });
@@ -210,9 +215,22 @@ export class Replica {
     this.update({ pending: this.pending.size, pendingIds: new Set(this.pending) });
   }
 
+  /**
+   * Records how the last pull or push of a collection went (`key`: direction and collection); the
+   * status says the first reason of each direction still standing.
+   */
+  private troubled(key: string, problem: SyncTrouble | undefined): void {
+    if (problem) this.troubles.set(key, problem.detail);
+    else if (!this.troubles.delete(key)) return;
+    const first = (direction: SyncDirection) =>
+      [...this.troubles].find(([where]) => where.startsWith(`${direction} `))?.[1];
+    const change = { sendFailure: first('send'), receiveFailure: first('receive') };
+    const { sendFailure, receiveFailure } = this.status$.value;
+    if (change.sendFailure !== sendFailure || change.receiveFailure !== receiveFailure) this.update(change);
+  }
+
   private pushed(ids: string[]): void {
     for (const id of ids) this.pending.delete(id);
-    if (this.status$.value.sendFailure !== undefined) this.update({ sendFailure: undefined });
     this.savePending();
     this.pushed$.next(ids);
   }

@@ -20,6 +20,22 @@ import { Subject } from 'rxjs';
 import type { Socket } from 'socket.io-client';
 
 /** A failed acknowledgement, carrying the server's problem. */
+export type SyncDirection = 'send' | 'receive';
+
+/** Why a pull or push did not go: the server's problem, or no answer. */
+export interface SyncTrouble {
+  code: string;
+  detail: string;
+}
+
+/** The trouble a failed call reports; none for a call made while disconnected (that is offline). */
+function troubleOf(error: unknown): SyncTrouble | undefined {
+  if (error instanceof SyncProblemError) {
+    return error.problem.status === 0 ? undefined : { code: error.problem.code, detail: error.problem.detail };
+  }
+  return { code: 'no_answer', detail: error instanceof Error ? error.message : String(error) };
+}
+
 export class SyncProblemError extends Error {
   constructor(readonly problem: { status: number; code: string; title: string; detail: string }) {
     super(`${problem.code}: ${problem.detail}`);
@@ -149,10 +165,11 @@ export interface SocketReplicationOptions<RxDocType> {
    */
   onPushed?: (ids: string[]) => void;
   /**
-   * A push the server answered with a problem, or did not answer in time (not one made while
-   * disconnected): RxDB tries it again later; the UI says why it has not gone yet.
+   * How the last pull (`receive`) or push (`send`) went: the problem the server answered, or that it
+   * did not answer in time — RxDB tries again later, and the UI says why meanwhile — or undefined
+   * once one went through. A call made while disconnected is neither.
    */
-  onPushFailed?: (problem: { code: string; detail: string }) => void;
+  onSyncProblem?: (direction: SyncDirection, problem: SyncTrouble | undefined) => void;
   /** Fields a bare tombstone `{id, _deleted}` from the server gets (the collection requires them). */
   tombstoneDefaults?: Record<string, unknown>;
 }
@@ -298,7 +315,13 @@ export function replicateOverSocket<RxDocType>(
       async handler(checkpoint, batchSize) {
         pulling += 1;
         try {
-          return await pullBatch(checkpoint ?? null, batchSize);
+          const batch = await pullBatch(checkpoint ?? null, batchSize);
+          options.onSyncProblem?.('receive', undefined);
+          return batch;
+        } catch (error) {
+          const trouble = troubleOf(error);
+          if (trouble) options.onSyncProblem?.('receive', trouble);
+          throw error;
         } finally {
           pulling -= 1;
         }
@@ -330,13 +353,8 @@ export function replicateOverSocket<RxDocType>(
                   ),
                 );
               } catch (error) {
-                if (!(error instanceof SyncProblemError && error.problem.status === 0)) {
-                  const problem =
-                    error instanceof SyncProblemError
-                      ? error.problem
-                      : { code: 'no_answer', detail: error instanceof Error ? error.message : String(error) };
-                  options.onPushFailed?.({ code: problem.code, detail: problem.detail });
-                }
+                const trouble = troubleOf(error);
+                if (trouble) options.onSyncProblem?.('send', trouble);
                 throw error;
               } finally {
                 for (const id of ids) {
@@ -345,6 +363,7 @@ export function replicateOverSocket<RxDocType>(
                   else pushing.delete(id);
                 }
               }
+              options.onSyncProblem?.('send', undefined);
               if (result.lost.length > 0) options.onLostEdits?.(result.lost);
               if (options.onPushed) options.onPushed(await settled(rows));
               return complete(result.conflicts) as never;

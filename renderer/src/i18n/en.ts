@@ -122,6 +122,8 @@ export const en: Strings = {
     sending: 'Sending changes: {{count}}…',
     sendFailed:
       'Changes waiting to be sent: {{count}}. The server did not take them: {{reason}} They are kept on this device and sent again automatically; if this goes on, tell your administrator.',
+    receiveFailed:
+      'Changes from the server cannot be received now: {{reason}} What this device shows may be out of date; it is tried again automatically. If this goes on, tell your administrator.',
     notSent: 'Not sent yet',
     notSentHint: 'Changed on this device; it will be sent to the server when the connection is back.',
     signedOut: 'Your session has ended. Sign in again to send your changes ({{count}}).',

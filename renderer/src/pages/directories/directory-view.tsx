@@ -84,14 +84,20 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   const [version, setVersion] = useState(0);
   const refresh = () => setVersion((v) => v + 1);
   // Back online with everything sent, the rows are read from the server again: the view shows what
-  // was merged there (a deletion or an edit the server did not keep comes back).
+  // was merged there (a deletion or an edit the server did not keep comes back). Only after the
+  // view saw the connection lost or changes waiting: the first connection of a replica opening
+  // while rows are shown changes nothing they show.
   const { status } = useReplica();
+  const unsettled = Boolean(status && ((!status.online && !status.connecting) || status.pending > 0));
   const settled = Boolean(status?.online) && status?.pending === 0;
-  const wasSettled = useRef(settled);
+  const sawUnsettled = useRef(false);
   useEffect(() => {
-    if (settled && !wasSettled.current) setVersion((v) => v + 1);
-    wasSettled.current = settled;
-  }, [settled]);
+    if (unsettled) sawUnsettled.current = true;
+    else if (settled && sawUnsettled.current) {
+      sawUnsettled.current = false;
+      setVersion((v) => v + 1);
+    }
+  }, [unsettled, settled]);
 
   const groupParam = params.get('group');
   const groupIndex =
