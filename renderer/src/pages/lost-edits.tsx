@@ -3,7 +3,7 @@ import type { LostEdit } from '@shared/sync';
 import { Alert, App, Button, List } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { map } from 'rxjs';
 import type { Replica } from '../data/replica';
 import { useLive, useReplica } from '../data/replica-context';
@@ -129,12 +129,18 @@ async function lostRecords(replica: Replica, ids: string[]): Promise<LostRecord[
 
 /**
  * Says, wherever the user is, that offline edits were not kept, and leads to the records concerned
- * (each shows what was kept instead). Hidden once every record's edits are dismissed, there or here.
+ * (each shows what was kept instead), except the task open on the page, which says so itself.
+ * Hidden once every record's edits are dismissed, there or here.
  */
 export function LostEditsNotice() {
   const { t } = useTranslation();
   const { replica } = useReplica();
-  const ids = useLive((r) => r.lost$.pipe(map((all) => [...new Set(all.map((edit) => edit.id))])), []);
+  // The task open on this page shows its own lost edits: the notice speaks of the others.
+  const openTask = /^\/tasks\/([^/]+)$/.exec(useLocation().pathname)?.[1];
+  const ids = useLive(
+    (r) => r.lost$.pipe(map((all) => [...new Set(all.map((edit) => edit.id))].filter((id) => id !== openTask))),
+    [openTask],
+  );
   const key = ids?.join(',') ?? '';
   const [records, setRecords] = useState<LostRecord[]>([]);
   useEffect(() => {
