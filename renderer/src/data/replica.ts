@@ -236,8 +236,8 @@ export class Replica {
   }
 
   private remember(lost: LostEdit[]): void {
-    // One entry per record and value, the latest: a push answered again (retried after its answer
-    // was lost) reports the same edit twice.
+    // One entry per record and value, the latest: a value edited offline and lost again (or a push
+    // sent again) replaces the earlier entry, which no longer says what the user last tried.
     const newer = new Set(lost.map((edit) => `${edit.id} ${edit.path}`));
     const kept = this.lost$.value.filter((edit) => !newer.has(`${edit.id} ${edit.path}`));
     const next = [...kept, ...lost].slice(-MAX_LOST);

@@ -19,7 +19,7 @@ import { type RxReplicationState, replicateRxCollection } from 'rxdb/plugins/rep
 import { Subject } from 'rxjs';
 import type { Socket } from 'socket.io-client';
 
-/** A failed acknowledgement, carrying the server's problem. */
+/** Changes made here going to the server (`send`), or the server's coming here (`receive`). */
 export type SyncDirection = 'send' | 'receive';
 
 /** Why a pull or push did not go: the server's problem, or no answer. */
@@ -28,19 +28,20 @@ export interface SyncTrouble {
   detail: string;
 }
 
+/** A failed acknowledgement, carrying the server's problem. */
+export class SyncProblemError extends Error {
+  constructor(readonly problem: { status: number; code: string; title: string; detail: string }) {
+    super(`${problem.code}: ${problem.detail}`);
+    this.name = 'SyncProblemError';
+  }
+}
+
 /** The trouble a failed call reports; none for a call made while disconnected (that is offline). */
 function troubleOf(error: unknown): SyncTrouble | undefined {
   if (error instanceof SyncProblemError) {
     return error.problem.status === 0 ? undefined : { code: error.problem.code, detail: error.problem.detail };
   }
   return { code: 'no_answer', detail: error instanceof Error ? error.message : String(error) };
-}
-
-export class SyncProblemError extends Error {
-  constructor(readonly problem: { status: number; code: string; title: string; detail: string }) {
-    super(`${problem.code}: ${problem.detail}`);
-    this.name = 'SyncProblemError';
-  }
 }
 
 /** Resolves once the socket is connected, or after `ms` while it is still trying (at once when it is not). */
