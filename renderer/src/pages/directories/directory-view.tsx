@@ -85,19 +85,21 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   const refresh = () => setVersion((v) => v + 1);
   // Back online with everything sent, the rows are read from the server again: the view shows what
   // was merged there (a deletion or an edit the server did not keep comes back). Only after the
-  // view saw the connection lost or changes waiting: the first connection of a replica opening
-  // while rows are shown changes nothing they show.
+  // view saw the connection lost (once it had it) or changes waiting: a replica opening while rows
+  // are shown says "not connected" before its first connection, which changes nothing they show.
   const { status } = useReplica();
-  const unsettled = Boolean(status && ((!status.online && !status.connecting) || status.pending > 0));
-  const settled = Boolean(status?.online) && status?.pending === 0;
-  const sawUnsettled = useRef(false);
+  const online = Boolean(status?.online);
+  const waiting = (status?.pending ?? 0) > 0;
+  const seen = useRef({ online: false, stale: false });
   useEffect(() => {
-    if (unsettled) sawUnsettled.current = true;
-    else if (settled && sawUnsettled.current) {
-      sawUnsettled.current = false;
+    const view = seen.current;
+    if (waiting || (!online && view.online)) view.stale = true;
+    else if (online && view.stale) {
+      view.stale = false;
       setVersion((v) => v + 1);
     }
-  }, [unsettled, settled]);
+    view.online = online;
+  }, [online, waiting]);
 
   const groupParam = params.get('group');
   const groupIndex =
