@@ -179,7 +179,10 @@ export function RowEditor(props: RowEditorProps) {
       const parentId = typeof edit.attempted === 'string' ? edit.attempted : null;
       return async () => props.onMove(parentId);
     }
-    if (edit.path === '_deleted') return remove;
+    if (edit.path === '_deleted') {
+      // Failing, it says why where the user pressed, and the lost edit stays.
+      return async () => props.onDeleted((await deleteRow(directory.id, row)).offline);
+    }
     return undefined;
   };
 
