@@ -284,6 +284,52 @@ describe('desktop replicas', () => {
     expect(await taskIn(alices, gone.id)).toBeUndefined();
   });
 
+  it('takes the server’s later changes of a pulled task whose server state was not recorded before the app closed', async () => {
+    const [amount, note] = form.fields.map((field: { id: string }) => field.id);
+    const task = await createTask(admin, form.id, { title: 'Closed between', fields: { [amount]: '1', [note]: 'n0' } });
+    const first = await replica(alice, 'closed-between', { onDisk: true });
+    await vi.waitFor(async () => expect(await taskIn(first, task.id)).toBeDefined(), WAIT);
+    // Everything pulled is handled: the replication goes on from after this task next time.
+    await first.sync.awaitInSync();
+    replicas.splice(replicas.indexOf(first), 1);
+    await first.sync.cancel();
+    first.socket.close();
+    await first.db.close();
+    // The app closed between RxDB's two writes of the pulled task: its record of the server state
+    // never reached the disk.
+    forgetServerState('closed-between', task.id);
+
+    // The office changes the note; the reopened replica takes it, as it takes any server change.
+    await admin.client.patch(`/api/tasks/${task.id}`, { fields: { [note]: 'office' } });
+    const again = await replica(alice, 'closed-between', { onDisk: true });
+    try {
+      await vi.waitFor(async () => expect((await taskIn(again, task.id))?.fields?.[note]).toBe('office'), WAIT);
+
+      // An offline edit of it then merges against that state: nothing is reported lost.
+      again.socket.disconnect();
+      const failedPush = firstValueFrom(again.sync.states.tasks?.error$ ?? NEVER);
+      await (await again.db.tasks.findOne(task.id).exec(true)).incrementalModify((current: TaskDocument) => ({
+        ...current,
+        fields: { ...current.fields, [amount]: '2' },
+      }));
+      await failedPush;
+      await admin.client.patch(`/api/tasks/${task.id}`, { title: 'Renamed in the office' });
+      again.socket.connect();
+      await vi.waitFor(async () => {
+        const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+        expect(stored).toMatchObject({ title: 'Renamed in the office', fields: { [amount]: '2', [note]: 'office' } });
+      }, WAIT);
+      await vi.waitFor(async () => expect((await taskIn(again, task.id))?.title).toBe('Renamed in the office'), WAIT);
+      expect(again.lost.filter((edit) => edit.id === task.id)).toEqual([]);
+    } finally {
+      // RxDB's free tier opens at most 13 collections per process: this replica's are closed.
+      replicas.splice(replicas.indexOf(again), 1);
+      await again.sync.cancel();
+      again.socket.close();
+      await again.db.close();
+    }
+  });
+
   it('takes the server’s later changes of a task edited between the replication’s two writes of a pulled state', async () => {
     const [amount, note] = form.fields.map((field: { id: string }) => field.id);
     const task = await createTask(admin, form.id, { title: 'Between', fields: { [amount]: '1', [note]: 'n0' } });

@@ -1,12 +1,25 @@
 import type { LostEdit } from '@shared/sync';
-import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
+import {
+  addRxPlugin,
+  createRxDatabase,
+  defaultHashSha256,
+  type RxCollection,
+  type RxDatabase,
+  type RxStorage,
+} from 'rxdb';
 import { RxDBCleanupPlugin } from 'rxdb/plugins/cleanup';
 import { RxDBMigrationSchemaPlugin, type RxMigrationState } from 'rxdb/plugins/migration-schema';
 import type { RxReplicationState } from 'rxdb/plugins/replication';
 import type { Socket } from 'socket.io-client';
+import { withPulledDocumentsMarked } from './pulled-marks';
 import { type CollectionName, collectionMigrations, collectionSchemas, tombstoneDefaults, WRITABLE } from './schemas';
 import { withServerStatesInOrder } from './server-state-order';
-import { replicateOverSocket, type SyncDirection, type SyncTrouble } from './socket-replication';
+import {
+  replicateOverSocket,
+  type SyncDirection,
+  type SyncTrouble,
+  syncReplicationIdentifier,
+} from './socket-replication';
 
 // Tombstones of deleted records are removed from the replica once every replication has seen them.
 addRxPlugin(RxDBCleanupPlugin);
@@ -77,7 +90,15 @@ export async function createOrbitaDatabase(options: {
   const db = await createRxDatabase<OrbitaCollections>({
     name: options.name,
     // A document's server state is read only once it is recorded: see `withServerStatesInOrder`.
-    storage: withServerStatesInOrder(options.storage),
+    // Pulled documents keep the mark that tells them from edits waiting to be sent (only the
+    // collections replicated both ways keep records of server states): `withPulledDocumentsMarked`.
+    storage: withPulledDocumentsMarked(
+      withServerStatesInOrder(options.storage),
+      (collection) =>
+        (WRITABLE as readonly string[]).includes(collection) ? syncReplicationIdentifier(collection) : undefined,
+      defaultHashSha256,
+    ),
+    hashFunction: defaultHashSha256,
     multiInstance: false,
     closeDuplicates: true,
     cleanupPolicy: {

@@ -19,6 +19,11 @@ import { type RxReplicationState, replicateRxCollection } from 'rxdb/plugins/rep
 import { Subject } from 'rxjs';
 import type { Socket } from 'socket.io-client';
 
+/** The name of the replication of a collection, the same at every start (RxDB keys its records by it). */
+export function syncReplicationIdentifier(remoteCollection: string): string {
+  return `orbita-sync-${remoteCollection}`;
+}
+
 /** Changes made here going to the server (`send`), or the server's coming here (`receive`). */
 export type SyncDirection = 'send' | 'receive';
 
@@ -303,7 +308,7 @@ export function replicateOverSocket<RxDocType>(
   };
   const state = replicateRxCollection<RxDocType, SyncCheckpoint>({
     collection: options.collection,
-    replicationIdentifier: `orbita-sync-${remoteCollection}`,
+    replicationIdentifier: syncReplicationIdentifier(remoteCollection),
     live: options.live ?? true,
     // RxDB waits this fixed time after a failure; the backoff adds the growing part.
     retryTime: retryTimeMs,
