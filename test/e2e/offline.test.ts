@@ -287,6 +287,51 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('takes back a status move made offline that lost to a move made on the server meanwhile', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Ice Depot',
+      name: 'Vasilisa',
+      email: 'vasilisa@example.org',
+    });
+    const { form, task } = await arrange(page);
+    const status = (name: string) => form.statuses.find((s) => s.name === name)?.id as string;
+    await page.goto(`${suite.t.url}/tasks/${task.id}`);
+    await page.getByTestId('task-status').filter({ hasText: 'New' }).waitFor();
+    await replicaIs(page, 'online ready');
+
+    // Offline she closes the task; meanwhile a colleague takes it into work on the server.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.locator('.ant-select', { has: page.getByLabel('Move to status', { exact: true }) }).click();
+    await page
+      .locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)')
+      .getByTitle('Done', { exact: true })
+      .click();
+    await page.getByTestId('task-status').filter({ hasText: 'Done' }).waitFor();
+    const theirs = await serverCall(page, 'POST', `/api/tasks/${task.id}/transition`, {
+      statusId: status('In progress'),
+    });
+    expect(theirs.status).toBe(200);
+
+    // Back online, the server's move stands and hers is shown as not kept, with the way back.
+    await context.setOffline(false);
+    const lost = page.getByTestId('lost-edit');
+    await waitOrExplain(page, lost);
+    expect(await lost.textContent()).toContain('Status: your value “Done”; kept “In progress”');
+    await page.getByTestId('task-status').filter({ hasText: 'In progress' }).waitFor();
+
+    // “Use my value” moves the task on from where the server has it: In progress → Done is allowed.
+    await lost.getByRole('button', { name: 'Use my value' }).click();
+    await lost.waitFor({ state: 'detached' });
+    await page.getByTestId('task-status').filter({ hasText: 'Done' }).waitFor();
+    await expect
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.statusId, { timeout: 15_000 })
+      .toBe(status('Done'));
+    await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    expect(await page.getByTestId('lost-edit').count()).toBe(0);
+    await context.close();
+  });
+
   it('says why changes are not sent while the server refuses them, and sends them once it takes them', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Cold Store',
@@ -684,6 +729,64 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       .poll(async () => (await serverRows()).get('Late edit')?.cells, { timeout: 15_000 })
       .toEqual(['Late edit', '4.5']);
     expect([...(await serverRows()).keys()].sort()).toEqual(['Anchor quay', 'Late edit', 'Late move']);
+    await context.close();
+  });
+
+  it('takes back a row move made offline that lost to a move made on the server meanwhile', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Dry Dock Co',
+      name: 'Inessa',
+      email: 'inessa@example.org',
+    });
+    const depots = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Depots',
+      columns: [{ name: 'Name' }],
+    })) as { id: string };
+    const make = async (name: string) =>
+      (await apiInPage(page, 'POST', `/api/directories/${depots.id}/rows`, { cells: [name] })) as { id: string };
+    const yard = await make('Yard');
+    const dock = await make('Dock');
+    const crane = await make('Crane');
+    await page.goto(`${suite.t.url}/directories/${depots.id}`);
+    const row = (label: string) => page.locator(`[data-testid="row-node"][data-label="${label}"]`);
+    await row('Crane').waitFor();
+    await replicaIs(page, 'online ready');
+
+    // Offline she moves the crane to the yard; meanwhile it is moved to the dock on the server.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await row('Crane').click();
+    await page.getByLabel('Move under').click();
+    await page.getByTitle('Yard', { exact: true }).last().click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="row-node"][data-label="Crane"]')?.getAttribute('data-depth') === '2',
+    );
+    const theirs = await serverCall(page, 'PATCH', `/api/directories/${depots.id}/rows/${crane.id}/move`, {
+      parentId: dock.id,
+      position: 0,
+    });
+    expect(theirs.status).toBe(200);
+
+    // Back online, the server's move stands; hers is shown by the rows' names, not kept.
+    await context.setOffline(false);
+    await expect.poll(async () => row('Crane').getAttribute('data-parent-id'), { timeout: 15_000 }).toBe(dock.id);
+    await row('Crane').click();
+    const lost = page.getByTestId('lost-edit');
+    await waitOrExplain(page, lost);
+    expect(await lost.textContent()).toContain('Move under: your value “Yard”; kept “Dock”');
+
+    // “Use my value” moves it to the yard again, on the server too.
+    await lost.getByRole('button', { name: 'Use my value' }).click();
+    await lost.waitFor({ state: 'detached' });
+    const parentOnServer = async () =>
+      (
+        (await serverCall(page, 'GET', `/api/directories/${depots.id}/rows?limit=100`)).body.items as {
+          id: string;
+          parentId: string | null;
+        }[]
+      ).find((r) => r.id === crane.id)?.parentId;
+    await expect.poll(parentOnServer, { timeout: 15_000 }).toBe(yard.id);
+    await expect.poll(async () => row('Crane').getAttribute('data-parent-id'), { timeout: 15_000 }).toBe(yard.id);
     await context.close();
   });
 

@@ -56,12 +56,21 @@ export async function signInPage(browser: Browser, url: string, email: string, p
   return { context, page };
 }
 
+/** E-mails registered by this test file, per app: a second registration of one is refused by the server. */
+const registered = new Map<string, Set<string>>();
+
 /** A new English page of the app, registered as the first administrator of a new organization. */
 export async function registeredPage(
   browser: Browser,
   url: string,
   who: { organization: string; name: string; email: string },
 ) {
+  const emails = registered.get(url) ?? new Set<string>();
+  registered.set(url, emails);
+  if (emails.has(who.email)) {
+    throw new Error(`${who.email} is registered by another test of this file: give each test an e-mail of its own`);
+  }
+  emails.add(who.email);
   const context = await browser.newContext({ locale: 'en-US' });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);

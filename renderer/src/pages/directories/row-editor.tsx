@@ -16,7 +16,7 @@ import {
 import dayjs from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { LostEdits } from '../lost-edits';
+import { LostEdits, shownEditValue } from '../lost-edits';
 import {
   type Cell,
   type ColumnType,
@@ -24,6 +24,7 @@ import {
   deleteRow,
   failureText,
   fieldErrors,
+  placeNodes,
   type Row,
   saveRow,
   subtreeIds,
@@ -158,6 +159,23 @@ export function RowEditor(props: RowEditorProps) {
     return t('directories.rowTitle');
   };
 
+  // The values of a lost edit in the user's words: rows by their labels, a deletion as such.
+  const places = useMemo(() => placeNodes(props.parentTree), [props.parentTree]);
+  const lostValue = (edit: LostEdit, value: unknown) => {
+    if (edit.path === '_deleted') return value ? t('directories.rowWasDeleted') : t('directories.rowNotDeleted');
+    if (edit.path === 'parentId') {
+      if (value === null || value === undefined) return t('directories.topLevel');
+      return places.get(String(value))?.node.label || t('directories.noLabel');
+    }
+    if (edit.path === 'parentRowIds' && Array.isArray(value)) {
+      const labels = value.map(
+        (id) => props.parentRowOptions?.find((option) => option.value === id)?.label || t('directories.noLabel'),
+      );
+      return shownEditValue(labels.join(', '));
+    }
+    return shownEditValue(value);
+  };
+
   // A value the server did not keep, made again as an edit made here now (saved as the editor saves).
   const applyLost = (edit: LostEdit) => {
     if (!row) return undefined;
@@ -213,7 +231,7 @@ export function RowEditor(props: RowEditorProps) {
         </Typography.Paragraph>
       )}
       {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 8 }} />}
-      {row && <LostEdits recordId={row.id} label={lostLabel} apply={applyLost} />}
+      {row && <LostEdits recordId={row.id} label={lostLabel} show={lostValue} apply={applyLost} />}
       <AntForm form={form} layout="vertical" size="small" initialValues={initial} onFinish={save}>
         {directory.columns.map((column, index) => (
           <AntForm.Item

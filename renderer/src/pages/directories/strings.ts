@@ -84,6 +84,8 @@ export const ru = {
   deleteRowText: 'Её дочерние строки поднимутся на её место.',
   moveTo: 'Перенести под',
   topLevel: 'Верхний уровень',
+  rowWasDeleted: 'удалена',
+  rowNotDeleted: 'не удалена',
   offeredUnder: 'Доступна под строками родителя',
   offeredUnderHint: 'Пусто — под всеми строками, к которым привязан справочник.',
 
@@ -193,6 +195,8 @@ export const en: Shape<typeof ru> = {
   deleteRowText: 'Its child rows move up in its place.',
   moveTo: 'Move under',
   topLevel: 'Top level',
+  rowWasDeleted: 'deleted',
+  rowNotDeleted: 'not deleted',
   offeredUnder: 'Offered under parent rows',
   offeredUnderHint: 'Empty: under every row the directory is bound to.',
 
