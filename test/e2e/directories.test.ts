@@ -2,30 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, registeredPage, replicaIs, saveScreenshot } from '../helpers/browser';
+import {
+  addRow,
+  apiInPage,
+  browserSuite,
+  rowNode as node,
+  type DirectoryRow as Row,
+  registeredPage,
+  replicaIs,
+  saveScreenshot,
+} from '../helpers/browser';
 
 /** How long to wait for the server to agree with what the page shows. */
 const SERVER = { timeout: 15_000, interval: 100 };
 const suite = browserSuite();
 
-interface Row {
-  id: string;
-  parentId: string | null;
-  cells: unknown[];
-  parentRowIds: string[];
-}
-
-function node(page: Page, label: string): Locator {
-  return page.locator(`[data-testid="row-node"][data-label="${label}"]`);
-}
-
 async function rowsOf(page: Page, directoryId: string): Promise<Row[]> {
   const body = (await apiInPage(page, 'GET', `/api/directories/${directoryId}/rows?limit=1000`)) as { items: Row[] };
   return body.items;
-}
-
-async function addRow(page: Page, directoryId: string, cells: unknown[], extra: Record<string, unknown> = {}) {
-  return (await apiInPage(page, 'POST', `/api/directories/${directoryId}/rows`, { cells, ...extra })) as Row;
 }
 
 /**

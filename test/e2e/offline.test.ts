@@ -1,11 +1,13 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
+  addRow,
   apiInPage,
   browserSuite,
   registeredPage,
   replicaIs,
   replicaState,
+  rowNode,
   saveScreenshot,
   serviceWorkerInControl,
   waitOrExplain,
@@ -456,7 +458,10 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     // Back online, the session ends on the server too.
     await context.setOffline(false);
     await expect.poll(sessionAnswers, { timeout: 15_000 }).toBe(401);
-    expect(await page.evaluate(() => localStorage.getItem('orbita.revocations'))).toBeNull();
+    // The device forgets it once the server's answer is back, a moment after the session ended.
+    await expect
+      .poll(() => page.evaluate(() => localStorage.getItem('orbita.revocations')), { timeout: 15_000 })
+      .toBeNull();
     await context.close();
   });
 
@@ -642,7 +647,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     await page.getByRole('link', { name: 'Sites', exact: true }).click();
     await waitOrExplain(page, page.getByTestId('directory-name').filter({ hasText: 'Sites' }));
-    const row = (label: string) => page.locator(`[data-testid="row-node"][data-label="${label}"]`);
+    const row = (label: string) => rowNode(page, label);
     await waitOrExplain(page, row('Pier 4'));
     expect(await row('Pier 4').getAttribute('data-depth')).toBe('2');
     expect(await row('South gate').getAttribute('data-depth')).toBe('1');
@@ -679,7 +684,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const make = async (cells: string[]) =>
       (await serverCall(page, 'POST', `/api/directories/${quays.id}/rows`, { cells })).body as { id: string };
     const anchor = await make(['Anchor quay', '9']);
-    const row = (label: string) => page.locator(`[data-testid="row-node"][data-label="${label}"]`);
+    const row = (label: string) => rowNode(page, label);
     const serverRows = async () =>
       new Map(
         (
@@ -742,13 +747,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       name: 'Depots',
       columns: [{ name: 'Name' }],
     })) as { id: string };
-    const make = async (name: string) =>
-      (await apiInPage(page, 'POST', `/api/directories/${depots.id}/rows`, { cells: [name] })) as { id: string };
-    const yard = await make('Yard');
-    const dock = await make('Dock');
-    const crane = await make('Crane');
+    const yard = await addRow(page, depots.id, ['Yard']);
+    const dock = await addRow(page, depots.id, ['Dock']);
+    const crane = await addRow(page, depots.id, ['Crane']);
     await page.goto(`${suite.t.url}/directories/${depots.id}`);
-    const row = (label: string) => page.locator(`[data-testid="row-node"][data-label="${label}"]`);
+    const row = (label: string) => rowNode(page, label);
     await row('Crane').waitFor();
     await replicaIs(page, 'online ready');
 
@@ -800,8 +803,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       name: 'Berths',
       columns: [{ name: 'Name' }, { name: 'Region' }],
     })) as { id: string };
-    const make = async (cells: string[], parentId?: string) =>
-      (await apiInPage(page, 'POST', `/api/directories/${sites.id}/rows`, { cells, parentId })) as { id: string };
+    const make = (cells: string[], parentId?: string) => addRow(page, sites.id, cells, { parentId });
     const north = await make(['North yard', 'Arctic']);
     await make(['Pier 4', 'Arctic'], north.id);
     const southGate = await make(['South gate', 'Steppe']);
@@ -812,7 +814,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByText('No tasks').waitFor();
     await page.getByRole('menuitem', { name: 'Directories' }).click();
     await page.getByRole('link', { name: 'Berths', exact: true }).click();
-    const row = (label: string) => page.locator(`[data-testid="row-node"][data-label="${label}"]`);
+    const row = (label: string) => rowNode(page, label);
     await row('Crane').waitFor();
     // The rows shown came from the server; the edits below are made in the replica: it has them all.
     await replicaIs(page, 'online ready');

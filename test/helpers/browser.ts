@@ -100,6 +100,29 @@ export function apiInPage(page: Page, method: string, path: string, body?: unkno
   );
 }
 
+/** A directory row as the API answers it. */
+export interface DirectoryRow {
+  id: string;
+  parentId: string | null;
+  cells: unknown[];
+  parentRowIds: string[];
+}
+
+/** Creates a row of a directory through the API as the page's user (`extra`: `parentId`, `parentRowIds`). */
+export async function addRow(
+  page: Page,
+  directoryId: string,
+  cells: unknown[],
+  extra: Record<string, unknown> = {},
+): Promise<DirectoryRow> {
+  return (await apiInPage(page, 'POST', `/api/directories/${directoryId}/rows`, { cells, ...extra })) as DirectoryRow;
+}
+
+/** A row of the directory's row tree on the page, by its label. */
+export function rowNode(page: Page, label: string): Locator {
+  return page.locator(`[data-testid="row-node"][data-label="${label}"]`);
+}
+
 /** Saves a screenshot of the page as a run artefact (test-artifacts/screenshots/<name>.png). */
 export async function saveScreenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `test-artifacts/screenshots/${name}.png`, fullPage: true });
