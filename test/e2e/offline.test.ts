@@ -737,7 +737,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
-  it('takes back a row move made offline that lost to a move made on the server meanwhile', async () => {
+  it('takes back a row move and a deletion made offline that lost to changes made on the server meanwhile', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Dry Dock Co',
       name: 'Inessa',
@@ -750,12 +750,14 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const yard = await addRow(page, depots.id, ['Yard']);
     const dock = await addRow(page, depots.id, ['Dock']);
     const crane = await addRow(page, depots.id, ['Crane']);
+    const shed = await addRow(page, depots.id, ['Shed']);
     await page.goto(`${suite.t.url}/directories/${depots.id}`);
     const row = (label: string) => rowNode(page, label);
     await row('Crane').waitFor();
     await replicaIs(page, 'online ready');
 
-    // Offline she moves the crane to the yard; meanwhile it is moved to the dock on the server.
+    // Offline she moves the crane to the yard and deletes the shed; meanwhile, on the server, the
+    // crane is moved to the dock and the shed renamed.
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();
     await row('Crane').click();
@@ -764,11 +766,19 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.waitForFunction(
       () => document.querySelector('[data-testid="row-node"][data-label="Crane"]')?.getAttribute('data-depth') === '2',
     );
+    await row('Shed').click();
+    await page.getByRole('button', { name: 'Delete row' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await row('Shed').waitFor({ state: 'detached' });
     const theirs = await serverCall(page, 'PATCH', `/api/directories/${depots.id}/rows/${crane.id}/move`, {
       parentId: dock.id,
       position: 0,
     });
     expect(theirs.status).toBe(200);
+    const renamed = await serverCall(page, 'PATCH', `/api/directories/${depots.id}/rows/${shed.id}`, {
+      cells: ['Old shed'],
+    });
+    expect(renamed.status).toBe(200);
 
     // Back online, the server's move stands; hers is shown by the rows' names, not kept.
     await context.setOffline(false);
@@ -781,15 +791,25 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     // “Use my value” moves it to the yard again, on the server too.
     await lost.getByRole('button', { name: 'Use my value' }).click();
     await lost.waitFor({ state: 'detached' });
-    const parentOnServer = async () =>
-      (
-        (await serverCall(page, 'GET', `/api/directories/${depots.id}/rows?limit=100`)).body.items as {
-          id: string;
-          parentId: string | null;
-        }[]
-      ).find((r) => r.id === crane.id)?.parentId;
-    await expect.poll(parentOnServer, { timeout: 15_000 }).toBe(yard.id);
+    const serverRows = async () =>
+      (await serverCall(page, 'GET', `/api/directories/${depots.id}/rows?limit=100`)).body.items as {
+        id: string;
+        parentId: string | null;
+      }[];
+    await expect
+      .poll(async () => (await serverRows()).find((r) => r.id === crane.id)?.parentId, { timeout: 15_000 })
+      .toBe(yard.id);
     await expect.poll(async () => row('Crane').getAttribute('data-parent-id'), { timeout: 15_000 }).toBe(yard.id);
+
+    // The shed, changed on the server, was not deleted; deleting it again is her choice to make.
+    await row('Old shed').click();
+    await lost.waitFor();
+    expect(await lost.textContent()).toContain('Delete row: your value “deleted”; kept “not deleted”');
+    await lost.getByRole('button', { name: 'Use my value' }).click();
+    await row('Old shed').waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => (await serverRows()).map((r) => r.id).sort(), { timeout: 15_000 })
+      .toEqual([yard.id, dock.id, crane.id].sort());
     await context.close();
   });
 
