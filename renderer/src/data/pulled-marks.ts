@@ -1,9 +1,25 @@
 import { getHeightOfRevision, META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
 
-/** RxDB's context of the replication's writes of pulled documents (followed by the replication's key). */
-const DOWNSTREAM_DOCUMENTS = 'replication-downstream-';
 /** What RxDB's replication plugin puts before a replication identifier to name its protocol instance. */
 const PROTOCOL_IDENTIFIER_PREFIX = 'rxdbreplication';
+
+/**
+ * The hash RxDB's replication marks its documents with, and the context of its writes of pulled
+ * documents to the collection (as RxDB derives them from the replication, database and collection).
+ */
+async function replicationKeys(
+  hash: (input: string) => Promise<string>,
+  identifier: string,
+  databaseName: string,
+  collectionName: string,
+): Promise<{ mark: string; downstreamContext: string }> {
+  const protocolIdentifier = PROTOCOL_IDENTIFIER_PREFIX + identifier;
+  const checkpointKey = await hash([protocolIdentifier, databaseName, collectionName].join('||'));
+  return {
+    mark: await hash(protocolIdentifier),
+    downstreamContext: `replication-downstream-rx_storage_replication_${checkpointKey}`,
+  };
+}
 
 /** The mark RxDB's replication leaves on a document it wrote from the server. */
 interface PulledMark {
@@ -35,9 +51,11 @@ export function withPulledDocumentsMarked<Internals, Options>(
       const instance = await storage.createStorageInstance(params);
       const identifier = identifierOf(params.collectionName);
       if (identifier === undefined || params.schema.title === META_INSTANCE_SCHEMA_TITLE) return instance;
-      const replicationHash = await hash(PROTOCOL_IDENTIFIER_PREFIX + identifier);
+      const keys = await replicationKeys(hash, identifier, params.databaseName, params.collectionName);
       const bulkWrite: typeof instance.bulkWrite = (rows, context) => {
-        if (context.startsWith(DOWNSTREAM_DOCUMENTS)) {
+        // That replication's only: another one (a schema migration copying the collection) writes
+        // documents that may hold edits not sent yet.
+        if (context === keys.downstreamContext) {
           for (const row of rows) {
             // RxDB's own copy of the document, on its way to the storage: the meta object is replaced
             // (RxDB shares one between the documents of a write), never changed.
@@ -45,7 +63,7 @@ export function withPulledDocumentsMarked<Internals, Options>(
             if (row.previous || document._meta.o) continue;
             document._meta = {
               ...document._meta,
-              o: { _rev: getHeightOfRevision(document._rev), hash: replicationHash },
+              o: { _rev: getHeightOfRevision(document._rev), hash: keys.mark },
             };
           }
         }
