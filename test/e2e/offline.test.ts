@@ -813,6 +813,66 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('takes back a binding to parent rows made offline that lost to a binding made on the server meanwhile', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Steppe Routes',
+      name: 'Oksana',
+      email: 'oksana@example.org',
+    });
+    const regions = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Regions',
+      columns: [{ name: 'Name' }],
+    })) as { id: string };
+    const north = await addRow(page, regions.id, ['North']);
+    const south = await addRow(page, regions.id, ['South']);
+    const east = await addRow(page, regions.id, ['East']);
+    const towns = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Towns',
+      columns: [{ name: 'Name' }],
+      parentDirectoryId: regions.id,
+    })) as { id: string };
+    const tula = await addRow(page, towns.id, ['Tula'], { parentRowIds: [north.id] });
+    await page.goto(`${suite.t.url}/directories/${towns.id}`);
+    await rowNode(page, 'Tula').waitFor();
+    await replicaIs(page, 'online ready');
+
+    // Offline she offers Tula under the south instead of the north; meanwhile, on the server, it is
+    // offered under the east.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await rowNode(page, 'Tula').click();
+    await page.getByLabel('Offered under parent rows').click();
+    await page.getByTitle('North', { exact: true }).last().click();
+    await page.getByTitle('South', { exact: true }).last().click();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved on this device').first().waitFor();
+    const theirs = await serverCall(page, 'PATCH', `/api/directories/${towns.id}/rows/${tula.id}`, {
+      parentRowIds: [east.id],
+    });
+    expect(theirs.status).toBe(200);
+    const bindingOnServer = async () =>
+      (
+        (await serverCall(page, 'GET', `/api/directories/${towns.id}/rows?limit=100`)).body.items as {
+          id: string;
+          parentRowIds: string[];
+        }[]
+      ).find((r) => r.id === tula.id)?.parentRowIds;
+
+    // Back online, the server's binding stands; hers is shown by the parent rows' names.
+    await context.setOffline(false);
+    const lost = page.getByTestId('lost-edit');
+    await waitOrExplain(page, lost);
+    expect(await lost.textContent()).toContain('Offered under parent rows: your value “South”; kept “East”');
+    expect(await bindingOnServer()).toEqual([east.id]);
+
+    // “Use my value” binds it to the south again, on the server too.
+    await lost.getByRole('button', { name: 'Use my value' }).click();
+    await lost.waitFor({ state: 'detached' });
+    await expect.poll(bindingOnServer, { timeout: 15_000 }).toEqual([south.id]);
+    await context.close();
+  });
+
   it('edits, adds, moves and deletes directory rows with the network cut, and sends them when it is back', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Harbour Works',
