@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PushResponse, SyncAck, SyncDocument } from '@shared/sync';
-import { createRxDatabase } from 'rxdb';
+import { createRxDatabase, META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { Server } from 'socket.io';
 import { io } from 'socket.io-client';
@@ -52,17 +52,25 @@ interface HeldPush {
   stream: (message: { collection: string; documents: SyncDocument[]; checkpoint: unknown }) => void;
 }
 
-/** A `/sync`-shaped Socket.IO server whose pushes wait until the test answers them. */
-async function heldSyncServer() {
+/**
+ * A `/sync`-shaped Socket.IO server whose pushes wait until the test answers them. Its first pull
+ * answers `pulled`; a connection waits while `gate` holds one.
+ */
+async function heldSyncServer(pulled: SyncDocument[] = []) {
   const http = createServer();
   const server = new Server(http);
   const waiting: HeldPush[] = [];
   let arrived: (() => void) | undefined;
   const pulls = { count: 0 };
+  const gate: { holding?: Promise<void> } = {};
+  server.use((_socket, next) => {
+    void (gate.holding ?? Promise.resolve()).then(() => next());
+  });
   server.on('connection', (socket) => {
     socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
       pulls.count += 1;
-      ack({ ok: true, data: { documents: [], checkpoint: null } });
+      const documents = pulls.count === 1 ? pulled : [];
+      ack({ ok: true, data: { documents, checkpoint: documents.length > 0 ? { at: 1 } : null } });
     });
     socket.on('sync:push', (payload: { rows: HeldPush['rows'] }, ack: (answer: SyncAck<PushResponse>) => void) => {
       waiting.push({
@@ -78,6 +86,17 @@ async function heldSyncServer() {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
     /** Pull requests answered so far. */
     pulls,
+    /** Connections wait from now on, until the function returned is called. */
+    holdConnections(): () => void {
+      let open = () => {};
+      gate.holding = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      return () => {
+        gate.holding = undefined;
+        open();
+      };
+    },
     async nextPush(): Promise<HeldPush> {
       while (waiting.length === 0) await new Promise<void>((resolve) => (arrived = resolve));
       return waiting.shift() as HeldPush;
@@ -86,10 +105,10 @@ async function heldSyncServer() {
   };
 }
 
-async function notesDatabase() {
+async function notesDatabase(storage: RxStorage<unknown, unknown> = getRxStorageMemory()) {
   const db = await createRxDatabase({
     name: `held-${Date.now()}-${Math.random().toString(36).slice(2)}`,
-    storage: getRxStorageMemory(),
+    storage,
     multiInstance: false,
   });
   const schema = {
@@ -229,6 +248,64 @@ describe('pushes answered by the server', () => {
       expect(answered).toEqual([[]]);
       second.answer({ conflicts: [], lost: [] });
       await vi.waitFor(() => expect(answered).toEqual([[], ['n1']]), { timeout: 10_000 });
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+});
+
+describe('pushes', () => {
+  it('carry the server state stored while they waited for the connection', async () => {
+    const server = await heldSyncServer([{ id: 'n1', text: 'server', _deleted: false } as SyncDocument]);
+    // The replication's records of server states, with some of them not stored (yet).
+    const unrecorded = new Set<string>();
+    const memory = getRxStorageMemory();
+    const storage = {
+      ...memory,
+      async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
+        const instance = await memory.createStorageInstance(params);
+        if (params.schema.title !== META_INSTANCE_SCHEMA_TITLE) return instance;
+        const find = instance.findDocumentsById.bind(instance);
+        instance.findDocumentsById = async (ids, withDeleted) =>
+          (await find(ids, withDeleted)).filter((doc) => !unrecorded.has(String((doc as { itemId?: string }).itemId)));
+        return instance;
+      },
+    } as RxStorage<unknown, unknown>;
+    const { db, notes } = await notesDatabase(storage);
+    const socket = io(server.url, { transports: ['websocket'] });
+    // A failed push is retried only after this: the one under test is the push waiting to connect.
+    const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 10_000 });
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      expect((await notes.findOne('n1').exec())?.text).toBe('server');
+
+      // The connection drops; the replica edits the note while its server state is not on record and
+      // the connection is coming back.
+      unrecorded.add('n1');
+      socket.disconnect();
+      const open = server.holdConnections();
+      socket.connect();
+      const listening = socket.listeners('connect').length;
+      await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'mine' });
+      // The push waits for the connection …
+      await vi.waitFor(() => expect(socket.listeners('connect').length).toBeGreaterThan(listening), {
+        timeout: 10_000,
+      });
+      // … during which the record is stored: it is sent along, so the server can merge against it.
+      unrecorded.delete('n1');
+      open();
+      const push = await server.nextPush();
+      expect(push.rows).toEqual([
+        {
+          assumedMasterState: expect.objectContaining({ id: 'n1', text: 'server' }),
+          newDocumentState: expect.objectContaining({ id: 'n1', text: 'mine' }),
+        },
+      ]);
+      push.answer({ conflicts: [], lost: [] });
     } finally {
       await state.cancel();
       socket.close();

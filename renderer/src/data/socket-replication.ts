@@ -339,13 +339,16 @@ export function replicateOverSocket<RxDocType>(
         : {
             batchSize: options.pushBatchSize ?? 100,
             async handler(rows) {
-              const based = await withCurrentBase(rows);
-              const ids = based.map(key);
+              const ids = rows.map(key);
               for (const id of ids) pushing.set(id, (pushing.get(id) ?? 0) + 1);
               let result: PushResponse;
               try {
-                result = await backoff.run(() =>
-                  call<PushResponse>(
+                result = await backoff.run(async () => {
+                  // The server states are read once the connection is there, right before sending:
+                  // one stored while this push waited for it is sent along.
+                  await whenConnected(socket, timing.connectWaitMs);
+                  const based = await withCurrentBase(rows);
+                  return call<PushResponse>(
                     socket,
                     'sync:push',
                     {
@@ -355,9 +358,10 @@ export function replicateOverSocket<RxDocType>(
                         newDocumentState: row.newDocumentState as unknown as SyncDocument,
                       })),
                     },
-                    timing,
-                  ),
-                );
+                    // The connection was waited for above.
+                    { ...timing, connectWaitMs: 0 },
+                  );
+                });
               } catch (error) {
                 const trouble = troubleOf(error);
                 if (trouble) options.onSyncProblem?.('send', trouble);
