@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot, waitOrExplain } from '../helpers/browser';
 
 const suite = browserSuite();
 
@@ -120,7 +120,7 @@ describe.skipIf(!suite.available)('the form editor', { timeout: 120_000 }, () =>
     await page.getByLabel('Task title').fill('Check boiler 3');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('link', { name: 'Check boiler 3' }).click();
-    await page.getByRole('heading', { name: 'Check boiler 3' }).waitFor();
+    await waitOrExplain(page, page.getByRole('heading', { name: 'Check boiler 3' }));
     expect(await page.getByTestId('task-status').textContent()).toBe('New');
 
     await page.getByLabel('Note', { exact: true }).fill('Gauge replaced');

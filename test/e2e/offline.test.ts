@@ -289,6 +289,67 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('edits a task’s title and description, offline too, and takes back a title that lost to the server’s', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Quay Works',
+      name: 'Yana',
+      email: 'yana@example.org',
+    });
+    const { task } = await arrange(page);
+    const onServer = async () => {
+      const { title, description } = (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body;
+      return { title, description };
+    };
+    await page.goto(`${suite.t.url}/tasks/${task.id}`);
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    await replicaIs(page, 'online ready');
+    const title = page.getByLabel('Task title', { exact: true });
+    const description = page.getByLabel('Description', { exact: true });
+    const save = page.getByRole('button', { name: 'Save', exact: true });
+
+    // A task keeps a title: an empty one is refused at the editor.
+    await title.fill('   ');
+    await save.click();
+    await page.getByText('Fill in this field').waitFor();
+    // Saved as the server keeps it: trimmed.
+    await title.fill('  Boiler room, east wing ');
+    await description.fill('Check the valves\nand the gauges');
+    await save.click();
+    await page.getByRole('heading', { name: 'Boiler room, east wing' }).waitFor();
+    await expect
+      .poll(onServer, { timeout: 15_000 })
+      .toEqual({ title: 'Boiler room, east wing', description: 'Check the valves\nand the gauges' });
+
+    // Offline she renames it; meanwhile, on the server, it is renamed too.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await title.fill('Boiler room, west wing');
+    await save.click();
+    await page.getByText('Saved on this device').waitFor();
+    await page.getByRole('heading', { name: 'Boiler room, west wing' }).waitFor();
+    const theirs = await serverCall(page, 'PATCH', `/api/tasks/${task.id}`, { title: 'Boiler room (closed)' });
+    expect(theirs.status).toBe(200);
+
+    // Back online the server's title stands, and hers is shown as lost.
+    await context.setOffline(false);
+    const lost = page.getByTestId('lost-edit');
+    await waitOrExplain(page, lost);
+    expect(await lost.textContent()).toContain(
+      'Task title: your value “Boiler room, west wing”; kept “Boiler room (closed)”',
+    );
+    await page.getByRole('heading', { name: 'Boiler room (closed)' }).waitFor();
+    expect(await title.inputValue()).toBe('Boiler room (closed)');
+
+    // “Use my value” renames it again, on the server too; the description was never in question.
+    await lost.getByRole('button', { name: 'Use my value' }).click();
+    await lost.waitFor({ state: 'detached' });
+    await expect
+      .poll(onServer, { timeout: 15_000 })
+      .toEqual({ title: 'Boiler room, west wing', description: 'Check the valves\nand the gauges' });
+    await page.getByRole('heading', { name: 'Boiler room, west wing' }).waitFor();
+    await context.close();
+  });
+
   it('takes back a status move made offline that lost to a move made on the server meanwhile', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Ice Depot',

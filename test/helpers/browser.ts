@@ -159,10 +159,6 @@ export async function serviceWorkerInControl(page: Page): Promise<void> {
   });
 }
 
-/**
- * Waits for `locator`; when it does not come, prints what the page said (console), what its
- * replica keeps in localStorage and the visible text, so a failure in CI can be understood.
- */
 /** The replica's state as the page keeps it (status, pending changes, lost edits), for failure messages. */
 export async function replicaState(page: Page): Promise<string> {
   const stored = await page.evaluate(() => [
@@ -172,6 +168,10 @@ export async function replicaState(page: Page): Promise<string> {
   return `replica state: ${JSON.stringify(stored)}`;
 }
 
+/**
+ * Waits for `locator`; when it does not come, prints what the page said (console), what its
+ * replica keeps in localStorage and the visible text, so a failure in CI can be understood.
+ */
 export async function waitOrExplain(page: Page, locator: Locator): Promise<void> {
   const said: string[] = [];
   const listen = (message: ConsoleMessage) => said.push(`${message.type()}: ${message.text()}`);

@@ -170,9 +170,11 @@ export const en: Strings = {
     formUnavailable:
       'The form of this task was deleted or is not available to you, so the task cannot be shown here. Ask an administrator.',
     savedOffline: 'Saved on this device; it will be sent when the connection is back',
+    titleTooLong: 'A title holds at most {{max}} characters',
+    descriptionTooLong: 'A description holds at most {{max}} characters',
     notANumber: 'Enter a number, e.g. 1234.5 or 1 234,5',
     onlineOnly: 'Available when connected to the server',
-    fields: 'Fields',
+    fields: 'Details',
     save: 'Save',
     saved: 'Saved',
     moveTo: 'Move to status',

@@ -1,4 +1,5 @@
 import type { Form } from '@shared/api/forms';
+import { TASK_DESCRIPTION_MAX, TASK_TITLE_MAX } from '@shared/api/tasks';
 import type { LostEdit } from '@shared/sync';
 import { Alert, Form as AntForm, App, Button, Card, Input, List, Select, Space, Spin, Typography } from 'antd';
 import { useEffect, useRef, useState } from 'react';
@@ -37,6 +38,9 @@ interface Message {
   body: string;
   createdAt: string;
 }
+
+/** The task's own text, edited with its fields. */
+const DETAILS = ['title', 'description'] as const;
 
 type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'fields' | 'assignees'>> &
   TaskDocument;
@@ -132,16 +136,17 @@ export function TaskPage() {
   }, [taskId, online]);
   useShortcut('Mod+s', () => editor.submit());
   // Values that arrive (from the server, or saved here) replace what the user has not touched.
-  const fieldsKey = JSON.stringify(task?.fields ?? null);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `fieldsKey` stands for the task's values.
+  const valuesKey = JSON.stringify([task?.title, task?.description, task?.fields ?? null]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `valuesKey` stands for the task's values.
   useEffect(() => {
     if (!task || !form) return;
-    editor.setFields(
-      form.fields
+    editor.setFields([
+      ...DETAILS.filter((name) => !editor.isFieldTouched(name)).map((name) => ({ name, value: task[name] ?? '' })),
+      ...form.fields
         .filter((field) => EDITABLE.has(field.type) && !editor.isFieldTouched(field.id))
         .map((field) => ({ name: field.id, value: shownValue(field, task.fields[field.id]) })),
-    );
-  }, [fieldsKey, form, editor]);
+    ]);
+  }, [valuesKey, form, editor]);
 
   const fail = (caught: unknown) =>
     setError(
@@ -182,7 +187,11 @@ export function TaskPage() {
   if (!form) return <Spin description={t('home.loading')} style={{ display: 'block', padding: 48 }} />;
   const current = task;
   const fields = form.fields.filter((f) => EDITABLE.has(f.type));
-  const initial = Object.fromEntries(fields.map((f) => [f.id, shownValue(f, current.fields[f.id])]));
+  const initial = {
+    title: current.title,
+    description: current.description ?? '',
+    ...Object.fromEntries(fields.map((f) => [f.id, shownValue(f, current.fields[f.id])])),
+  };
   const moves = form.transitions
     .filter((move) => move.from === current.statusId)
     .map((move) => form.statuses.find((s) => s.id === move.to))
@@ -219,6 +228,12 @@ export function TaskPage() {
   };
 
   const save = async (values: Record<string, unknown>) => {
+    // The title and description as the server keeps them (a title trimmed, as it trims it).
+    const details: Partial<Record<(typeof DETAILS)[number], string>> = {};
+    const title = typeof values.title === 'string' ? values.title.trim() : current.title;
+    if (title !== current.title) details.title = title;
+    const description = typeof values.description === 'string' ? values.description : (current.description ?? '');
+    if (description !== (current.description ?? '')) details.description = description;
     const changed: Record<string, unknown> = {};
     for (const field of fields) {
       if (!(field.id in values)) continue;
@@ -232,16 +247,20 @@ export function TaskPage() {
       }
     }
     const untouch = () =>
-      editor.setFields(
-        fields.map((field) => ({
+      editor.setFields([
+        ...DETAILS.map((name) => ({ name, touched: false, value: details[name] ?? current[name] ?? '' })),
+        ...fields.map((field) => ({
           name: field.id,
           touched: false,
           ...(field.id in changed ? { value: shownValue(field, changed[field.id]) } : {}),
         })),
-      );
-    if (Object.keys(changed).length === 0) return untouch();
+      ]);
+    if (Object.keys(changed).length === 0 && Object.keys(details).length === 0) return untouch();
     try {
-      await replica.changeTask(current.id, { fields: changed });
+      await replica.changeTask(current.id, {
+        ...details,
+        ...(Object.keys(changed).length > 0 ? { fields: changed } : {}),
+      });
       untouch();
       setError(undefined);
       message.success(online ? t('task.saved') : t('task.savedOffline'));
@@ -257,7 +276,6 @@ export function TaskPage() {
         {current.title}
         <NotSentMark id={current.id} />
       </Typography.Title>
-      {current.description && <Typography.Paragraph>{current.description}</Typography.Paragraph>}
       {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 16 }} />}
       {form.deleted && (
         <Alert
@@ -293,6 +311,25 @@ export function TaskPage() {
       </Space>
       <Card title={t('task.fields')} style={{ marginBottom: 16 }}>
         <AntForm form={editor} layout="vertical" initialValues={initial} onFinish={save}>
+          <AntForm.Item
+            name="title"
+            label={t('tasks.taskTitle')}
+            rules={[
+              { required: true, whitespace: true, message: t('errors.required') },
+              { max: TASK_TITLE_MAX, message: t('task.titleTooLong', { max: TASK_TITLE_MAX }) },
+            ]}
+          >
+            <Input aria-label={t('tasks.taskTitle')} />
+          </AntForm.Item>
+          <AntForm.Item
+            name="description"
+            label={t('tasks.description')}
+            rules={[
+              { max: TASK_DESCRIPTION_MAX, message: t('task.descriptionTooLong', { max: TASK_DESCRIPTION_MAX }) },
+            ]}
+          >
+            <Input.TextArea aria-label={t('tasks.description')} autoSize={{ minRows: 2, maxRows: 12 }} />
+          </AntForm.Item>
           {fields.map((field) => (
             <AntForm.Item
               key={field.id}

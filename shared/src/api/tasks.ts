@@ -5,14 +5,19 @@ export const FieldValues = z
   .record(z.uuid(), z.unknown())
   .meta({ id: 'FieldValues', description: 'Values by field id; null clears a value' });
 
-const Title = z.string().trim().min(1, 'Enter a title').max(500);
+/** The longest task title and description the server keeps (in characters; a title is trimmed first). */
+export const TASK_TITLE_MAX = 500;
+export const TASK_DESCRIPTION_MAX = 100_000;
+
+const Title = z.string().trim().min(1, 'Enter a title').max(TASK_TITLE_MAX);
+const Description = z.string().max(TASK_DESCRIPTION_MAX);
 
 export const CreateTaskRequest = z
   .object({
     id: z.uuid().optional().meta({ description: 'Client-made UUID (offline creation)' }),
     formId: z.uuid(),
     title: Title,
-    description: z.string().max(100_000).default(''),
+    description: Description.default(''),
     fields: FieldValues.default({}),
   })
   .meta({ id: 'CreateTaskRequest' });
@@ -20,7 +25,7 @@ export const CreateTaskRequest = z
 export const BatchTaskInput = CreateTaskRequest.omit({ formId: true }).meta({ id: 'BatchTaskInput' });
 
 export const UpdateTaskRequest = z
-  .object({ title: Title.optional(), description: z.string().max(100_000).optional(), fields: FieldValues.optional() })
+  .object({ title: Title.optional(), description: Description.optional(), fields: FieldValues.optional() })
   .meta({ id: 'UpdateTaskRequest' });
 
 export const TransitionRequest = z
