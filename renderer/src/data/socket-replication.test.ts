@@ -313,4 +313,33 @@ describe('pushes', () => {
       await server.close();
     }
   });
+
+  it('retried after the connection dropped, send the state the document has now', async () => {
+    const server = await heldSyncServer();
+    const { db, notes } = await notesDatabase();
+    const socket = io(server.url, { transports: ['websocket'] });
+    const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    try {
+      await state.awaitInitialReplication();
+      await notes.insert({ id: 'n1', text: 'first' });
+      // The push reaches the server, but the connection drops before its answer comes back …
+      const unanswered = await server.nextPush();
+      expect(unanswered.rows.map((row) => row.newDocumentState.text)).toEqual(['first']);
+      socket.disconnect();
+      // … and, offline, the note is written again.
+      await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'second' });
+      socket.connect();
+      // The retry sends what the note holds now, against the server state the first attempt had.
+      const retried = await server.nextPush();
+      expect(retried.rows).toEqual([
+        { assumedMasterState: null, newDocumentState: expect.objectContaining({ id: 'n1', text: 'second' }) },
+      ]);
+      retried.answer({ conflicts: [], lost: [] });
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
 });

@@ -262,21 +262,48 @@ export function replicateOverSocket<RxDocType>(
       return current ? { ...row, assumedMasterState: current.docData as typeof row.newDocumentState } : row;
     });
   };
+  /** The replica's states of these documents, as a push sends them (no `_meta`, `_rev`, `_attachments`). */
+  const heldStates = async (ids: string[]): Promise<Map<string, Record<string, unknown>>> => {
+    const stored = await options.collection.storageInstance.findDocumentsById(ids, true);
+    return new Map(
+      stored.map((doc) => {
+        const { _meta, _rev, _attachments, ...held } = doc as Record<string, unknown>;
+        return [String(held[primaryPath]), held];
+      }),
+    );
+  };
+  const sameState = (held: Record<string, unknown>, row: RxReplicationWriteToMasterRow<RxDocType>) => {
+    const { _attachments, ...pushed } = row.newDocumentState as Record<string, unknown>;
+    return deepEqual(held, pushed);
+  };
   /**
-   * Ids of pushed rows whose state is still the replica's. RxDB pushes the state a document had
-   * when the push began (or, retried, when it first failed): one written again meanwhile is still
+   * The rows with each document's state as the replica holds it now. RxDB retries a failed push with
+   * the rows as they were: a document written again since (offline, say) would be sent in a state
+   * the user has already replaced — its values reported lost where the server changed them
+   * meanwhile, even when the first attempt had reached the server. The newest state carries every
+   * change since the row's server state, so it is merged against that state instead.
+   */
+  const withCurrentStates = async (
+    rows: RxReplicationWriteToMasterRow<RxDocType>[],
+  ): Promise<RxReplicationWriteToMasterRow<RxDocType>[]> => {
+    const held = await heldStates(rows.map(key));
+    return rows.map((row) => {
+      const current = held.get(key(row));
+      return current && !sameState(current, row)
+        ? { ...row, newDocumentState: current as unknown as typeof row.newDocumentState }
+        : row;
+    });
+  };
+  /**
+   * Ids of pushed rows whose state is still the replica's: one written again meanwhile is still
    * waiting to be sent.
    */
   const settled = async (rows: RxReplicationWriteToMasterRow<RxDocType>[]): Promise<string[]> => {
-    const stored = await options.collection.storageInstance.findDocumentsById(rows.map(key), true);
-    const byId = new Map(stored.map((doc) => [String((doc as Record<string, unknown>)[primaryPath]), doc]));
+    const held = await heldStates(rows.map(key));
     return rows
       .filter((row) => {
-        const doc = byId.get(key(row));
-        if (!doc) return true;
-        const { _meta, _rev, _attachments, ...held } = doc as Record<string, unknown>;
-        const { _attachments: _pushedAttachments, ...pushed } = row.newDocumentState as Record<string, unknown>;
-        return deepEqual(held, pushed);
+        const current = held.get(key(row));
+        return !current || sameState(current, row);
       })
       .map(key);
   };
@@ -342,18 +369,19 @@ export function replicateOverSocket<RxDocType>(
               const ids = rows.map(key);
               for (const id of ids) pushing.set(id, (pushing.get(id) ?? 0) + 1);
               let result: PushResponse;
+              let sent = rows;
               try {
                 result = await backoff.run(async () => {
-                  // The server states are read once the connection is there, right before sending:
-                  // one stored while this push waited for it is sent along.
+                  // The states are read once the connection is there, right before sending: a server
+                  // state stored, or a document written again, while this push waited is sent along.
                   await whenConnected(socket, timing.connectWaitMs);
-                  const based = await withCurrentBase(rows);
+                  sent = await withCurrentBase(await withCurrentStates(rows));
                   return call<PushResponse>(
                     socket,
                     'sync:push',
                     {
                       collection: remoteCollection,
-                      rows: based.map((row) => ({
+                      rows: sent.map((row) => ({
                         assumedMasterState: (row.assumedMasterState ?? null) as SyncDocument | null,
                         newDocumentState: row.newDocumentState as unknown as SyncDocument,
                       })),
@@ -375,7 +403,7 @@ export function replicateOverSocket<RxDocType>(
               }
               options.onSyncProblem?.('send', undefined);
               if (result.lost.length > 0) options.onLostEdits?.(result.lost);
-              if (options.onPushed) options.onPushed(await settled(rows));
+              if (options.onPushed) options.onPushed(await settled(sent));
               return complete(result.conflicts) as never;
             },
           },
