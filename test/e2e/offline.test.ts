@@ -189,14 +189,17 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     await context.setOffline(false);
     await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
+    // Sent: the server has the edits, and the marks are gone (a list drawn anew may show none for a
+    // moment, so their absence alone proves nothing).
+    await expect
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: 15_000 })
+      .toMatchObject({ [note]: 'Checked on the train', [reading]: '12345.5' });
+    await expect
+      .poll(async () => `${await page.getByTestId('not-sent').count()} ${await replicaState(page)}`, {
+        timeout: 15_000,
+      })
+      .toMatch(/^0 /);
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
-    // Sent: the marks are gone.
-    await page.getByTestId('not-sent').first().waitFor({ state: 'detached' });
-    const after = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
-    expect(after.body.fields, await replicaState(page)).toMatchObject({
-      [note]: 'Checked on the train',
-      [reading]: '12345.5',
-    });
     const search = await serverCall(page, 'GET', '/api/tasks/search?q=Written%20offline');
     const created = search.body.items as { title: string; fields: Record<string, unknown> }[];
     expect(created.map((item) => item.title)).toEqual(['Written offline']);
