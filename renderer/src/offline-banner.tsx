@@ -1,7 +1,8 @@
-import { Alert, Button } from 'antd';
+import { Alert, Button, Progress } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
+import { api } from './api';
 import { useLive, useReplica } from './data/replica-context';
 import { LostEditsNotice } from './pages/lost-edits';
 
@@ -27,6 +28,27 @@ export function useHeld(flag: boolean, ms: number): boolean {
 }
 
 /**
+ * How many tasks the caller can see, asked once `asked` holds (the first sync's notice shows):
+ * what that sync brings. Unknown until answered, and when the server cannot say.
+ */
+function useTaskTotal(asked: boolean): number | undefined {
+  const [total, setTotal] = useState<number>();
+  useEffect(() => {
+    if (!asked) return;
+    let current = true;
+    api<{ count: number }>('GET', '/api/tasks/count')
+      .then(({ count }) => {
+        if (current) setTotal(count);
+      })
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+  }, [asked]);
+  return total;
+}
+
+/**
  * Says when the app works without the server, how many changes wait to be sent, how far the first
  * sync has come while the organization's data is brought to this device, and how far a replica of
  * an earlier release has been brought to this one.
@@ -40,6 +62,7 @@ export function OfflineBanner() {
     FIRST_SYNC_NOTICE_MS,
   );
   const received = useLive((replica) => (syncing ? replica.db.tasks.count().$ : undefined), [syncing]);
+  const total = useTaskTotal(syncing);
   if (error) return <Alert banner type="error" role="alert" title={t('offline.replicaFailed', { error })} />;
   if (upgrading) {
     return (
@@ -113,13 +136,33 @@ export function OfflineBanner() {
     );
   }
   if (syncing && status.pending === 0) {
+    const count = received ?? 0;
+    // Tasks created while the sync runs may take the count past the total asked at its start.
+    const known = total !== undefined && total > 0 && count <= total;
     return (
       <Alert
         banner
         type="info"
         role="status"
         data-testid="first-sync"
-        title={t('offline.receiving', { received: (received ?? 0).toLocaleString(i18n.language) })}
+        title={
+          known
+            ? t('offline.receivingOf', {
+                received: count.toLocaleString(i18n.language),
+                total: total.toLocaleString(i18n.language),
+              })
+            : t('offline.receiving', { received: count.toLocaleString(i18n.language) })
+        }
+        description={
+          known ? (
+            <Progress
+              percent={Math.floor((count / total) * 100)}
+              status="active"
+              size="small"
+              style={{ maxWidth: 480 }}
+            />
+          ) : undefined
+        }
       />
     );
   }

@@ -212,11 +212,17 @@ describe.skipIf(!suite.available)('the first sync', { timeout: 90_000 }, () => {
     await page.goto(`${suite.t.url}/tasks`);
     const notice = page.getByTestId('first-sync');
     await notice.waitFor();
-    expect(await notice.textContent()).toMatch(/to this device for work without the network… Tasks here so far: 0\./);
+    // Out of how many the server has for this user, with a progress bar.
+    const progress = () => notice.getByRole('progressbar').getAttribute('aria-valuenow', { timeout: 1_000 });
+    await expect
+      .poll(() => notice.textContent(), LIVE)
+      .toMatch(/to this device for work without the network… Tasks here so far: 0 of 30\./);
+    expect(await progress()).toBe('0');
 
     // The tasks arrive while another collection is still under way: the count rises, the notice stays.
     release('tasks');
-    await expect.poll(() => notice.textContent(), LIVE).toMatch(/Tasks here so far: 30\./);
+    await expect.poll(() => notice.textContent(), LIVE).toMatch(/Tasks here so far: 30 of 30\./);
+    expect(await progress()).toBe('100');
     release('directory_rows');
     await page.getByRole('link', { name: 'Hydrant 30', exact: true }).waitFor();
     await notice.waitFor({ state: 'detached' });

@@ -129,6 +129,8 @@ export const en: Strings = {
     signedOut: 'Your session has ended. Sign in again to send your changes ({{count}}).',
     receiving:
       'Bringing your organization’s data to this device for work without the network… Tasks here so far: {{received}}.',
+    receivingOf:
+      'Bringing your organization’s data to this device for work without the network… Tasks here so far: {{received}} of {{total}}.',
     upgrading: 'Updating the data on this device for the new version of the app: {{handled}} of {{total}} records…',
     replicaFailed: 'The local copy of the data could not be opened: {{error}}. Restart the app.',
   },

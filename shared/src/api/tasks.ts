@@ -63,6 +63,10 @@ export type Task = z.infer<typeof Task>;
 
 export const TaskList = z.object({ items: z.array(Task), nextCursor: z.string().nullable() }).meta({ id: 'TaskList' });
 
+export const TaskCount = z
+  .object({ count: z.number().int().nonnegative() })
+  .meta({ id: 'TaskCount', description: 'Tasks the caller can see' });
+
 export const TaskListQuery = z.object({
   formId: z.uuid().optional(),
   statusId: z.uuid().optional(),

@@ -97,6 +97,15 @@ export async function listVisibleTasks(db: Queryable, v: Visibility, filter: Tas
   return rows;
 }
 
+/** How many tasks the caller can see (those their replica receives). */
+export async function countVisibleTasks(db: Queryable, v: Visibility): Promise<number> {
+  const { rows } = await db.query<{ count: string }>(
+    `SELECT count(*) AS count FROM tasks t WHERE ${VISIBLE}`,
+    visibilityParams(v),
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
 /** Visible tasks whose title or description contains `pattern` (an ILIKE pattern), best matches first. */
 export async function searchVisibleTasks(
   db: Queryable,

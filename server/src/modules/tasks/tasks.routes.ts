@@ -11,6 +11,7 @@ import {
   RecentList,
   SearchQuery,
   Task,
+  TaskCount,
   TaskList,
   TaskListQuery,
   TaskMessage,
@@ -28,7 +29,16 @@ const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
 export function tasksRoutes(deps: tasks.TasksDeps) {
   return [
-    // Before /api/tasks/:taskId, which would otherwise take "search" for an id.
+    // Before /api/tasks/:taskId, which would otherwise take "search" or "count" for an id.
+    defineRoute({
+      method: 'get',
+      path: '/api/tasks/count',
+      operationId: 'countTasks',
+      summary: 'How many tasks the caller can see (what a first sync of their replica brings)',
+      tags: ['tasks'],
+      responses: { 200: { description: 'The number of tasks', schema: TaskCount } },
+      handler: async ({ auth }) => ({ status: 200, body: await tasks.countTasks(deps, auth) }),
+    }),
     defineRoute({
       method: 'get',
       path: '/api/tasks/search',

@@ -518,6 +518,11 @@ export async function searchTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext
   return { items: await presentTasks(deps.db, auth.organizationId, rows), nextCursor: null };
 }
 
+/** How many tasks the caller can see: what a first sync of their replica brings (its progress). */
+export async function countTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext) {
+  return { count: await repo.countVisibleTasks(deps.db, visibility(auth)) };
+}
+
 export function organizationHasTasks(db: Queryable, organizationId: string): Promise<boolean> {
   return repo.hasTasks(db, organizationId);
 }

@@ -313,6 +313,33 @@ describe('lists and visibility', () => {
     expect((await bob.client.patch(`/api/tasks/${task.id}`, { title: 'peek' })).status).toBe(404);
   });
 
+  it('counts the tasks the caller can see: of their organization, not deleted, restricted ones only when allowed', async () => {
+    const other = await createOrg(t);
+    const count = async (member: Member) => {
+      const response = await member.client.get('/api/tasks/count');
+      expect(response.status).toBe(200);
+      return response.body.count as number;
+    };
+    const [adminBefore, aliceBefore, otherBefore] = [await count(admin), await count(alice), await count(other)];
+    const role = await admin.client.post('/api/roles', { name: `Audit ${randomUUID()}` });
+    const restricted = await createForm(admin, { visibleRoleIds: [role.body.id] });
+    await createTask(admin, form.id, { fields: { [field('Note')]: 'n' } });
+    const gone = await createTask(admin, form.id, { fields: { [field('Note')]: 'n' } });
+    await createTask(admin, restricted.id);
+    await admin.client.delete(`/api/tasks/${gone.id}`);
+    expect(await count(admin)).toBe(adminBefore + 2);
+    expect(await count(alice)).toBe(aliceBefore + 1);
+    expect(await count(other)).toBe(otherBefore);
+    // As many as the list shows, page by page.
+    let listed = 0;
+    for (let cursor: string | null = ''; cursor !== null; ) {
+      const page = await admin.client.get(`/api/tasks?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+      listed += page.body.items.length;
+      cursor = page.body.nextCursor;
+    }
+    expect(await count(admin)).toBe(listed);
+  });
+
   it('deletes a task: it leaves lists and answers 404', async () => {
     const task = await createTask(admin, form.id, { fields: { [field('Note')]: 'n' } });
     expect((await admin.client.delete(`/api/tasks/${task.id}`)).status).toBe(204);
