@@ -310,10 +310,13 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const description = page.getByLabel('Description', { exact: true });
     const save = page.getByRole('button', { name: 'Save', exact: true });
 
-    // A task keeps a title: an empty one is refused at the editor.
+    // A task keeps a title, of at most 500 characters: the editor refuses others, as the server would.
     await title.fill('   ');
     await save.click();
     await page.getByText('Fill in this field').waitFor();
+    await title.fill('x'.repeat(501));
+    await save.click();
+    await page.getByText('A title holds at most 500 characters').waitFor();
     // Saved as the server keeps it: trimmed.
     await title.fill('  Boiler room, east wing ');
     await description.fill('Check the valves\nand the gauges');

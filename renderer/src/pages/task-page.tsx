@@ -1,5 +1,4 @@
 import type { Form } from '@shared/api/forms';
-import { TASK_DESCRIPTION_MAX, TASK_TITLE_MAX } from '@shared/api/tasks';
 import type { LostEdit } from '@shared/sync';
 import { Alert, Form as AntForm, App, Button, Card, Input, List, Select, Space, Spin, Typography } from 'antd';
 import { useEffect, useRef, useState } from 'react';
@@ -17,6 +16,7 @@ import { fieldValueText } from './field-values';
 import { LostEdits, shownEditValue } from './lost-edits';
 import { TaskQrButton } from './qr-codes';
 import { NotSentMark } from './sync-marks';
+import { taskDescriptionRules, taskTitleRules } from './task-text';
 
 interface HistoryEntry {
   id: string;
@@ -311,23 +311,10 @@ export function TaskPage() {
       </Space>
       <Card title={t('task.fields')} style={{ marginBottom: 16 }}>
         <AntForm form={editor} layout="vertical" initialValues={initial} onFinish={save}>
-          <AntForm.Item
-            name="title"
-            label={t('tasks.taskTitle')}
-            rules={[
-              { required: true, whitespace: true, message: t('errors.required') },
-              { max: TASK_TITLE_MAX, message: t('task.titleTooLong', { max: TASK_TITLE_MAX }) },
-            ]}
-          >
+          <AntForm.Item name="title" label={t('tasks.taskTitle')} rules={taskTitleRules(t)}>
             <Input aria-label={t('tasks.taskTitle')} />
           </AntForm.Item>
-          <AntForm.Item
-            name="description"
-            label={t('tasks.description')}
-            rules={[
-              { max: TASK_DESCRIPTION_MAX, message: t('task.descriptionTooLong', { max: TASK_DESCRIPTION_MAX }) },
-            ]}
-          >
+          <AntForm.Item name="description" label={t('tasks.description')} rules={taskDescriptionRules(t)}>
             <Input.TextArea aria-label={t('tasks.description')} autoSize={{ minRows: 2, maxRows: 12 }} />
           </AntForm.Item>
           {fields.map((field) => (

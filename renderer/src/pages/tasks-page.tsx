@@ -26,6 +26,7 @@ import { useShortcut } from '../shortcuts';
 import { BatchCreateDialog } from './batch-create';
 import { EDITABLE, FieldInput, storedValue, usePeople } from './field-input';
 import { SyncMarks } from './sync-marks';
+import { taskDescriptionRules, taskTitleRules } from './task-text';
 
 type ListedTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'updatedAt'>> & TaskDocument;
 
@@ -270,14 +271,10 @@ export function TasksPage() {
               options={openForms.map((f) => ({ value: f.id, label: f.name }))}
             />
           </AntForm.Item>
-          <AntForm.Item
-            name="title"
-            label={t('tasks.taskTitle')}
-            rules={[{ required: true, whitespace: true, message: t('errors.required') }]}
-          >
+          <AntForm.Item name="title" label={t('tasks.taskTitle')} rules={taskTitleRules(t)}>
             <Input autoFocus />
           </AntForm.Item>
-          <AntForm.Item name="description" label={t('tasks.description')}>
+          <AntForm.Item name="description" label={t('tasks.description')} rules={taskDescriptionRules(t)}>
             <Input.TextArea rows={3} />
           </AntForm.Item>
           {targetFields.map((field) => (
