@@ -6,7 +6,14 @@ import type { TFunction } from 'i18next';
 export function taskTitleRules(t: TFunction): Rule[] {
   return [
     { required: true, whitespace: true, message: t('errors.required') },
-    { max: TASK_TITLE_MAX, message: t('task.titleTooLong', { max: TASK_TITLE_MAX }) },
+    // Counted as the server counts it: once trimmed.
+    {
+      validator: async (_rule, value: unknown) => {
+        if (typeof value === 'string' && value.trim().length > TASK_TITLE_MAX) {
+          throw new Error(t('task.titleTooLong', { max: TASK_TITLE_MAX }));
+        }
+      },
+    },
   ];
 }
 
