@@ -2,9 +2,9 @@ import { Alert, Button, Progress } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { api } from './api';
 import { useLive, useReplica } from './data/replica-context';
 import { LostEditsNotice } from './pages/lost-edits';
+import { useApi } from './use-api';
 
 /** How long the first pull may take before the app says it is bringing the data over. */
 const FIRST_SYNC_NOTICE_MS = 700;
@@ -28,27 +28,6 @@ export function useHeld(flag: boolean, ms: number): boolean {
 }
 
 /**
- * How many tasks the caller can see, asked once `asked` holds (the first sync's notice shows):
- * what that sync brings. Unknown until answered, and when the server cannot say.
- */
-function useTaskTotal(asked: boolean): number | undefined {
-  const [total, setTotal] = useState<number>();
-  useEffect(() => {
-    if (!asked) return;
-    let current = true;
-    api<{ count: number }>('GET', '/api/tasks/count')
-      .then(({ count }) => {
-        if (current) setTotal(count);
-      })
-      .catch(() => undefined);
-    return () => {
-      current = false;
-    };
-  }, [asked]);
-  return total;
-}
-
-/**
  * Says when the app works without the server, how many changes wait to be sent, how far the first
  * sync has come while the organization's data is brought to this device, and how far a replica of
  * an earlier release has been brought to this one.
@@ -62,7 +41,8 @@ export function OfflineBanner() {
     FIRST_SYNC_NOTICE_MS,
   );
   const received = useLive((replica) => (syncing ? replica.db.tasks.count().$ : undefined), [syncing]);
-  const total = useTaskTotal(syncing);
+  // How many tasks the user can see: what the first sync brings (unknown until the server answers).
+  const total = useApi<{ count: number }>(syncing ? '/api/tasks/count' : undefined).data?.count;
   if (error) return <Alert banner type="error" role="alert" title={t('offline.replicaFailed', { error })} />;
   if (upgrading) {
     return (
