@@ -1,11 +1,15 @@
+import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PushResponse, SyncAck, SyncDocument } from '@shared/sync';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { LostEdit, PushResponse, SyncAck, SyncDocument } from '@shared/sync';
 import { createRxDatabase, META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { Server } from 'socket.io';
 import { io } from 'socket.io-client';
 import { describe, expect, it, vi } from 'vitest';
+import { replicaStorage } from '../../../electron/backend/replica-host';
 import { RetryBackoff, replicateOverSocket } from './socket-replication';
 
 describe('retry backoff of the replication', () => {
@@ -342,4 +346,57 @@ describe('pushes', () => {
       await server.close();
     }
   });
+
+  it.each([
+    ['RxDB’s memory storage', async () => getRxStorageMemory() as RxStorage<unknown, unknown>],
+    ['the desktop replica’s storage', async () => replicaStorage(await mkdtemp(path.join(tmpdir(), 'orbita-sent-')))],
+  ])(
+    'retried with the state the document has now and taken by the server, leave that state as the server’s (%s)',
+    async (_name, storage) => {
+      const server = await heldSyncServer();
+      const { db, notes } = await notesDatabase(await storage());
+      const socket = io(server.url, { transports: ['websocket'] });
+      const lost: LostEdit[] = [];
+      const state = replicateOverSocket({
+        collection: notes,
+        remoteCollection: 'notes',
+        socket,
+        retryTimeMs: 50,
+        onLostEdits: (edits) => lost.push(...edits),
+      });
+      try {
+        await state.awaitInitialReplication();
+        await notes.insert({ id: 'n1', text: 'first' });
+        const unanswered = await server.nextPush();
+        socket.disconnect();
+        await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'second' });
+        socket.connect();
+        const retried = await server.nextPush();
+        expect(retried.rows.map((row) => row.newDocumentState.text)).toEqual(['second']);
+        retried.answer({ conflicts: [], lost: [] });
+        // The server holds what the replica holds: nothing is left to send.
+        const next = await Promise.race([
+          state.awaitInSync().then(() => 'in sync'),
+          server.nextPush().then((push) => `pushed again: ${JSON.stringify(push.rows)}`),
+        ]);
+        expect(next).toBe('in sync');
+        // A colleague's later change comes in as a change, not as a conflict with the user's value.
+        retried.stream({
+          collection: 'notes',
+          documents: [{ id: 'n1', text: 'colleague', _deleted: false } as SyncDocument],
+          checkpoint: { at: 2 },
+        });
+        await vi.waitFor(async () => expect((await notes.findOne('n1').exec())?.text).toBe('colleague'), {
+          timeout: 10_000,
+        });
+        expect(lost).toEqual([]);
+        expect(unanswered.rows.map((row) => row.newDocumentState.text)).toEqual(['first']);
+      } finally {
+        await state.cancel();
+        socket.close();
+        await db.remove();
+        await server.close();
+      }
+    },
+  );
 });

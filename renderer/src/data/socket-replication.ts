@@ -10,6 +10,7 @@ import type {
 import {
   deepEqual,
   getAssumedMasterState,
+  getMetaWriteRow,
   type RxCollection,
   type RxReplicationPullStreamItem,
   type RxReplicationWriteToMasterRow,
@@ -307,6 +308,23 @@ export function replicateOverSocket<RxDocType>(
       })
       .map(key);
   };
+  /**
+   * Records, as the server's state of each document, the state a push sent in place of the one RxDB
+   * handed it (`withCurrentStates`) and that the server took as sent. RxDB records the state it
+   * handed over; its own record, written after this one, is then refused (RxDB reads the record
+   * before the push and ignores a refused write). Without this, the state sent would still be
+   * pushed again against the older state, and a colleague's change pulled meanwhile would be
+   * taken for a conflict: the user's value, already kept, reported lost.
+   */
+  const recordSentStates = async (rows: RxReplicationWriteToMasterRow<RxDocType>[]): Promise<void> => {
+    const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+    if (rows.length === 0 || !internal) return;
+    const known = await getAssumedMasterState(internal, rows.map(key));
+    const writes = await Promise.all(
+      rows.map((row) => getMetaWriteRow(internal, row.newDocumentState as never, known[key(row)]?.metaDocument)),
+    );
+    await internal.input.metaInstance.bulkWrite(writes, 'orbita-sync-sent-state');
+  };
   const pullBatch = async (
     checkpoint: SyncCheckpoint | null,
     batchSize: number,
@@ -402,6 +420,13 @@ export function replicateOverSocket<RxDocType>(
                 }
               }
               options.onSyncProblem?.('send', undefined);
+              const conflicting = new Set(result.conflicts.map((document) => String(document[primaryPath])));
+              // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
+              await recordSentStates(
+                sent.filter(
+                  (row, index) => row.newDocumentState !== rows[index]?.newDocumentState && !conflicting.has(key(row)),
+                ),
+              ).catch(() => undefined);
               if (result.lost.length > 0) options.onLostEdits?.(result.lost);
               if (options.onPushed) options.onPushed(await settled(sent));
               return complete(result.conflicts) as never;
