@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { createRxDatabase, META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rx
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { Server } from 'socket.io';
 import { io } from 'socket.io-client';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../../../electron/backend/replica-host';
 import { RetryBackoff, replicateOverSocket } from './socket-replication';
 
@@ -262,6 +262,11 @@ describe('pushes answered by the server', () => {
 });
 
 describe('pushes', () => {
+  const replicaDirectories: string[] = [];
+  afterAll(async () => {
+    for (const directory of replicaDirectories) await rm(directory, { recursive: true, force: true });
+  });
+
   it('carry the server state stored while they waited for the connection', async () => {
     const server = await heldSyncServer([{ id: 'n1', text: 'server', _deleted: false } as SyncDocument]);
     // The replication's records of server states, with some of them not stored (yet).
@@ -349,7 +354,14 @@ describe('pushes', () => {
 
   it.each([
     ['RxDB’s memory storage', async () => getRxStorageMemory() as RxStorage<unknown, unknown>],
-    ['the desktop replica’s storage', async () => replicaStorage(await mkdtemp(path.join(tmpdir(), 'orbita-sent-')))],
+    [
+      'the desktop replica’s storage',
+      async () => {
+        const directory = await mkdtemp(path.join(tmpdir(), 'orbita-sent-'));
+        replicaDirectories.push(directory);
+        return replicaStorage(directory);
+      },
+    ],
   ])(
     'retried with the state the document has now and taken by the server, leave that state as the server’s (%s)',
     async (_name, storage) => {
