@@ -517,6 +517,75 @@ describe('push', () => {
     expect(answer).toEqual({ ok: true, data: { conflicts: [], lost: [] } });
   });
 
+  it('merges assignees edited offline per person, and reports an assignment the server refuses', async () => {
+    const bob = await createMember(t, admin, { name: 'Bob' });
+    const carol = await createMember(t, admin, { name: 'Carol' });
+    const dave = await createMember(t, admin, { name: 'Dave' });
+    const task = await createTask(admin, form.id, { title: 'Assigned' });
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: bob.userId });
+    const client = await replica(alice);
+    const base = (
+      await client.pullUntil('tasks', (docs) =>
+        docs.some((d) => d.id === task.id && (d.assignees as unknown[] | undefined)?.length === 1),
+      )
+    ).documents.find((d) => d.id === task.id) as SyncDocument;
+    // Online: Carol is assigned.
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: carol.userId });
+    // Offline: Alice takes Bob off, and assigns Dave and someone who is not in the organization.
+    const stranger = randomUUID();
+    const assignee = (userId: string) => ({
+      userId,
+      source: 'manual',
+      delegated_from_user_id: null,
+      pending_review: false,
+      addedAt: new Date().toISOString(),
+    });
+    const offline = { ...base, assignees: [assignee(dave.userId), assignee(stranger)] };
+    const answer = await client.push('tasks', [{ assumedMasterState: base, newDocumentState: offline }]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      expect.objectContaining({
+        id: task.id,
+        path: `assignees.${stranger}`,
+        attempted: true,
+        kept: false,
+        reason: 'refused',
+      }),
+    ]);
+    const assigned = (body: { assignees: { userId: string }[] }) => body.assignees.map((a) => a.userId).sort();
+    const expected = [carol.userId, dave.userId].sort();
+    expect(assigned((await admin.client.get(`/api/tasks/${task.id}`)).body)).toEqual(expected);
+    // The replica lands on the server's set (Carol kept, the stranger not assigned).
+    expect(answer.data.conflicts).toHaveLength(1);
+    expect(assigned(answer.data.conflicts[0] as never)).toEqual(expected);
+    const audit = await admin.client.get(`/api/tasks/${task.id}/audit`);
+    expect(audit.body.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ action: 'assignee_removed', actorUserId: alice.userId }),
+        expect.objectContaining({ action: 'assignee_added', actorUserId: alice.userId }),
+      ]),
+    );
+
+    // A task made offline keeps the people assigned to it there.
+    const id = randomUUID();
+    const created = await client.push('tasks', [
+      {
+        assumedMasterState: null,
+        newDocumentState: {
+          id,
+          _deleted: false,
+          formId: form.id,
+          title: 'Made and assigned offline',
+          fields: {},
+          assignees: [assignee(bob.userId)],
+        },
+      },
+    ]);
+    if (!created.ok) throw new Error(JSON.stringify(created.problem));
+    expect(created.data.lost).toEqual([]);
+    expect(assigned((await admin.client.get(`/api/tasks/${id}`)).body)).toEqual([bob.userId]);
+  });
+
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
     const client = await replica(alice);
     const id = randomUUID();

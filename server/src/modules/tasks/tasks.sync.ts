@@ -29,6 +29,42 @@ const VISIBLE_TO_CALLER = `($3::boolean OR EXISTS (SELECT 1 FROM forms f WHERE f
 
 type Row = TaskRow & { sync_xid: string; sync_seq: string; visible: boolean; assigned: boolean };
 
+/** The users assigned in a task document, sorted (the set a replica edits). */
+function assigneeIds(document: object | null | undefined): string[] {
+  const assignees = (document as { assignees?: unknown } | null | undefined)?.assignees;
+  const list = Array.isArray(assignees) ? (assignees as { userId?: unknown }[]) : [];
+  return [...new Set(list.map((assignee) => String(assignee?.userId)))].sort();
+}
+
+/**
+ * Assignees edited offline, merged per user: one the client added is assigned unless the server
+ * has them already, one it removed is unassigned unless the server did so too. Such changes never
+ * contradict each other; a refused one (an inactive user, say) is reported lost.
+ */
+async function mergeAssignees(
+  deps: tasks.TasksDeps,
+  auth: AuthContext,
+  id: string,
+  ids: { base: string[]; current: string[]; next: string[] },
+  lost: LostEdit[],
+) {
+  const base = new Set(ids.base);
+  const current = new Set(ids.current);
+  const next = new Set(ids.next);
+  for (const userId of next) {
+    if (base.has(userId) || current.has(userId)) continue;
+    await refusedAsLost(lost, { id, path: `assignees.${userId}`, attempted: true, kept: false }, () =>
+      tasks.assignManually(deps, auth, id, userId),
+    );
+  }
+  for (const userId of base) {
+    if (next.has(userId) || !current.has(userId)) continue;
+    await refusedAsLost(lost, { id, path: `assignees.${userId}`, attempted: false, kept: true }, () =>
+      tasks.unassign(deps, auth, id, userId),
+    );
+  }
+}
+
 /**
  * Three-way merge of a task edited offline (SPEC: base = assumedMasterState): a field the client
  * changed and the server did not takes the client's value; a field changed on both sides keeps
@@ -48,13 +84,15 @@ async function pushTask(
   });
   if (!current) {
     if (pushedBase !== null || next._deleted) return; // deleted or invisible on the server: the server wins
-    await tasks.createTask(deps, auth, {
+    const created = await tasks.createTask(deps, auth, {
       id,
       formId: String(next.formId),
       title: String(next.title),
       description: typeof next.description === 'string' ? next.description : '',
       fields: (next.fields as Record<string, unknown>) ?? {},
     });
+    // People assigned on the device beyond those the form's fields assign.
+    await mergeAssignees(deps, auth, id, { base: [], current: assigneeIds(created), next: assigneeIds(next) }, lost);
     return;
   }
   const base = knownBase(pushedBase, current, next);
@@ -71,6 +109,7 @@ async function pushTask(
         { current: current.fields[fieldId], next: nextFields[fieldId] },
       );
     }
+    keptWithoutBase(lost, { id, path: 'assignees' }, { current: assigneeIds(current), next: assigneeIds(next) });
     return;
   }
   if (next._deleted && !base._deleted) {
@@ -101,6 +140,15 @@ async function pushTask(
       tasks.updateTask(deps, auth, id, patch),
     );
   }
+  // After the fields, whose user values assign people themselves.
+  const assignedNow = patch.fields ? assigneeIds(await tasks.getTask(deps, auth, id)) : assigneeIds(current);
+  await mergeAssignees(
+    deps,
+    auth,
+    id,
+    { base: assigneeIds(base), current: assignedNow, next: assigneeIds(next) },
+    lost,
+  );
   if (
     clientWins(lost, { id, path: 'statusId' }, { base: base.statusId, current: current.statusId, next: next.statusId })
   ) {
@@ -162,6 +210,7 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
                 description: master.description,
                 fields: master.fields,
                 statusId: master.statusId,
+                assignees: assigneeIds(master),
                 _deleted: master._deleted,
               },
               {
@@ -169,6 +218,7 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
                 description: pushed.description,
                 fields: pushed.fields,
                 statusId: pushed.statusId,
+                assignees: assigneeIds(pushed),
                 _deleted: pushed._deleted,
               },
             ));
