@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, registeredPage, saveScreenshot, waitOrExplain } from '../helpers/browser';
+import { apiInPage, browserSuite, choose, registeredPage, saveScreenshot, waitOrExplain } from '../helpers/browser';
 
 const suite = browserSuite();
 
@@ -19,18 +19,6 @@ interface SavedForm {
   }[];
   statuses: { id: string; name: string; initial: boolean; final: boolean }[];
   transitions: { from: string; to: string }[];
-}
-
-/**
- * Picks an option of the select labelled `label` from its open drop-down (closed ones stay in the
- * DOM). The select itself is clicked: an empty searchable select has no visible input to click.
- */
-async function choose(page: Page, label: string, option: string) {
-  await page.locator('.ant-select', { has: page.getByLabel(label, { exact: true }) }).click();
-  await page
-    .locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)')
-    .getByTitle(option, { exact: true })
-    .click();
 }
 
 /** The allowed moves of a form as `from → to` status names, sorted. */

@@ -4,6 +4,7 @@ import {
   addRow,
   apiInPage,
   browserSuite,
+  choose,
   registeredPage,
   replicaIs,
   replicaState,
@@ -12,6 +13,7 @@ import {
   serviceWorkerInControl,
   waitOrExplain,
 } from '../helpers/browser';
+import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite({ config: { syncPollMs: 100 } });
 
@@ -356,6 +358,69 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       .poll(onServer, { timeout: 15_000 })
       .toEqual({ title: 'Boiler room, west wing', description: 'Check the valves\nand the gauges' });
     await page.getByRole('heading', { name: 'Boiler room, west wing' }).waitFor();
+    await context.close();
+  });
+
+  it('assigns and takes people off a task, offline too, and says which assignment the server refused', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Dock Crew',
+      name: 'Zoe',
+      email: 'zoe@example.org',
+    });
+    const { task } = await arrange(page);
+    const person = async (name: string, email: string) => {
+      const { id } = (await apiInPage(page, 'POST', '/api/users', { email, name })) as { id: string };
+      // Invited people join by setting a password: only then can they be assigned.
+      const token = await tokenFromOutbox(suite.t, email);
+      const joined = await fetch(`${suite.t.url}/api/auth/reset-password`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ token, password: `${name} joins the crew` }),
+      });
+      expect(joined.status).toBe(204);
+      return id;
+    };
+    const ivan = await person('Ivan', 'ivan.dock@example.org');
+    const olga = await person('Olga', 'olga.dock@example.org');
+    const onServer = async () =>
+      ((await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.assignees as { userId: string }[])
+        .map((assignee) => assignee.userId)
+        .sort();
+    await page.goto(`${suite.t.url}/tasks/${task.id}`);
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    await replicaIs(page, 'online ready');
+    const assignees = page.getByTestId('assignee');
+    const assign = async (name: string) => {
+      await choose(page, 'Assign someone', name);
+      await assignees.filter({ hasText: name }).waitFor();
+    };
+
+    // Online: Ivan is assigned.
+    await assign('Ivan');
+    await expect.poll(onServer, { timeout: 15_000 }).toEqual([ivan]);
+
+    // Offline: Ivan is taken off and Olga assigned; they reach the server once it is back.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByRole('button', { name: 'Take Ivan off the task' }).click();
+    await assignees.filter({ hasText: 'Ivan' }).waitFor({ state: 'detached' });
+    await assign('Olga');
+    expect(await onServer()).toEqual([ivan]);
+    await context.setOffline(false);
+    await expect.poll(onServer, { timeout: 15_000 }).toEqual([olga]);
+
+    // Offline again Ivan is assigned, while an administrator deactivates him: the server refuses
+    // the assignment and the task page says so.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await assign('Ivan');
+    expect((await serverCall(page, 'PATCH', `/api/users/${ivan}`, { status: 'deactivated' })).status).toBe(200);
+    await context.setOffline(false);
+    const lost = page.getByTestId('lost-edit');
+    await waitOrExplain(page, lost);
+    expect(await lost.textContent()).toContain('Assignee Ivan: your value “assigned”; kept “not assigned”');
+    await assignees.filter({ hasText: 'Ivan' }).waitFor({ state: 'detached' });
+    expect(await onServer()).toEqual([olga]);
     await context.close();
   });
 

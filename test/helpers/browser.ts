@@ -187,3 +187,15 @@ export async function waitOrExplain(page: Page, locator: Locator): Promise<void>
     page.off('console', listen);
   }
 }
+
+/**
+ * Picks an option of the select labelled `label` from its open drop-down (closed ones stay in the
+ * DOM). The select itself is clicked: an empty searchable select has no visible input to click.
+ */
+export async function choose(page: Page, label: string, option: string) {
+  await page.locator('.ant-select', { has: page.getByLabel(label, { exact: true }) }).click();
+  await page
+    .locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)')
+    .getByTitle(option, { exact: true })
+    .click();
+}

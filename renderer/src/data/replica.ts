@@ -348,7 +348,10 @@ export class Replica {
   }
 
   /** Changes a task on this device (fields merge into its values); it reaches the server with the next push. */
-  async changeTask(id: string, change: Partial<Pick<TaskDocument, 'title' | 'description' | 'statusId' | 'fields'>>) {
+  async changeTask(
+    id: string,
+    change: Partial<Pick<TaskDocument, 'title' | 'description' | 'statusId' | 'fields' | 'assignees'>>,
+  ) {
     const doc = await this.db.tasks.findOne(id).exec();
     if (!doc) throw new Error(`Task ${id} is not in the replica`);
     await this.tracked(id, () =>

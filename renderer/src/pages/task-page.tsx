@@ -45,12 +45,35 @@ const DETAILS = ['title', 'description'] as const;
 type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'fields' | 'assignees'>> &
   TaskDocument;
 
+type Assignee = NonNullable<TaskDocument['assignees']>[number];
+
+/** A person assigned on this device by hand; the server fills in the rest when it takes the change. */
+function manualAssignee(userId: string): Assignee {
+  return {
+    userId,
+    source: 'manual',
+    delegated_from_user_id: null,
+    pending_review: false,
+    addedAt: new Date().toISOString(),
+  };
+}
+
+/** The assignees with `userIds` as the people assigned, keeping the entries of those already there. */
+function withAssignees(current: Assignee[], userIds: string[]): Assignee[] {
+  return userIds.map((userId) => current.find((assignee) => assignee.userId === userId) ?? manualAssignee(userId));
+}
+
 /** Offline edits of this task that the server did not keep, with what it kept instead. */
 function TaskLostEdits({ taskId, form }: { taskId: string; form: Form }) {
   const { t } = useTranslation();
   const { replica } = useReplica();
+  const { userName } = usePeople();
+  const assigneeOf = (edit: LostEdit) => /^assignees\.(.+)$/.exec(edit.path)?.[1];
   const label = (edit: LostEdit) => {
     if (edit.path === 'statusId') return t('tasks.status');
+    if (edit.path === 'assignees') return t('task.assignees');
+    const assignee = assigneeOf(edit);
+    if (assignee) return t('task.assignee', { name: userName(assignee) });
     if (edit.path === 'title') return t('tasks.taskTitle');
     if (edit.path === 'description') return t('tasks.description');
     const fieldId = edit.path.replace(/^fields\./, '');
@@ -59,6 +82,10 @@ function TaskLostEdits({ taskId, form }: { taskId: string; form: Form }) {
   const names = useValueNames(form.fields);
   const show = (edit: LostEdit, value: unknown) => {
     if (edit.path === 'statusId') return form.statuses.find((s) => s.id === value)?.name ?? String(value);
+    if (edit.path === 'assignees' && Array.isArray(value)) {
+      return value.length > 0 ? value.map((id) => userName(String(id))).join(', ') : t('task.noAssignees');
+    }
+    if (assigneeOf(edit)) return value ? t('task.assigned') : t('task.notAssigned');
     const field = form.fields.find((f) => `fields.${f.id}` === edit.path);
     return field ? fieldValueText(field, value, names) : shownEditValue(value);
   };
@@ -71,6 +98,13 @@ function TaskLostEdits({ taskId, form }: { taskId: string; form: Form }) {
     if (edit.path === 'statusId' && typeof edit.attempted === 'string') {
       const statusId = edit.attempted;
       return () => replica.changeTask(taskId, { statusId });
+    }
+    if (edit.path === 'assignees' && Array.isArray(edit.attempted)) {
+      const userIds = edit.attempted.map(String);
+      return async () => {
+        const current = (await replica.db.tasks.findOne(taskId).exec())?.toJSON().assignees ?? [];
+        await replica.changeTask(taskId, { assignees: withAssignees(current as Assignee[], userIds) });
+      };
     }
     const field = /^fields\.(.+)$/.exec(edit.path)?.[1];
     if (field) return () => replica.changeTask(taskId, { fields: { [field]: edit.attempted ?? null } });
@@ -122,6 +156,20 @@ export function TaskPage() {
   }, [replica, taskId, reloadHistory, reloadAudit]);
   const people = usePeople();
   const { userName } = people;
+  // Only active people can be assigned (the server refuses others).
+  const activeUsers = useLive(
+    (r) =>
+      r.db.users
+        .find({ selector: { status: 'active' } })
+        .$.pipe(
+          map((docs) =>
+            docs
+              .map((doc) => doc.toJSON() as { id: string; name: string })
+              .sort((a, b) => a.name.localeCompare(b.name)),
+          ),
+        ),
+    [],
+  );
   const names = useValueNames(form?.fields ?? []);
   const [error, setError] = useState<string>();
   const [draft, setDraft] = useState('');
@@ -196,6 +244,15 @@ export function TaskPage() {
     .filter((move) => move.from === current.statusId)
     .map((move) => form.statuses.find((s) => s.id === move.to))
     .filter((next) => next !== undefined);
+  // Saved on this device like any edit, and merged per person when it reaches the server.
+  const changeAssignees = async (userIds: string[]) => {
+    try {
+      await replica.changeTask(current.id, { assignees: withAssignees(current.assignees, userIds) });
+      setError(undefined);
+    } catch (caught) {
+      fail(caught);
+    }
+  };
   const fieldName = (id: string) => form.fields.find((f) => f.id === id)?.name ?? id;
   const statusName = (id: unknown) => form.statuses.find((s) => s.id === id)?.name ?? String(id);
   const valueText = (fieldId: string, value: unknown) =>
@@ -338,7 +395,42 @@ export function TaskPage() {
           size="small"
           dataSource={current.assignees}
           locale={{ emptyText: t('task.noAssignees') }}
-          renderItem={(assignee) => <List.Item data-testid="assignee">{userName(assignee.userId)}</List.Item>}
+          renderItem={(assignee) => (
+            <List.Item
+              data-testid="assignee"
+              actions={[
+                <Button
+                  key="unassign"
+                  type="link"
+                  size="small"
+                  aria-label={t('task.unassign', { name: userName(assignee.userId) })}
+                  onClick={() =>
+                    void changeAssignees(
+                      current.assignees.map((a) => a.userId).filter((userId) => userId !== assignee.userId),
+                    )
+                  }
+                >
+                  ×
+                </Button>,
+              ]}
+            >
+              {userName(assignee.userId)}
+            </List.Item>
+          )}
+        />
+        <Select
+          showSearch
+          aria-label={t('task.assign')}
+          placeholder={t('task.assign')}
+          style={{ width: 280, marginTop: 8 }}
+          value={null}
+          optionFilterProp="label"
+          options={(activeUsers ?? [])
+            .filter((user) => !current.assignees.some((assignee) => assignee.userId === user.id))
+            .map((user) => ({ value: user.id, label: user.name }))}
+          onChange={(userId: string) =>
+            void changeAssignees([...current.assignees.map((assignee) => assignee.userId), userId])
+          }
         />
       </Card>
       <Card title={t('task.history')} style={{ marginBottom: 16 }}>
