@@ -417,14 +417,21 @@ describe('push', () => {
     ) as SyncDocument;
     await admin.client.patch(`/api/tasks/${task.id}`, { description: 'Changed there' });
     // Which of the differences are the replica's own cannot be told: the server's copy stays.
-    const edited = { ...seen, title: 'Edited here', fields: { ...(seen.fields as object), [amount()]: '2' } };
+    const edited = {
+      ...seen,
+      title: 'Edited here',
+      fields: { ...(seen.fields as object), [amount()]: '2' },
+      assignees: [{ userId: alice.userId, source: 'manual', delegated_from_user_id: null, pending_review: false }],
+    };
     const answer = await client.push('tasks', [{ assumedMasterState: null, newDocumentState: edited }]);
     if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
     expect(answer.data.lost).toEqual([
       { id: task.id, path: 'title', attempted: 'Edited here', kept: 'Known here', reason: 'changed_on_server' },
       { id: task.id, path: 'description', attempted: '', kept: 'Changed there', reason: 'changed_on_server' },
       { id: task.id, path: `fields.${amount()}`, attempted: '2', kept: '1', reason: 'changed_on_server' },
+      { id: task.id, path: 'assignees', attempted: [alice.userId], kept: [], reason: 'changed_on_server' },
     ]);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).body.assignees).toEqual([]);
     expect(answer.data.conflicts[0]).toMatchObject({ id: task.id, title: 'Known here', description: 'Changed there' });
     expect((await admin.client.get(`/api/tasks/${task.id}`)).body).toMatchObject({
       title: 'Known here',
