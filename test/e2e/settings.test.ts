@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { readOutbox } from '../../server/src/platform/mail/mailer';
-import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot, waitOrExplain } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite();
@@ -106,7 +106,7 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
     await page.getByLabel('Name of the new role').fill('Dispatchers');
     await page.getByRole('button', { name: 'Create the role' }).click();
     const row = page.locator('[data-testid="role-row"][data-name="Dispatchers"]');
-    await row.waitFor();
+    await waitOrExplain(page, row);
     expect(await row.textContent()).toContain('Nobody');
     // A second role of the same name is refused with the server's reason, until closed.
     await page.getByLabel('Name of the new role').fill('Dispatchers');
