@@ -421,6 +421,31 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     expect(await lost.textContent()).toContain('Assignee Ivan: your value “assigned”; kept “not assigned”');
     await assignees.filter({ hasText: 'Ivan' }).waitFor({ state: 'detached' });
     expect(await onServer()).toEqual([olga]);
+    // Deactivated, Ivan is no longer offered; Olga is assigned already.
+    const offered = page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden) .ant-select-item-option');
+    await page.locator('.ant-select', { has: page.getByLabel('Assign someone', { exact: true }) }).click();
+    await expect.poll(() => offered.allTextContents(), { timeout: 15_000 }).toEqual(['Zoe']);
+    await page.keyboard.press('Escape');
+
+    // A task made offline keeps the people chosen in the new-task dialog.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByRole('menuitem', { name: 'Tasks' }).click();
+    await page.getByRole('button', { name: 'New task' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Task title').fill('Pump check');
+    await choose(page, 'Assignees', 'Olga');
+    expect(await offered.allTextContents()).toEqual(['Olga', 'Zoe']);
+    // Closes the option list, which covers the dialog's buttons.
+    await dialog.getByText('New task').click();
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('link', { name: 'Pump check' }).waitFor();
+    await context.setOffline(false);
+    const olgasTasks = async () =>
+      ((await serverCall(page, 'GET', `/api/tasks?assigneeId=${olga}`)).body.items as { title: string }[])
+        .map((item) => item.title)
+        .sort();
+    await expect.poll(olgasTasks, { timeout: 15_000 }).toEqual(['Boiler room', 'Pump check']);
     await context.close();
   });
 

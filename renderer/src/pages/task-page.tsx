@@ -11,6 +11,7 @@ import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
+import { type Assignee, useAssignableUsers, withAssignees } from './assignees';
 import { EDITABLE, FieldInput, shownValue, storedValue, usePeople, useValueNames } from './field-input';
 import { fieldValueText } from './field-values';
 import { LostEdits, shownEditValue } from './lost-edits';
@@ -44,24 +45,6 @@ const DETAILS = ['title', 'description'] as const;
 
 type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'fields' | 'assignees'>> &
   TaskDocument;
-
-type Assignee = NonNullable<TaskDocument['assignees']>[number];
-
-/** A person assigned on this device by hand; the server fills in the rest when it takes the change. */
-function manualAssignee(userId: string): Assignee {
-  return {
-    userId,
-    source: 'manual',
-    delegated_from_user_id: null,
-    pending_review: false,
-    addedAt: new Date().toISOString(),
-  };
-}
-
-/** The assignees with `userIds` as the people assigned, keeping the entries of those already there. */
-function withAssignees(current: Assignee[], userIds: string[]): Assignee[] {
-  return userIds.map((userId) => current.find((assignee) => assignee.userId === userId) ?? manualAssignee(userId));
-}
 
 /** Offline edits of this task that the server did not keep, with what it kept instead. */
 function TaskLostEdits({ taskId, form }: { taskId: string; form: Form }) {
@@ -156,20 +139,7 @@ export function TaskPage() {
   }, [replica, taskId, reloadHistory, reloadAudit]);
   const people = usePeople();
   const { userName } = people;
-  // Only active people can be assigned (the server refuses others).
-  const activeUsers = useLive(
-    (r) =>
-      r.db.users
-        .find({ selector: { status: 'active' } })
-        .$.pipe(
-          map((docs) =>
-            docs
-              .map((doc) => doc.toJSON() as { id: string; name: string })
-              .sort((a, b) => a.name.localeCompare(b.name)),
-          ),
-        ),
-    [],
-  );
+  const activeUsers = useAssignableUsers();
   const names = useValueNames(form?.fields ?? []);
   const [error, setError] = useState<string>();
   const [draft, setDraft] = useState('');

@@ -23,6 +23,7 @@ import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
 import { newestTasksPage, taskListSelector } from '../data/task-pages';
 import { useShortcut } from '../shortcuts';
+import { manualAssignee, useAssignableUsers } from './assignees';
 import { BatchCreateDialog } from './batch-create';
 import { EDITABLE, FieldInput, storedValue, usePeople } from './field-input';
 import { SyncMarks } from './sync-marks';
@@ -58,6 +59,7 @@ export function TasksPage() {
   const [creator] = AntForm.useForm();
   const [createFormId, setCreateFormId] = useState<string>();
   const people = usePeople();
+  const assignable = useAssignableUsers();
   const search = useRef<{ focus(): void }>(null);
   useShortcut('/', () => search.current?.focus());
   useShortcut('n', () => setCreating(true));
@@ -137,8 +139,9 @@ export function TasksPage() {
   const create = async ({
     title,
     description,
+    assignees,
     ...values
-  }: { title: string; description?: string } & Record<string, unknown>) => {
+  }: { title: string; description?: string; assignees?: string[] } & Record<string, unknown>) => {
     const initial = target?.statuses.find((s) => s.initial) ?? target?.statuses[0];
     if (!replica || !target || !initial) return;
     const fields: Record<string, unknown> = {};
@@ -155,6 +158,7 @@ export function TasksPage() {
         title: title.trim(),
         description: description ?? '',
         fields,
+        assignees: (assignees ?? []).map(manualAssignee),
       });
       setCreating(false);
       setCreateError(undefined);
@@ -276,6 +280,14 @@ export function TasksPage() {
           </AntForm.Item>
           <AntForm.Item name="description" label={t('tasks.description')} rules={taskDescriptionRules(t)}>
             <Input.TextArea rows={3} />
+          </AntForm.Item>
+          <AntForm.Item name="assignees" label={t('task.assignees')}>
+            <Select
+              mode="multiple"
+              aria-label={t('task.assignees')}
+              optionFilterProp="label"
+              options={(assignable ?? []).map((user) => ({ value: user.id, label: user.name }))}
+            />
           </AntForm.Item>
           {targetFields.map((field) => (
             <AntForm.Item
