@@ -593,6 +593,29 @@ describe('push', () => {
     expect(assigned((await admin.client.get(`/api/tasks/${id}`)).body)).toEqual([bob.userId]);
   });
 
+  it('applies a row sent again and the newer state after it in turn: a value taken back and a person taken off stay so', async () => {
+    const bob = await createMember(t, admin, { name: 'Bob' });
+    const task = await createTask(admin, form.id, { title: 'Before' });
+    const client = await replica(alice);
+    const base = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    const assignee = { userId: bob.userId, source: 'manual', delegated_from_user_id: null, pending_review: false };
+    const first = { ...base, title: 'After', assignees: [assignee] };
+    // The first attempt reached the server; its answer did not come back.
+    const applied = await client.push('tasks', [{ assumedMasterState: base, newDocumentState: first }]);
+    expect(applied).toMatchObject({ ok: true, data: { lost: [] } });
+    // Offline the title was taken back and Bob taken off; the retry sends the row, then that.
+    const taken = { ...first, title: 'Before', assignees: [] };
+    const retried = await client.push('tasks', [
+      { assumedMasterState: base, newDocumentState: first },
+      { assumedMasterState: first, newDocumentState: taken },
+    ]);
+    expect(retried).toMatchObject({ ok: true, data: { lost: [] } });
+    const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+    expect({ title: stored.title, assignees: stored.assignees }).toEqual({ title: 'Before', assignees: [] });
+  });
+
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
     const client = await replica(alice);
     const id = randomUUID();

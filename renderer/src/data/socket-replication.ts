@@ -278,21 +278,28 @@ export function replicateOverSocket<RxDocType>(
     return deepEqual(held, pushed);
   };
   /**
-   * The rows with each document's state as the replica holds it now. RxDB retries a failed push with
-   * the rows as they were: a document written again since (offline, say) would be sent in a state
-   * the user has already replaced — its values reported lost where the server changed them
-   * meanwhile, even when the first attempt had reached the server. The newest state carries every
-   * change since the row's server state, so it is merged against that state instead.
+   * The rows, each followed by the document's newer state where the replica holds one. RxDB retries a
+   * failed push with the rows as they were: a document written again since (offline, say) would wait
+   * for the next push. The first attempt may have reached the server, so the row is sent again as it
+   * was, then the newer state against it: the server applies each in turn, so an edit taken back or a
+   * person taken off meanwhile is a change against the row's state and never lost. Sent alone against
+   * the row's server state, such a change looked like no change at all.
    */
   const withCurrentStates = async (
     rows: RxReplicationWriteToMasterRow<RxDocType>[],
   ): Promise<RxReplicationWriteToMasterRow<RxDocType>[]> => {
     const held = await heldStates(rows.map(key));
-    return rows.map((row) => {
+    return rows.flatMap((row) => {
       const current = held.get(key(row));
-      return current && !sameState(current, row)
-        ? { ...row, newDocumentState: current as unknown as typeof row.newDocumentState }
-        : row;
+      if (!current || sameState(current, row)) return [row];
+      const { _attachments, ...sentBefore } = row.newDocumentState as Record<string, unknown>;
+      return [
+        row,
+        {
+          assumedMasterState: sentBefore as unknown as typeof row.newDocumentState,
+          newDocumentState: current as unknown as typeof row.newDocumentState,
+        },
+      ];
     });
   };
   /**
@@ -309,7 +316,7 @@ export function replicateOverSocket<RxDocType>(
       .map(key);
   };
   /**
-   * Records, as the server's state of each document, the state a push sent in place of the one RxDB
+   * Records, as the server's state of each document, the newer state a push sent after the one RxDB
    * handed it (`withCurrentStates`) and that the server took as sent. RxDB records the state it
    * handed over; its own record, written after this one, is then refused (RxDB reads the record
    * before the push and ignores a refused write). Without this, the state sent would still be
@@ -422,11 +429,9 @@ export function replicateOverSocket<RxDocType>(
               options.onSyncProblem?.('send', undefined);
               const conflicting = new Set(result.conflicts.map((document) => String(document[primaryPath])));
               // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
-              await recordSentStates(
-                sent.filter(
-                  (row, index) => row.newDocumentState !== rows[index]?.newDocumentState && !conflicting.has(key(row)),
-                ),
-              ).catch(() => undefined);
+              await recordSentStates(sent.filter((row) => !rows.includes(row) && !conflicting.has(key(row)))).catch(
+                () => undefined,
+              );
               if (result.lost.length > 0) options.onLostEdits?.(result.lost);
               if (options.onPushed) options.onPushed(await settled(sent));
               return complete(result.conflicts) as never;
