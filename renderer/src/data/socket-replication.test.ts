@@ -327,7 +327,14 @@ describe('pushes', () => {
     const server = await heldSyncServer();
     const { db, notes } = await notesDatabase();
     const socket = io(server.url, { transports: ['websocket'] });
-    const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    const lost: LostEdit[][] = [];
+    const state = replicateOverSocket({
+      collection: notes,
+      remoteCollection: 'notes',
+      socket,
+      retryTimeMs: 50,
+      onLostEdits: (edits) => lost.push(edits),
+    });
     try {
       await state.awaitInitialReplication();
       await notes.insert({ id: 'n1', text: 'first' });
@@ -348,7 +355,13 @@ describe('pushes', () => {
           newDocumentState: expect.objectContaining({ id: 'n1', text: 'second' }),
         },
       ]);
-      retried.answer({ conflicts: [], lost: [] });
+      // A colleague had changed the text meanwhile: both rows lose it, and the user is told of the
+      // value they tried last.
+      const kept = { id: 'n1', text: 'colleague', _deleted: false } as SyncDocument;
+      const loss = (attempted: string) =>
+        ({ id: 'n1', path: 'text', attempted, kept: 'colleague', reason: 'changed_on_server' }) as LostEdit;
+      retried.answer({ conflicts: [kept, kept], lost: [loss('first'), loss('second')] });
+      await vi.waitFor(() => expect(lost).toEqual([[loss('second')]]), { timeout: 10_000 });
     } finally {
       await state.cancel();
       socket.close();

@@ -432,7 +432,10 @@ export function replicateOverSocket<RxDocType>(
               await recordSentStates(sent.filter((row) => !rows.includes(row) && !conflicting.has(key(row)))).catch(
                 () => undefined,
               );
-              if (result.lost.length > 0) options.onLostEdits?.(result.lost);
+              // A row sent again and the newer state after it may each lose the same value: the
+              // newer state's loss is what the user last tried (the server answers rows in order).
+              const lost = [...new Map(result.lost.map((edit) => [`${edit.id} ${edit.path}`, edit])).values()];
+              if (lost.length > 0) options.onLostEdits?.(lost);
               if (options.onPushed) options.onPushed(await settled(sent));
               return complete(result.conflicts) as never;
             },
