@@ -52,7 +52,7 @@ export function SignOutButton({ style }: { style?: React.CSSProperties }) {
         onOk={confirm}
         onCancel={() => setAsking(false)}
       >
-        <Space direction="vertical" style={{ width: '100%' }}>
+        <Space orientation="vertical" style={{ width: '100%' }}>
           <Checkbox checked={removeCopy} disabled={working} onChange={(event) => setRemoveCopy(event.target.checked)}>
             {t('signOut.removeCopy')}
           </Checkbox>

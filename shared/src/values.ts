@@ -1,4 +1,7 @@
+import { z } from 'zod';
 import { normalizeNumber } from './number';
+
+const UUID = z.uuid();
 
 /** Value types shared by form fields, profile fields and directory columns. */
 export type ScalarType = 'text' | 'number' | 'date' | 'checkbox' | 'select';
@@ -52,4 +55,24 @@ export function checkScalar(
         : { ok: false, detail: `Choose one of: ${choices.join(', ')}`, code: 'invalid_choice' };
     }
   }
+}
+
+/** A `user` field entry: `user:<id>`, `role:<id>`, or a legacy bare user id. */
+export interface UserEntry {
+  kind: 'user' | 'role';
+  id: string;
+}
+
+export function parseUserEntry(value: unknown): UserEntry | undefined {
+  if (typeof value !== 'string') return undefined;
+  const match = /^(user|role):(.+)$/.exec(value);
+  if (match && UUID.safeParse(match[2]).success) return { kind: match[1] as 'user' | 'role', id: match[2] as string };
+  if (UUID.safeParse(value).success) return { kind: 'user', id: value };
+  return undefined;
+}
+
+/** Entries of a stored `user` value (single, array, legacy bare id); unreadable items are skipped. */
+export function userEntries(value: unknown): UserEntry[] {
+  const items = Array.isArray(value) ? value : value === null || value === undefined ? [] : [value];
+  return items.map(parseUserEntry).filter((entry): entry is UserEntry => entry !== undefined);
 }

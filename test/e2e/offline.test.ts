@@ -45,6 +45,20 @@ async function arrange(page: Page) {
   return { form, task, note: field('Note'), reading: field('Reading') };
 }
 
+/** A colleague invited by the administrator of `page` who has joined (set a password): their id. */
+async function joinedPerson(page: Page, name: string, email: string): Promise<string> {
+  const { id } = (await apiInPage(page, 'POST', '/api/users', { email, name })) as { id: string };
+  // Invited people join by setting a password: only then can they be assigned.
+  const token = await tokenFromOutbox(suite.t, email);
+  const joined = await fetch(`${suite.t.url}/api/auth/reset-password`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ token, password: `${name} joins the crew` }),
+  });
+  expect(joined.status).toBe(204);
+  return id;
+}
+
 /** A new organization's administrator on the task list, its one task ("Boiler room") shown. */
 async function taskList(who: Parameters<typeof registeredPage>[2]) {
   const { context, page } = await registeredPage(suite.browser, suite.t.url, who);
@@ -368,20 +382,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       email: 'zoe@example.org',
     });
     const { task } = await arrange(page);
-    const person = async (name: string, email: string) => {
-      const { id } = (await apiInPage(page, 'POST', '/api/users', { email, name })) as { id: string };
-      // Invited people join by setting a password: only then can they be assigned.
-      const token = await tokenFromOutbox(suite.t, email);
-      const joined = await fetch(`${suite.t.url}/api/auth/reset-password`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ token, password: `${name} joins the crew` }),
-      });
-      expect(joined.status).toBe(204);
-      return id;
-    };
-    const ivan = await person('Ivan', 'ivan.dock@example.org');
-    const olga = await person('Olga', 'olga.dock@example.org');
+    const ivan = await joinedPerson(page, 'Ivan', 'ivan.dock@example.org');
+    const olga = await joinedPerson(page, 'Olga', 'olga.dock@example.org');
     const onServer = async () =>
       ((await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.assignees as { userId: string }[])
         .map((assignee) => assignee.userId)
@@ -446,6 +448,77 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
         .map((item) => item.title)
         .sort();
     await expect.poll(olgasTasks, { timeout: 15_000 }).toEqual(['Boiler room', 'Pump check']);
+    await context.close();
+  });
+
+  it('takes a person a user field assigned off the task together with the field; one assigned through a role stays, with the reason', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Pier Works',
+      name: 'Yana',
+      email: 'yana@example.org',
+    });
+    const ivan = await joinedPerson(page, 'Ivan', 'ivan.pier@example.org');
+    const olga = await joinedPerson(page, 'Olga', 'olga.pier@example.org');
+    const me = ((await apiInPage(page, 'GET', '/api/auth/me')) as { user: { id: string } }).user.id;
+    const divers = (await apiInPage(page, 'POST', '/api/roles', { name: 'Divers', memberIds: [olga] })) as {
+      id: string;
+    };
+    const form = (await apiInPage(page, 'POST', '/api/forms', {
+      name: 'Dives',
+      fields: [
+        { name: 'Inspector', type: 'user' },
+        { name: 'Crew', type: 'user', allow_multiple: true },
+      ],
+    })) as { id: string; fields: { id: string; name: string }[] };
+    const [inspector, crew] = form.fields.map((field) => field.id) as [string, string];
+    const task = (await apiInPage(page, 'POST', '/api/tasks', {
+      formId: form.id,
+      title: 'Hull survey',
+      fields: { [inspector]: `user:${ivan}`, [crew]: [`role:${divers.id}`] },
+    })) as { id: string };
+    const onServer = async () => {
+      const { body } = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
+      return {
+        assignees: (body.assignees as { userId: string }[]).map((assignee) => assignee.userId).sort(),
+        inspector: (body.fields as Record<string, unknown>)[inspector] ?? null,
+      };
+    };
+    expect(await onServer()).toEqual({ assignees: [ivan, olga].sort(), inspector: `user:${ivan}` });
+
+    await page.goto(`${suite.t.url}/tasks/${task.id}`);
+    await page.getByRole('heading', { name: 'Hull survey' }).waitFor();
+    await replicaIs(page, 'online ready');
+    const assignees = page.getByTestId('assignee');
+    await assignees.filter({ hasText: 'Olga' }).waitFor();
+    // Each says which field keeps them on the task.
+    expect(await assignees.filter({ hasText: 'Ivan' }).getByTestId('assignee-naming').textContent()).toBe(
+      'Assigned by the field “Inspector”',
+    );
+    expect(await assignees.filter({ hasText: 'Olga' }).getByTestId('assignee-naming').textContent()).toBe(
+      'Assigned as a member of “Divers” in the field “Crew”',
+    );
+    // Olga stays while the role is named: her button is off and says why.
+    const olgaOff = page.getByRole('button', {
+      name: 'Olga is assigned as a member of “Divers” in the field “Crew”; change that field to take them off',
+    });
+    expect(await olgaOff.isDisabled()).toBe(true);
+
+    // Offline, Ivan is taken off: out of the Inspector field too, so that no later change of the
+    // task's people fields assigns him again.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByRole('button', { name: 'Take Ivan off the task and out of “Inspector”' }).click();
+    await assignees.filter({ hasText: 'Ivan' }).waitFor({ state: 'detached' });
+    await context.setOffline(false);
+    await expect.poll(onServer, { timeout: 15_000 }).toEqual({ assignees: [olga], inspector: null });
+    // A colleague adds Yana to the crew on the server: the people fields are read again, Ivan stays off.
+    const crewChanged = await serverCall(page, 'PATCH', `/api/tasks/${task.id}`, {
+      fields: { [crew]: [`role:${divers.id}`, `user:${me}`] },
+    });
+    expect(crewChanged.status).toBe(200);
+    expect((await onServer()).assignees).toEqual([me, olga].sort());
+    await assignees.filter({ hasText: 'Yana' }).waitFor();
+    expect((await assignees.allTextContents()).join(' | ')).not.toContain('Ivan');
     await context.close();
   });
 

@@ -202,6 +202,13 @@ export const en: Strings = {
     noAssignees: 'No assignees',
     assign: 'Assign someone',
     unassign: 'Take {{name}} off the task',
+    unassignFromFields: 'Take {{name}} off the task and out of {{fields}}',
+    namedInField: 'Assigned by the field {{fields}}',
+    namedInFields: 'Assigned by the fields {{fields}}',
+    namedThroughRole: 'Assigned as a member of “{{role}}” in the field “{{field}}”',
+    assignedThroughRole:
+      '{{name}} is assigned as a member of “{{role}}” in the field “{{field}}”; change that field to take them off',
+    quoted: '“{{name}}”',
     assignee: 'Assignee {{name}}',
     assigned: 'assigned',
     notAssigned: 'not assigned',

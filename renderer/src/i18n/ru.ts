@@ -201,6 +201,13 @@ export const ru = {
     noAssignees: 'Исполнителей нет',
     assign: 'Назначить исполнителя',
     unassign: 'Снять {{name}} с задачи',
+    unassignFromFields: 'Снять {{name}} с задачи и убрать из {{fields}}',
+    namedInField: 'Назначен полем {{fields}}',
+    namedInFields: 'Назначен полями {{fields}}',
+    namedThroughRole: 'Назначен как участник роли «{{role}}» в поле «{{field}}»',
+    assignedThroughRole:
+      '{{name}} назначен как участник роли «{{role}}» в поле «{{field}}»; чтобы снять, измените это поле',
+    quoted: '«{{name}}»',
     assignee: 'Исполнитель {{name}}',
     assigned: 'назначен',
     notAssigned: 'не назначен',

@@ -1,6 +1,6 @@
 import type { Form } from '@shared/api/forms';
 import type { LostEdit } from '@shared/sync';
-import { Alert, Form as AntForm, App, Button, Card, Input, List, Select, Space, Spin, Typography } from 'antd';
+import { Alert, Form as AntForm, App, Button, Card, Input, List, Select, Space, Spin, Tooltip, Typography } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
@@ -11,7 +11,14 @@ import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
-import { type Assignee, useAssignableUsers, withAssignees } from './assignees';
+import {
+  type Assignee,
+  fieldsNaming,
+  useAssignableUsers,
+  useRoleMembers,
+  withAssignees,
+  withoutPerson,
+} from './assignees';
 import { EDITABLE, FieldInput, shownValue, storedValue, usePeople, useValueNames } from './field-input';
 import { fieldValueText } from './field-values';
 import { LostEdits, shownEditValue } from './lost-edits';
@@ -140,6 +147,7 @@ export function TaskPage() {
   const people = usePeople();
   const { userName } = people;
   const activeUsers = useAssignableUsers();
+  const roleMembers = useRoleMembers();
   const names = useValueNames(form?.fields ?? []);
   const [error, setError] = useState<string>();
   const [draft, setDraft] = useState('');
@@ -215,15 +223,16 @@ export function TaskPage() {
     .map((move) => form.statuses.find((s) => s.id === move.to))
     .filter((next) => next !== undefined);
   // Saved on this device like any edit, and merged per person when it reaches the server.
-  const changeAssignees = async (userIds: string[]) => {
+  const changeAssignees = async (userIds: string[], fields?: Record<string, unknown>) => {
     try {
-      await replica.changeTask(current.id, { assignees: withAssignees(current.assignees, userIds) });
+      await replica.changeTask(current.id, { assignees: withAssignees(current.assignees, userIds), fields });
       setError(undefined);
     } catch (caught) {
       fail(caught);
     }
   };
   const fieldName = (id: string) => form.fields.find((f) => f.id === id)?.name ?? id;
+  const quotedList = (names: string[]) => names.map((name) => t('task.quoted', { name })).join(', ');
   const statusName = (id: unknown) => form.statuses.find((s) => s.id === id)?.name ?? String(id);
   const valueText = (fieldId: string, value: unknown) =>
     fieldValueText(
@@ -365,28 +374,76 @@ export function TaskPage() {
           size="small"
           dataSource={current.assignees}
           locale={{ emptyText: t('task.noAssignees') }}
-          renderItem={(assignee) => (
-            <List.Item
-              data-testid="assignee"
-              actions={[
-                <Button
-                  key="unassign"
-                  type="link"
-                  size="small"
-                  aria-label={t('task.unassign', { name: userName(assignee.userId) })}
-                  onClick={() =>
-                    void changeAssignees(
-                      current.assignees.map((a) => a.userId).filter((userId) => userId !== assignee.userId),
-                    )
-                  }
-                >
-                  ×
-                </Button>,
-              ]}
-            >
-              {userName(assignee.userId)}
-            </List.Item>
-          )}
+          renderItem={(assignee) => {
+            const name = userName(assignee.userId);
+            // The fields naming this person keep them assigned: they go with them, or, named
+            // through a role, the person stays until that field changes.
+            const namings = fieldsNaming(form.fields, current.fields, assignee.userId, roleMembers ?? new Map());
+            const direct = namings.filter((naming) => !naming.roleId).map((naming) => fieldName(naming.fieldId));
+            const viaRole = namings.find((naming) => naming.roleId);
+            const roleName = viaRole ? people.personName(`role:${viaRole.roleId}`) : '';
+            const others = current.assignees.map((a) => a.userId).filter((userId) => userId !== assignee.userId);
+            const takeOff = (
+              <Button
+                key="unassign"
+                type="link"
+                size="small"
+                disabled={viaRole !== undefined}
+                aria-label={
+                  viaRole
+                    ? t('task.assignedThroughRole', { name, role: roleName, field: fieldName(viaRole.fieldId) })
+                    : direct.length > 0
+                      ? t('task.unassignFromFields', { name, fields: quotedList(direct) })
+                      : t('task.unassign', { name })
+                }
+                onClick={() =>
+                  void changeAssignees(
+                    others,
+                    direct.length > 0
+                      ? Object.fromEntries(
+                          namings.map((naming) => [
+                            naming.fieldId,
+                            withoutPerson(current.fields[naming.fieldId], assignee.userId),
+                          ]),
+                        )
+                      : undefined,
+                  )
+                }
+              >
+                ×
+              </Button>
+            );
+            return (
+              <List.Item
+                data-testid="assignee"
+                actions={[
+                  viaRole ? (
+                    <Tooltip
+                      key="unassign"
+                      title={t('task.assignedThroughRole', { name, role: roleName, field: fieldName(viaRole.fieldId) })}
+                    >
+                      <span>{takeOff}</span>
+                    </Tooltip>
+                  ) : (
+                    takeOff
+                  ),
+                ]}
+              >
+                <Space orientation="vertical" size={0}>
+                  {name}
+                  {namings.length > 0 && (
+                    <Typography.Text type="secondary" style={{ fontSize: 12 }} data-testid="assignee-naming">
+                      {viaRole
+                        ? t('task.namedThroughRole', { role: roleName, field: fieldName(viaRole.fieldId) })
+                        : t(direct.length === 1 ? 'task.namedInField' : 'task.namedInFields', {
+                            fields: quotedList(direct),
+                          })}
+                    </Typography.Text>
+                  )}
+                </Space>
+              </List.Item>
+            );
+          }}
         />
         <Select
           showSearch

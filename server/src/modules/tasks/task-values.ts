@@ -1,5 +1,5 @@
 import type { ProblemFieldError } from '@shared/api/problem';
-import { checkScalar, type ValueCheck } from '@shared/values';
+import { checkScalar, parseUserEntry, userEntries, type ValueCheck } from '@shared/values';
 import { z } from 'zod';
 import type { Queryable } from '../../platform/db/db';
 import { liveRowIds } from '../directories/directories.service';
@@ -7,26 +7,6 @@ import type { FieldRow } from '../forms/forms.repo';
 import * as members from '../identity/members.service';
 
 const UUID = z.uuid();
-
-/** A `user` field entry: `user:<id>`, `role:<id>`, or a legacy bare user id. */
-export interface UserEntry {
-  kind: 'user' | 'role';
-  id: string;
-}
-
-export function parseUserEntry(value: unknown): UserEntry | undefined {
-  if (typeof value !== 'string') return undefined;
-  const match = /^(user|role):(.+)$/.exec(value);
-  if (match && UUID.safeParse(match[2]).success) return { kind: match[1] as 'user' | 'role', id: match[2] as string };
-  if (UUID.safeParse(value).success) return { kind: 'user', id: value };
-  return undefined;
-}
-
-/** Entries of a stored `user` value (single, array, legacy bare id); unreadable items are skipped. */
-export function userEntries(value: unknown): UserEntry[] {
-  const items = Array.isArray(value) ? value : value === null || value === undefined ? [] : [value];
-  return items.map(parseUserEntry).filter((entry): entry is UserEntry => entry !== undefined);
-}
 
 function isEmpty(value: unknown): boolean {
   return value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ProblemFieldError } from '@shared/api/problem';
 import type { BatchTaskInput, CreateTaskRequest, Task, UpdateTaskRequest } from '@shared/api/tasks';
+import { userEntries } from '@shared/values';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Db, Queryable } from '../../platform/db/db';
@@ -10,7 +11,7 @@ import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import { canUseForm, type FormDefinition, formNotFound, getFormDefinition } from '../forms/forms.service';
 import * as members from '../identity/members.service';
-import { checkFieldValues, sameValue, userEntries } from './task-values';
+import { checkFieldValues, sameValue } from './task-values';
 import { presentTasks } from './tasks.presenter';
 import * as repo from './tasks.repo';
 
