@@ -522,6 +522,44 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('makes the set of assignees the user had again with “Use my value” when the whole set was reported lost', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Quay Team',
+      name: 'Xenia',
+      email: 'xenia@example.org',
+    });
+    const { task } = await arrange(page);
+    const ivan = await joinedPerson(page, 'Ivan', 'ivan.quay@example.org');
+    const olga = await joinedPerson(page, 'Olga', 'olga.quay@example.org');
+    expect((await serverCall(page, 'POST', `/api/tasks/${task.id}/assignees`, { userId: olga })).status).toBe(200);
+    // What the server answers a push of the task made without a base (the replica held no server
+    // state for it) whose set differs from the server's: the whole set, reported as lost.
+    const me = ((await apiInPage(page, 'GET', '/api/auth/me')) as { user: { id: string } }).user.id;
+    const lost = [
+      { id: task.id, path: 'assignees', attempted: [ivan, olga], kept: [olga], reason: 'changed_on_server' },
+    ];
+    await page.evaluate(
+      ([key, value]) => localStorage.setItem(key as string, value as string),
+      [`orbita.replica.${me}.lost`, JSON.stringify(lost)],
+    );
+    await page.goto(`${suite.t.url}/tasks/${task.id}`);
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    await replicaIs(page, 'online ready');
+    const shown = page.getByTestId('lost-edit');
+    await waitOrExplain(page, shown);
+    expect(await shown.textContent()).toContain('Assignees: your value “Ivan, Olga”; kept “Olga”');
+
+    await shown.getByRole('button', { name: 'Use my value' }).click();
+    await shown.waitFor({ state: 'detached' });
+    const onServer = async () =>
+      ((await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.assignees as { userId: string }[])
+        .map((assignee) => assignee.userId)
+        .sort();
+    await expect.poll(onServer, { timeout: 15_000 }).toEqual([ivan, olga].sort());
+    await page.getByTestId('assignee').filter({ hasText: 'Ivan' }).waitFor();
+    await context.close();
+  });
+
   it('takes back a status move made offline that lost to a move made on the server meanwhile', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Ice Depot',
