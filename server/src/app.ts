@@ -144,6 +144,12 @@ export function createApp(options: AppOptions): App {
       });
     next();
   });
+  // API answers carry an organization's data: no browser or proxy keeps them, unless a route says
+  // otherwise (a task's QR image).
+  web.use('/api', (_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   web.use(router);
   web.use(webApp(options.webRoot));
   web.use(notFoundHandler(allowedMethods(routes)));

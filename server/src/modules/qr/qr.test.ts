@@ -150,6 +150,8 @@ describe('the QR code of one task', () => {
     const response = await taskCode(member, task.id, '?size=300');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('image/png');
+    // The image never changes for a task: the browser may keep it, for this user only.
+    expect(response.headers.get('cache-control')).toBe('private, max-age=3600');
     const png = Buffer.from(await response.arrayBuffer());
     expect(PNG.sync.read(png).width).toBeLessThanOrEqual(300);
     expect(scan(png)).toBe(`${PUBLIC_URL}/tasks/${task.id}`);

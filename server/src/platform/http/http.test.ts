@@ -120,6 +120,17 @@ describe('problem responses at the edge', () => {
   });
 });
 
+describe('caching', () => {
+  it('lets no browser or proxy keep an API answer, a problem included', async () => {
+    const answered = await t.request('/api/probe/echo', json({ name: 'Pump', count: 3 }));
+    expect(answered.status).toBe(201);
+    expect(answered.headers.get('cache-control')).toBe('no-store');
+    const unknown = await t.request('/api/probe/nothing-here');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
 describe('request ids', () => {
   it('gives every response a request id, keeping a sane one the caller sent', async () => {
     const generated = await t.request('/api/health');
