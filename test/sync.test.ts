@@ -593,6 +593,44 @@ describe('push', () => {
     expect(assigned((await admin.client.get(`/api/tasks/${id}`)).body)).toEqual([bob.userId]);
   });
 
+  it('refuses to take off a person a user field names unless the push takes them out of the field too', async () => {
+    const bob = await createMember(t, admin, { name: 'Bob' });
+    const people = await createForm(admin, { fields: [{ name: 'Inspector', type: 'user' }] });
+    const inspector = people.fields[0].id as string;
+    const named = await createTask(admin, people.id, { title: 'Named', fields: { [inspector]: `user:${bob.userId}` } });
+    const alsoNamed = await createTask(admin, people.id, {
+      title: 'Also named',
+      fields: { [inspector]: `user:${bob.userId}` },
+    });
+    const client = await replica(admin);
+    const pulled = (await client.pullUntil('tasks', (docs) => ids(docs).includes(alsoNamed.id))).documents;
+    const base = (id: string) => pulled.find((d) => d.id === id) as SyncDocument;
+    const answer = await client.push('tasks', [
+      // Bob taken off alone: the field would assign him again.
+      { assumedMasterState: base(named.id), newDocumentState: { ...base(named.id), assignees: [] } },
+      // Bob taken out of the field and off the task in one edit, as the task page does.
+      {
+        assumedMasterState: base(alsoNamed.id),
+        newDocumentState: { ...base(alsoNamed.id), fields: { [inspector]: null }, assignees: [] },
+      },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      expect.objectContaining({
+        id: named.id,
+        path: `assignees.${bob.userId}`,
+        attempted: false,
+        kept: true,
+        reason: 'refused',
+        detail: expect.stringContaining('“Inspector”'),
+      }),
+    ]);
+    const assigned = async (id: string) =>
+      (await admin.client.get(`/api/tasks/${id}`)).body.assignees.map((a: { userId: string }) => a.userId);
+    expect(await assigned(named.id)).toEqual([bob.userId]);
+    expect(await assigned(alsoNamed.id)).toEqual([]);
+  });
+
   it('applies a row sent again and the newer state after it in turn: a value taken back and a person taken off stay so', async () => {
     const bob = await createMember(t, admin, { name: 'Bob' });
     const task = await createTask(admin, form.id, { title: 'Before' });

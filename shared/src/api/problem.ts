@@ -28,6 +28,7 @@ export const problemCatalogue = {
   status_in_use: { status: 409, title: 'Tasks are in this status' },
   transition_not_allowed: { status: 409, title: 'The workflow does not allow this move' },
   form_deleted: { status: 409, title: 'The form is deleted' },
+  assigned_by_field: { status: 409, title: 'A field of the task assigns this person' },
   idempotency_key_reused: { status: 422, title: 'The idempotency key was used for another request' },
   batch_too_large: { status: 400, title: 'The batch is too large' },
   qr_generation_disabled: { status: 409, title: 'QR codes are turned off for the form' },

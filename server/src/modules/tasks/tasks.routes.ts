@@ -160,6 +160,9 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
       path: '/api/tasks/:taskId/assignees/:userId',
       operationId: 'removeAssignee',
       summary: 'Remove an assignee from a task',
+      description:
+        'A person whom the task’s `user` fields name (directly or through a role) stays assigned while the field names them: ' +
+        'removing them is refused with `409 assigned_by_field`; change the field instead.',
       tags: ['tasks'],
       request: { params: TaskParams.extend({ userId: z.uuid() }) },
       responses: { 200: { description: 'Task', schema: Task } },

@@ -78,25 +78,30 @@ export async function addAssignees(
   return added;
 }
 
-/** People the task's user-type fields name, with roles expanded into their current members. */
+/**
+ * People the task's user-type fields name, with roles expanded into their current members: for
+ * each person, the names of the fields naming them.
+ */
 async function fieldAssignees(
   tx: Queryable,
   organizationId: string,
   definition: FormDefinition,
   values: Record<string, unknown>,
-) {
-  const entries = definition.fields.filter((f) => f.type === 'user').flatMap((f) => userEntries(values[f.id]));
+): Promise<Map<string, string[]>> {
+  const fields = definition.fields
+    .filter((f) => f.type === 'user')
+    .map((field) => ({ field, entries: userEntries(values[field.id]) }));
   const roleMembers = await members.activeRoleMembers(
     tx,
     organizationId,
-    entries.filter((e) => e.kind === 'role').map((e) => e.id),
+    fields.flatMap(({ entries }) => entries.filter((e) => e.kind === 'role').map((e) => e.id)),
   );
-  const users = new Set<string>();
-  for (const entry of entries) {
-    if (entry.kind === 'user') users.add(entry.id);
-    else for (const id of roleMembers.get(entry.id) ?? []) users.add(id);
+  const named = new Map<string, string[]>();
+  for (const { field, entries } of fields) {
+    const people = new Set(entries.flatMap((e) => (e.kind === 'user' ? [e.id] : (roleMembers.get(e.id) ?? []))));
+    for (const userId of people) named.set(userId, [...(named.get(userId) ?? []), field.name]);
   }
-  return [...users];
+  return named;
 }
 
 /** Makes the field-sourced assignees match the user-type fields; manual assignees stay. */
@@ -107,7 +112,7 @@ async function syncFieldAssignees(
   definition: FormDefinition,
   values: Record<string, unknown>,
 ) {
-  const wanted = await fieldAssignees(unit.tx, auth.organizationId, definition, values);
+  const wanted = [...(await fieldAssignees(unit.tx, auth.organizationId, definition, values)).keys()];
   const current = await repo.listAssignees(unit.tx, auth.organizationId, [taskId]);
   const stale = current.filter((a) => a.source === 'field' && !wanted.includes(a.user_id)).map((a) => a.user_id);
   const removed = await repo.deleteAssignees(unit.tx, auth.organizationId, taskId, stale, 'field');
@@ -380,9 +385,25 @@ export async function assignManually(
   return getTask(deps, auth, taskId);
 }
 
+/**
+ * Takes a person off a task. One whom the task's user fields name is refused: the fields would
+ * assign them again at their next change, so it is the field that has to change.
+ */
 export async function unassign(deps: TasksDeps, auth: AuthContext, taskId: string, userId: string): Promise<Task> {
   await inUnit(deps, async (unit) => {
     if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    // Locked: a change of its fields waits, so the fields read here are the ones that stand.
+    const task = await repo.lockTask(unit.tx, auth.organizationId, taskId);
+    if (!task) throw taskNotFound(taskId);
+    const definition = (await getFormDefinition(unit.tx, auth.organizationId, task.form_id)) as FormDefinition;
+    const naming = (await fieldAssignees(unit.tx, auth.organizationId, definition, task.fields)).get(userId);
+    if (naming) {
+      const fields = naming.map((name) => `“${name}”`).join(', ');
+      throw Problem.of(
+        'assigned_by_field',
+        `The task's ${naming.length === 1 ? 'field' : 'fields'} ${fields} ${naming.length === 1 ? 'names' : 'name'} this person (or a role of theirs), so they stay assigned. Take them out of ${naming.length === 1 ? 'that field' : 'those fields'} to take them off the task.`,
+      );
+    }
     const removed = await repo.deleteAssignees(unit.tx, auth.organizationId, taskId, [userId]);
     if (removed.length === 0) throw Problem.of('not_found', `User ${userId} is not an assignee of this task.`);
     await audit(unit, auth, taskId, 'assignee_removed', { userId, source: 'manual' });

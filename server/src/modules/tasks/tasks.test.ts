@@ -128,6 +128,48 @@ describe('assignees from user fields', () => {
     expect(after.body.assignees.map((a: { userId: string }) => a.userId)).toEqual([bob.userId]);
   });
 
+  it('keeps a person the fields name: removing them alone is refused, naming the fields; out of the field they go', async () => {
+    const role = await admin.client.post('/api/roles', { name: `Watch ${randomUUID()}`, memberIds: [bob.userId] });
+    const carol = await createMember(t, admin, { name: 'Carol' });
+    const task = await createTask(admin, form.id, {
+      fields: {
+        [field('Owner')]: `user:${alice.userId}`,
+        [field('Team')]: [`role:${role.body.id}`, `user:${alice.userId}`],
+        [field('Note')]: 'n',
+      },
+    });
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: carol.userId });
+
+    const alone = await admin.client.delete(`/api/tasks/${task.id}/assignees/${alice.userId}`);
+    expect(alone.status).toBe(409);
+    expect(alone.body.code).toBe('assigned_by_field');
+    expect(alone.body.detail).toContain('“Owner”, “Team”');
+    // Through a role as well.
+    const member = await admin.client.delete(`/api/tasks/${task.id}/assignees/${bob.userId}`);
+    expect(member.status).toBe(409);
+    expect(member.body.detail).toContain('“Team”');
+    // Nothing changed, no trace in the audit.
+    const kept = await admin.client.get(`/api/tasks/${task.id}`);
+    expect(kept.body.assignees.map((a: { userId: string }) => a.userId).sort()).toEqual(
+      [alice.userId, bob.userId, carol.userId].sort(),
+    );
+    const audit = await admin.client.get(`/api/tasks/${task.id}/audit`);
+    expect(audit.body.items.filter((entry: { action: string }) => entry.action === 'assignee_removed')).toEqual([]);
+
+    // A person assigned by hand is removed as before.
+    expect((await admin.client.delete(`/api/tasks/${task.id}/assignees/${carol.userId}`)).status).toBe(200);
+    // Out of the fields, Alice is no longer assigned, and a later change of a people field leaves her off.
+    await admin.client.patch(`/api/tasks/${task.id}`, {
+      fields: { [field('Owner')]: null, [field('Team')]: [`role:${role.body.id}`] },
+    });
+    const later = await admin.client.patch(`/api/tasks/${task.id}`, {
+      fields: { [field('Owner')]: `user:${admin.userId}` },
+    });
+    expect(later.body.assignees.map((a: { userId: string }) => a.userId).sort()).toEqual(
+      [admin.userId, bob.userId].sort(),
+    );
+  });
+
   it('refuses people of another organization', async () => {
     const other = await createOrg(t);
     const response = await admin.client.post('/api/tasks', {
