@@ -45,6 +45,12 @@ async function arrange(page: Page) {
   return { form, task, note: field('Note'), reading: field('Reading') };
 }
 
+/** The ids of the people the server has assigned to a task, sorted. */
+async function assignedOnServer(page: Page, taskId: string): Promise<string[]> {
+  const { body } = await serverCall(page, 'GET', `/api/tasks/${taskId}`);
+  return (body.assignees as { userId: string }[]).map((assignee) => assignee.userId).sort();
+}
+
 /** A colleague invited by the administrator of `page` who has joined (set a password): their id. */
 async function joinedPerson(page: Page, name: string, email: string): Promise<string> {
   const { id } = (await apiInPage(page, 'POST', '/api/users', { email, name })) as { id: string };
@@ -384,10 +390,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const { task } = await arrange(page);
     const ivan = await joinedPerson(page, 'Ivan', 'ivan.dock@example.org');
     const olga = await joinedPerson(page, 'Olga', 'olga.dock@example.org');
-    const onServer = async () =>
-      ((await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.assignees as { userId: string }[])
-        .map((assignee) => assignee.userId)
-        .sort();
+    const onServer = () => assignedOnServer(page, task.id);
     await page.goto(`${suite.t.url}/tasks/${task.id}`);
     await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
     await replicaIs(page, 'online ready');
@@ -455,7 +458,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Pier Works',
       name: 'Yana',
-      email: 'yana@example.org',
+      email: 'yana.pier@example.org',
     });
     const ivan = await joinedPerson(page, 'Ivan', 'ivan.pier@example.org');
     const olga = await joinedPerson(page, 'Olga', 'olga.pier@example.org');
@@ -476,13 +479,12 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       title: 'Hull survey',
       fields: { [inspector]: `user:${ivan}`, [crew]: [`role:${divers.id}`] },
     })) as { id: string };
-    const onServer = async () => {
-      const { body } = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
-      return {
-        assignees: (body.assignees as { userId: string }[]).map((assignee) => assignee.userId).sort(),
-        inspector: (body.fields as Record<string, unknown>)[inspector] ?? null,
-      };
-    };
+    const onServer = async () => ({
+      assignees: await assignedOnServer(page, task.id),
+      inspector:
+        ((await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields as Record<string, unknown>)[inspector] ??
+        null,
+    });
     expect(await onServer()).toEqual({ assignees: [ivan, olga].sort(), inspector: `user:${ivan}` });
 
     await page.goto(`${suite.t.url}/tasks/${task.id}`);
@@ -526,7 +528,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Quay Team',
       name: 'Xenia',
-      email: 'xenia@example.org',
+      email: 'xenia.quay@example.org',
     });
     const { task } = await arrange(page);
     const ivan = await joinedPerson(page, 'Ivan', 'ivan.quay@example.org');
@@ -551,10 +553,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     await shown.getByRole('button', { name: 'Use my value' }).click();
     await shown.waitFor({ state: 'detached' });
-    const onServer = async () =>
-      ((await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.assignees as { userId: string }[])
-        .map((assignee) => assignee.userId)
-        .sort();
+    const onServer = () => assignedOnServer(page, task.id);
     await expect.poll(onServer, { timeout: 15_000 }).toEqual([ivan, olga].sort());
     await page.getByTestId('assignee').filter({ hasText: 'Ivan' }).waitFor();
     await context.close();

@@ -376,9 +376,13 @@ export function TaskPage() {
           locale={{ emptyText: t('task.noAssignees') }}
           renderItem={(assignee) => {
             const name = userName(assignee.userId);
-            // The fields naming this person keep them assigned: they go with them, or, named
+            // The fields naming an active person keep them assigned (the server assigns no one
+            // else through a field): the name goes out of those fields with them, or, named
             // through a role, the person stays until that field changes.
-            const namings = fieldsNaming(form.fields, current.fields, assignee.userId, roleMembers ?? new Map());
+            const active = !activeUsers || activeUsers.some((user) => user.id === assignee.userId);
+            const namings = active
+              ? fieldsNaming(form.fields, current.fields, assignee.userId, roleMembers ?? new Map())
+              : [];
             const direct = namings.filter((naming) => !naming.roleId).map((naming) => fieldName(naming.fieldId));
             const viaRole = namings.find((naming) => naming.roleId);
             const roleName = viaRole ? people.personName(`role:${viaRole.roleId}`) : '';

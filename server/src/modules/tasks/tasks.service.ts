@@ -397,7 +397,8 @@ export async function unassign(deps: TasksDeps, auth: AuthContext, taskId: strin
     if (!task) throw taskNotFound(taskId);
     const definition = (await getFormDefinition(unit.tx, auth.organizationId, task.form_id)) as FormDefinition;
     const naming = (await fieldAssignees(unit.tx, auth.organizationId, definition, task.fields)).get(userId);
-    if (naming) {
+    // Only active people are assigned by the fields: one deactivated would not come back.
+    if (naming && (await members.activeUserIds(unit.tx, auth.organizationId, [userId])).length > 0) {
       const fields = naming.map((name) => `“${name}”`).join(', ');
       throw Problem.of(
         'assigned_by_field',

@@ -156,8 +156,15 @@ describe('assignees from user fields', () => {
     const audit = await admin.client.get(`/api/tasks/${task.id}/audit`);
     expect(audit.body.items.filter((entry: { action: string }) => entry.action === 'assignee_removed')).toEqual([]);
 
-    // A person assigned by hand is removed as before.
+    // A person assigned by hand is removed as before; so is one the fields name who has left (a
+    // deactivated person is never assigned again).
     expect((await admin.client.delete(`/api/tasks/${task.id}/assignees/${carol.userId}`)).status).toBe(200);
+    const dmitri = await createMember(t, admin, { name: 'Dmitri' });
+    const his = await createTask(admin, form.id, {
+      fields: { [field('Owner')]: `user:${dmitri.userId}`, [field('Note')]: 'n' },
+    });
+    expect((await admin.client.patch(`/api/users/${dmitri.userId}`, { status: 'deactivated' })).status).toBe(200);
+    expect((await admin.client.delete(`/api/tasks/${his.id}/assignees/${dmitri.userId}`)).status).toBe(200);
     // Out of the fields, Alice is no longer assigned, and a later change of a people field leaves her off.
     await admin.client.patch(`/api/tasks/${task.id}`, {
       fields: { [field('Owner')]: null, [field('Team')]: [`role:${role.body.id}`] },
