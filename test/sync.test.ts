@@ -654,6 +654,49 @@ describe('push', () => {
     expect({ title: stored.title, assignees: stored.assignees }).toEqual({ title: 'Before', assignees: [] });
   });
 
+  it('reports every value edited offline on a task deleted or no longer shared meanwhile, naming the task, and changes nothing', async () => {
+    const boris = await createMember(t, admin, { name: 'Boris' });
+    const role = (await admin.client.post('/api/roles', { name: `Night ${randomUUID()}`, memberIds: [boris.userId] }))
+      .body;
+    const restricted = await createForm(admin, { visibleRoleIds: [role.id] });
+    const deleted = await createTask(admin, form.id, { title: 'Pump 4' });
+    const hidden = await createTask(admin, restricted.id, { title: 'Safe audit', description: 'Before' });
+    const untouched = await createTask(admin, form.id, { title: 'Pump 5' });
+    const client = await replica(boris);
+    const pulled = (await client.pullUntil('tasks', (docs) => ids(docs).includes(untouched.id))).documents;
+    const base = (id: string) => pulled.find((d) => d.id === id) as SyncDocument;
+    // Meanwhile on the server: two tasks deleted, and Boris leaves the role that shared the third.
+    await admin.client.delete(`/api/tasks/${deleted.id}`);
+    await admin.client.delete(`/api/tasks/${untouched.id}`);
+    await admin.client.put(`/api/roles/${role.id}/members`, { userIds: [] });
+
+    const note = form.fields.find((f: { name: string }) => f.name === 'Note').id as string;
+    const answer = await client.push('tasks', [
+      {
+        assumedMasterState: base(deleted.id),
+        newDocumentState: { ...base(deleted.id), title: 'Pump 4 (checked)', fields: { [note]: 'Seal worn' } },
+      },
+      { assumedMasterState: base(hidden.id), newDocumentState: { ...base(hidden.id), description: 'After' } },
+      // Sent again with nothing changed: nothing to tell.
+      { assumedMasterState: base(untouched.id), newDocumentState: base(untouched.id) },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    const gone = (id: string, name: string, formId: string) => ({
+      id,
+      kept: null,
+      reason: 'gone_on_server',
+      record: { name, formId },
+    });
+    expect(answer.data.lost).toEqual([
+      { ...gone(deleted.id, 'Pump 4 (checked)', form.id), path: 'title', attempted: 'Pump 4 (checked)' },
+      { ...gone(deleted.id, 'Pump 4 (checked)', form.id), path: `fields.${note}`, attempted: 'Seal worn' },
+      { ...gone(hidden.id, 'Safe audit', restricted.id), path: 'description', attempted: 'After' },
+    ]);
+    // The server's copies are as they were: still deleted, the hidden one unchanged.
+    expect((await admin.client.get(`/api/tasks/${deleted.id}`)).status).toBe(404);
+    expect((await admin.client.get(`/api/tasks/${hidden.id}`)).body.description).toBe('Before');
+  });
+
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
     const client = await replica(alice);
     const id = randomUUID();
@@ -847,6 +890,43 @@ describe('push of directory rows', () => {
     expect(deleted).toMatchObject({ ok: true, data: { lost: [], conflicts: [] } });
     expect(await rowOf(directory.id, town.id)).toBeUndefined();
     expect((await rowOf(directory.id, street.id)).parentId).toBe(region.id);
+  });
+
+  it('reports the values edited offline on a row deleted on the server meanwhile, naming the row by its label', async () => {
+    const directory = (
+      await admin.client.post('/api/directories', {
+        name: `Valves ${randomUUID()}`,
+        columns: [
+          { name: 'Name', type: 'text' },
+          { name: 'Site', type: 'text' },
+        ],
+      })
+    ).body;
+    const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['V-1', 'North'] })).body;
+    const also = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['V-2', 'South'] })).body;
+    const client = await replica(alice);
+    const pulled = (await client.pullUntil('directory_rows', (docs) => ids(docs).includes(also.id))).documents;
+    const base = (id: string) => pulled.find((d) => d.id === id) as SyncDocument;
+    for (const id of [row.id, also.id]) {
+      expect((await admin.client.delete(`/api/directories/${directory.id}/rows/${id}`)).status).toBe(204);
+    }
+    const answer = await client.push('directory_rows', [
+      { assumedMasterState: base(row.id), newDocumentState: { ...base(row.id), cells: ['V-1', 'East'] } },
+      // Deleted on both sides: nothing to tell.
+      { assumedMasterState: base(also.id), newDocumentState: { ...base(also.id), _deleted: true } },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      {
+        id: row.id,
+        path: 'cells.1',
+        attempted: 'East',
+        kept: null,
+        reason: 'gone_on_server',
+        record: { name: 'V-1', directoryId: directory.id },
+      },
+    ]);
+    expect(await rowOf(directory.id, row.id)).toBeUndefined();
   });
 
   it('never touches another organization’s rows', async () => {

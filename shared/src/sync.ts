@@ -45,15 +45,26 @@ export const PushRow = z.object({ assumedMasterState: SyncDocument.nullable(), n
 export const PushRequest = z.object({ collection: CollectionName, rows: z.array(PushRow).max(500) });
 export type PushRequest = z.infer<typeof PushRequest>;
 
-/** An edit made offline that lost to a concurrent change on the server, or was refused. */
+/** An edit made offline that lost to a concurrent change on the server, was refused, or whose record is gone. */
 export interface LostEdit {
   id: string;
-  /** `title`, `description`, `statusId`, or `fields.<fieldId>`. */
+  /** `title`, `description`, `statusId`, `fields.<fieldId>`, `assignees[.<userId>]`; rows: `cells.<index>`, `parentId`, `parentRowIds`; `_deleted`. */
   path: string;
   attempted: unknown;
   kept: unknown;
-  reason: 'changed_on_server' | 'refused';
+  /** `gone_on_server`: the record was deleted on the server meanwhile, or is no longer shared with the user (`kept` is null). */
+  reason: 'changed_on_server' | 'refused' | 'gone_on_server';
   detail?: string;
+  /** With `gone_on_server`: the record as the edit had it, so the device can still say which it was. */
+  record?: GoneRecord;
+}
+
+/** A record gone on the server, as an edit pushed from a replica had it. */
+export interface GoneRecord {
+  /** What it was called: a task's title, a row's label. */
+  name: string;
+  formId?: string;
+  directoryId?: string;
 }
 
 export interface PushResponse {

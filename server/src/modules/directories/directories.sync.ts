@@ -9,8 +9,10 @@ import {
   changedSince,
   checkpointParams,
   clientWins,
+  differingValues,
   keptWithoutBase,
   knownBase,
+  lostWithRecord,
   nextCheckpoint,
   type SyncSource,
   sameValue as same,
@@ -61,6 +63,15 @@ function rowDocument(row: RowRecord): SyncDocument {
   return { ...presentRow(row), directoryId: row.directory_id, _deleted: false };
 }
 
+/** A row document's values as a replica edits them, by lost-edit path. */
+function rowValues(document: object): Map<string, unknown> {
+  const doc = document as Record<string, unknown>;
+  const values = new Map<string, unknown>(((doc.cells as Cell[]) ?? []).map((cell, index) => [`cells.${index}`, cell]));
+  values.set('parentRowIds', doc.parentRowIds);
+  values.set('parentId', doc.parentId);
+  return values;
+}
+
 async function currentRow(deps: DirectoriesDeps, auth: AuthContext, id: string): Promise<SyncDocument | undefined> {
   const [row] = await repo.findRows(deps.db, auth.organizationId, [id]);
   return row && !row.deleted_at ? rowDocument(row) : undefined;
@@ -83,7 +94,17 @@ async function pushRow(
   const id = next.id;
   const current = await currentRow(deps, auth, id);
   if (!current) {
-    if (pushedBase !== null || next._deleted) return; // deleted on the server: the server wins
+    if (next._deleted) return; // deleted on both sides
+    if (pushedBase !== null) {
+      // Deleted on the server meanwhile (or its directory is): the server wins, and the user is
+      // told what they changed, the row named by its label as the edit had it.
+      const directoryId = String(next.directoryId);
+      const directory = await repo.findDirectory(deps.db, auth.organizationId, directoryId);
+      const cells = (next.cells as Cell[]) ?? [];
+      const label = cells[directory?.tree_display_column_index ?? 0] ?? cells.find((cell) => cell !== null) ?? '';
+      const record = { name: String(label), directoryId };
+      return lostWithRecord(lost, id, record, { base: rowValues(pushedBase), next: rowValues(next) });
+    }
     const directoryId = String(next.directoryId);
     const parentId = typeof next.parentId === 'string' ? next.parentId : null;
     const order = typeof next.position === 'number' ? next.position : undefined;
@@ -105,13 +126,8 @@ async function pushRow(
   const base = knownBase(pushedBase, beforePush ?? current, next);
   if (base === null) {
     if (next._deleted) return keptWithoutBase(lost, { id, path: '_deleted' }, { current: false, next: true });
-    const currentCells = (current.cells as Cell[]) ?? [];
-    const nextCells = (next.cells as Cell[]) ?? [];
-    for (let i = 0; i < Math.max(currentCells.length, nextCells.length); i++) {
-      keptWithoutBase(lost, { id, path: `cells.${i}` }, { current: currentCells[i], next: nextCells[i] });
-    }
-    for (const key of ['parentRowIds', 'parentId'] as const) {
-      keptWithoutBase(lost, { id, path: key }, { current: current[key], next: next[key] });
+    for (const { path, a, b } of differingValues(rowValues(current), rowValues(next))) {
+      lost.push({ id, path, attempted: b, kept: a, reason: 'changed_on_server' });
     }
     return;
   }

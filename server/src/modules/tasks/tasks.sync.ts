@@ -6,8 +6,10 @@ import {
   changedSince,
   checkpointParams,
   clientWins,
+  differingValues,
   keptWithoutBase,
   knownBase,
+  lostWithRecord,
   nextCheckpoint,
   refusedAsLost,
   type SyncSource,
@@ -34,6 +36,21 @@ function assigneeIds(document: object | null | undefined): string[] {
   const assignees = (document as { assignees?: unknown } | null | undefined)?.assignees;
   const list = Array.isArray(assignees) ? (assignees as { userId?: unknown }[]) : [];
   return [...new Set(list.map((assignee) => String(assignee?.userId)))].sort();
+}
+
+/** A task document's values as a replica edits them, by lost-edit path. */
+function taskValues(document: object): Map<string, unknown> {
+  const doc = document as Record<string, unknown>;
+  const values = new Map<string, unknown>([
+    ['title', doc.title],
+    ['description', doc.description],
+    ['statusId', doc.statusId],
+  ]);
+  for (const [fieldId, value] of Object.entries((doc.fields as Record<string, unknown>) ?? {})) {
+    values.set(`fields.${fieldId}`, value);
+  }
+  values.set('assignees', assigneeIds(doc));
+  return values;
 }
 
 /**
@@ -83,7 +100,13 @@ async function pushTask(
     throw error;
   });
   if (!current) {
-    if (pushedBase !== null || next._deleted) return; // deleted or invisible on the server: the server wins
+    if (next._deleted) return; // deleted on both sides
+    if (pushedBase !== null) {
+      // Deleted on the server meanwhile, or no longer shared with the user: the server wins, and
+      // the user is told what they changed.
+      const record = { name: String(next.title ?? ''), formId: String(next.formId) };
+      return lostWithRecord(lost, id, record, { base: taskValues(pushedBase), next: taskValues(next) });
+    }
     const created = await tasks.createTask(deps, auth, {
       id,
       formId: String(next.formId),
@@ -98,18 +121,9 @@ async function pushTask(
   const base = knownBase(pushedBase, current, next);
   if (base === null) {
     if (next._deleted) return keptWithoutBase(lost, { id, path: '_deleted' }, { current: false, next: true });
-    for (const key of ['title', 'description', 'statusId'] as const) {
-      keptWithoutBase(lost, { id, path: key }, { current: current[key], next: next[key] });
+    for (const { path, a, b } of differingValues(taskValues(current), taskValues(next))) {
+      lost.push({ id, path, attempted: b, kept: a, reason: 'changed_on_server' });
     }
-    const nextFields = (next.fields as Record<string, unknown>) ?? {};
-    for (const fieldId of new Set([...Object.keys(current.fields), ...Object.keys(nextFields)])) {
-      keptWithoutBase(
-        lost,
-        { id, path: `fields.${fieldId}` },
-        { current: current.fields[fieldId], next: nextFields[fieldId] },
-      );
-    }
-    keptWithoutBase(lost, { id, path: 'assignees' }, { current: assigneeIds(current), next: assigneeIds(next) });
     return;
   }
   if (next._deleted && !base._deleted) {

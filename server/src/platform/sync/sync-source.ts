@@ -1,4 +1,12 @@
-import type { LostEdit, PullResponse, PushResponse, SyncCheckpoint, SyncCollection, SyncDocument } from '@shared/sync';
+import type {
+  GoneRecord,
+  LostEdit,
+  PullResponse,
+  PushResponse,
+  SyncCheckpoint,
+  SyncCollection,
+  SyncDocument,
+} from '@shared/sync';
 import type { AuthContext } from '../auth/auth-context';
 import type { Queryable } from '../db/db';
 import { Problem } from '../http/problem';
@@ -98,6 +106,32 @@ export function knownBase<Base extends object>(
  * whose change a difference is cannot be told, so the server's value stays and a different pushed
  * one is reported lost — never dropped unseen.
  */
+/** Every path whose value differs between two states of a record (its values by lost-edit path). */
+export function differingValues(
+  a: ReadonlyMap<string, unknown>,
+  b: ReadonlyMap<string, unknown>,
+): { path: string; a: unknown; b: unknown }[] {
+  return [...new Set([...a.keys(), ...b.keys()])]
+    .filter((path) => !sameValue(a.get(path), b.get(path)))
+    .map((path) => ({ path, a: a.get(path), b: b.get(path) }));
+}
+
+/**
+ * A record edited offline that is gone on the server (deleted meanwhile, or no longer shared with
+ * the user): each value the edit changed from its base is reported lost, with the record as the
+ * edit had it, so nothing the user typed disappears unseen. Nothing of the server's copy is told.
+ */
+export function lostWithRecord(
+  lost: LostEdit[],
+  id: string,
+  record: GoneRecord,
+  values: { base: ReadonlyMap<string, unknown>; next: ReadonlyMap<string, unknown> },
+): void {
+  for (const { path, b } of differingValues(values.base, values.next)) {
+    lost.push({ id, path, attempted: b ?? null, kept: null, reason: 'gone_on_server', record });
+  }
+}
+
 export function keptWithoutBase(
   lost: LostEdit[],
   edit: { id: string; path: string },
