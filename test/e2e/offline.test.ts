@@ -27,7 +27,8 @@ async function serverCall(page: Page, method: string, path: string, body?: unkno
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${accessToken}` },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
 }
 
 async function arrange(page: Page) {
@@ -556,6 +557,45 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const onServer = () => assignedOnServer(page, task.id);
     await expect.poll(onServer, { timeout: 15_000 }).toEqual([ivan, olga].sort());
     await page.getByTestId('assignee').filter({ hasText: 'Ivan' }).waitFor();
+    await context.close();
+  });
+
+  it('shows what was changed offline in a task deleted on the server meanwhile, to keep elsewhere', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Boiler House',
+      name: 'Wanda',
+      email: 'wanda.boiler@example.org',
+    });
+    const { task } = await arrange(page);
+    await page.goto(`${suite.t.url}/tasks/${task.id}`);
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    await replicaIs(page, 'online ready');
+
+    // Offline she renames the task and notes a reading; meanwhile it is deleted on the server.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByLabel('Task title', { exact: true }).fill('Boiler room, east wing');
+    await page.getByLabel('Note', { exact: true }).fill('Valve 3 leaks');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved on this device').waitFor();
+    expect((await serverCall(page, 'DELETE', `/api/tasks/${task.id}`)).status).toBe(204);
+
+    // Back online the task is gone from the device, and the notice says what she changed in it.
+    await context.setOffline(false);
+    const notice = page.getByTestId('lost-notice');
+    await waitOrExplain(page, notice);
+    await page.getByText('The task does not exist or you have no access to it').waitFor();
+    await notice.getByRole('button', { name: '“Boiler room, east wing” (deleted on the server)' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Your changes to “Boiler room, east wing”' });
+    await dialog.waitFor();
+    expect(await dialog.getByTestId('gone-edit').allTextContents()).toEqual([
+      'Task title: Boiler room, east wing',
+      'Note: Valve 3 leaks',
+    ]);
+    await saveScreenshot(page, 'gone-task-edits');
+    // Read, it is forgotten.
+    await dialog.getByRole('button', { name: 'Got it' }).click();
+    await notice.waitFor({ state: 'detached' });
     await context.close();
   });
 

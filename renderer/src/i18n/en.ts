@@ -149,6 +149,12 @@ export const en: Strings = {
     unnamed: 'untitled',
     gone: 'a record no longer on this device',
     more: 'and {{count}} more (marked “Not kept” in the lists)',
+    goneOnServer: 'it was deleted on the server meanwhile, or is no longer shared with you',
+    goneName: '“{{name}}” (deleted on the server)',
+    goneTitle: 'Your changes to “{{name}}”',
+    goneWhy:
+      'While you changed it offline, it was deleted on the server or is no longer shared with you, so your changes could not be kept there. Here is what you changed, to keep elsewhere if you need it.',
+    later: 'Later',
     dismissAll: 'Hide',
   },
   shortcuts: {

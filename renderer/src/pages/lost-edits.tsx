@@ -1,20 +1,15 @@
 import type { Directory } from '@shared/api/directories';
-import type { LostEdit } from '@shared/sync';
-import { Alert, App, Button, List } from 'antd';
+import type { GoneRecord, LostEdit } from '@shared/sync';
+import { Alert, App, Button, List, Modal, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import { map } from 'rxjs';
 import type { Replica } from '../data/replica';
 import { useLive, useReplica } from '../data/replica-context';
-import type { RowDocument, TaskDocument } from '../data/schemas';
+import type { FormDocument, RowDocument, TaskDocument } from '../data/schemas';
 import { cellText } from './directories/data';
-
-/** A value of a lost edit as the user reads it. */
-export function shownEditValue(value: unknown): string {
-  if (value === null || value === undefined || value === '') return '—';
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
+import { rowEditLabel, shownEditValue, useTaskEditWords } from './edit-words';
 
 /**
  * Offline edits of one record (a task, a directory row) that the server did not keep, each with
@@ -84,7 +79,11 @@ export function LostEdits({
                 <span>
                   <strong>{label(edit)}</strong>: {t('conflicts.yours', { value: show(edit, edit.attempted) })};{' '}
                   {t('conflicts.kept', { value: show(edit, edit.kept) })} —{' '}
-                  {edit.reason === 'refused' ? (edit.detail ?? t('conflicts.refused')) : t('conflicts.changedOnServer')}
+                  {edit.reason === 'refused'
+                    ? (edit.detail ?? t('conflicts.refused'))
+                    : edit.reason === 'gone_on_server'
+                      ? t('conflicts.goneOnServer')
+                      : t('conflicts.changedOnServer')}
                 </span>
               </List.Item>
             );
@@ -108,15 +107,26 @@ interface LostRecord {
   id: string;
   to?: string;
   name: string;
+  /** Gone on the server: what it was (its edits are shown in a dialog, there is nothing to open). */
+  gone?: GoneRecord;
 }
 
-/** Names and places of the records `ids` in the replica (tasks, then directory rows). */
-async function lostRecords(replica: Replica, ids: string[]): Promise<LostRecord[]> {
+/**
+ * Names and places of the records `ids` (tasks, then directory rows, from the replica); those the
+ * server reported gone (`gone`) as their edits had them, whether or not the replica has caught up.
+ */
+async function lostRecords(
+  replica: Replica,
+  ids: string[],
+  gone: ReadonlyMap<string, GoneRecord>,
+): Promise<LostRecord[]> {
   const tasks = await replica.db.tasks.findByIds(ids).exec();
   const rows = await replica.db.directory_rows.findByIds(ids).exec();
   const directoryIds = [...new Set([...rows.values()].map((row) => (row.toJSON() as RowDocument).directoryId))];
   const directories = await replica.db.directories.findByIds(directoryIds).exec();
   return ids.map((id) => {
+    const record = gone.get(id);
+    if (record) return { id, name: record.name, gone: record };
     const task = tasks.get(id)?.toJSON() as TaskDocument | undefined;
     if (task) return { id, to: `/tasks/${id}`, name: task.title ?? '' };
     const row = rows.get(id)?.toJSON() as RowDocument | undefined;
@@ -128,6 +138,99 @@ async function lostRecords(replica: Replica, ids: string[]): Promise<LostRecord[
 }
 
 /**
+ * What the user changed offline in a record that is gone on the server (deleted meanwhile, or no
+ * longer shared with them): nothing can be made again there, so the values are shown to keep
+ * elsewhere, until the user has read them.
+ */
+function GoneRecordEdits({ recordId, record, onClose }: { recordId: string; record: GoneRecord; onClose: () => void }) {
+  const { t } = useTranslation();
+  const { replica } = useReplica();
+  const edits = useLive((r) => r.lost$.pipe(map((all) => all.filter((edit) => edit.id === recordId))), [recordId]);
+  const form = useLive(
+    (r) =>
+      record.formId
+        ? r.db.forms
+            .findOne(record.formId)
+            .$.pipe(map((doc) => (doc?.toJSON() as FormDocument | undefined) ?? undefined))
+        : undefined,
+    [record.formId],
+  );
+  const directory = useLive(
+    (r) =>
+      record.directoryId
+        ? r.db.directories
+            .findOne(record.directoryId)
+            .$.pipe(map((doc) => (doc?.toJSON() as unknown as Directory | undefined) ?? undefined))
+        : undefined,
+    [record.directoryId],
+  );
+  // Rows a move or a binding named, by their labels.
+  const rowIds = (edits ?? []).flatMap((edit) =>
+    edit.path === 'parentId' || edit.path === 'parentRowIds' ? [edit.attempted].flat().map(String) : [],
+  );
+  const rowLabels = useLive(
+    (r) =>
+      r.db.directory_rows
+        .findByIds(rowIds)
+        .$.pipe(
+          map(
+            (found) => new Map([...found].map(([id, doc]) => [id, cellText((doc.toJSON() as RowDocument).cells[0])])),
+          ),
+        ),
+    [rowIds.join(',')],
+  );
+  const task = useTaskEditWords(form);
+  const label = (edit: LostEdit) => (record.formId ? task.label(edit) : rowEditLabel(t, directory, edit));
+  const show = (edit: LostEdit, value: unknown) => {
+    if (record.formId) return task.show(edit, value);
+    if (edit.path === 'parentId' && (value === null || value === undefined)) return t('directories.topLevel');
+    if (edit.path === 'parentId' || edit.path === 'parentRowIds') {
+      return [value]
+        .flat()
+        .map((id) => rowLabels?.get(String(id)) || t('directories.noLabel'))
+        .join(', ');
+    }
+    return shownEditValue(value);
+  };
+  const name = record.name || t('conflicts.unnamed');
+  return (
+    <Modal
+      open
+      title={t('conflicts.goneTitle', { name })}
+      onCancel={onClose}
+      footer={[
+        <Button key="close" onClick={onClose}>
+          {t('conflicts.later')}
+        </Button>,
+        <Button
+          key="dismiss"
+          type="primary"
+          onClick={() => {
+            replica?.dismissLost(recordId);
+            onClose();
+          }}
+        >
+          {t('conflicts.dismiss')}
+        </Button>,
+      ]}
+    >
+      <Typography.Paragraph>{t('conflicts.goneWhy')}</Typography.Paragraph>
+      <List
+        size="small"
+        dataSource={edits ?? []}
+        renderItem={(edit) => (
+          <List.Item data-testid="gone-edit">
+            <Typography.Text copyable={{ text: show(edit, edit.attempted) }}>
+              <strong>{label(edit)}</strong>: {show(edit, edit.attempted)}
+            </Typography.Text>
+          </List.Item>
+        )}
+      />
+    </Modal>
+  );
+}
+
+/**
  * Says, wherever the user is, that offline edits were not kept, and leads to the records concerned
  * (each shows what was kept instead), except the task open on the page, which says so itself.
  * Hidden once every record's edits are dismissed, there or here.
@@ -135,18 +238,25 @@ async function lostRecords(replica: Replica, ids: string[]): Promise<LostRecord[
 export function LostEditsNotice() {
   const { t } = useTranslation();
   const { replica } = useReplica();
-  // The task open on this page shows its own lost edits: the notice speaks of the others.
+  // The task open on this page shows its own lost edits: the notice speaks of the others, and of
+  // that task too once it is gone (the page has nothing to show them on).
   const openTask = /^\/tasks\/([^/]+)$/.exec(useLocation().pathname)?.[1];
-  const ids = useLive(
-    (r) => r.lost$.pipe(map((all) => [...new Set(all.map((edit) => edit.id))].filter((id) => id !== openTask))),
+  const lost = useLive(
+    (r) => r.lost$.pipe(map((all) => all.filter((edit) => edit.id !== openTask || edit.reason === 'gone_on_server'))),
     [openTask],
   );
-  const key = ids?.join(',') ?? '';
+  const ids = lost && [...new Set(lost.map((edit) => edit.id))];
+  const gone = new Map(
+    (lost ?? []).flatMap((edit) => (edit.reason === 'gone_on_server' && edit.record ? [[edit.id, edit.record]] : [])),
+  );
+  const key = JSON.stringify([ids ?? [], [...gone]]);
   const [records, setRecords] = useState<LostRecord[]>([]);
+  const [shown, setShown] = useState<LostRecord>();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for the ids and the gone records.
   useEffect(() => {
-    if (!replica || !key) return setRecords([]);
+    if (!replica || !ids?.length) return setRecords([]);
     let current = true;
-    void lostRecords(replica, key.split(',')).then((found) => {
+    void lostRecords(replica, ids, gone).then((found) => {
       if (current) setRecords(found);
     });
     return () => {
@@ -167,7 +277,15 @@ export function LostEditsNotice() {
           {named.map((record, index) => (
             <span key={record.id}>
               {index > 0 && ', '}
-              {record.to ? <Link to={record.to}>{record.name || t('conflicts.unnamed')}</Link> : t('conflicts.gone')}
+              {record.to ? (
+                <Link to={record.to}>{record.name || t('conflicts.unnamed')}</Link>
+              ) : record.gone ? (
+                <Button type="link" size="small" style={{ padding: 0 }} onClick={() => setShown(record)}>
+                  {t('conflicts.goneName', { name: record.name || t('conflicts.unnamed') })}
+                </Button>
+              ) : (
+                t('conflicts.gone')
+              )}
             </span>
           ))}
           {ids.length > named.length &&
@@ -176,9 +294,14 @@ export function LostEditsNotice() {
         </>
       }
       action={
-        <Button size="small" onClick={() => replica?.dismissAllLost()}>
-          {t('conflicts.dismissAll')}
-        </Button>
+        <>
+          {shown?.gone && (
+            <GoneRecordEdits recordId={shown.id} record={shown.gone} onClose={() => setShown(undefined)} />
+          )}
+          <Button size="small" onClick={() => replica?.dismissAllLost()}>
+            {t('conflicts.dismissAll')}
+          </Button>
+        </>
       }
     />
   );

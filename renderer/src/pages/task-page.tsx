@@ -19,9 +19,10 @@ import {
   withAssignees,
   withoutPerson,
 } from './assignees';
+import { useTaskEditWords } from './edit-words';
 import { EDITABLE, FieldInput, shownValue, storedValue, usePeople, useValueNames } from './field-input';
 import { fieldValueText } from './field-values';
-import { LostEdits, shownEditValue } from './lost-edits';
+import { LostEdits } from './lost-edits';
 import { TaskQrButton } from './qr-codes';
 import { NotSentMark } from './sync-marks';
 import { taskDescriptionRules, taskTitleRules } from './task-text';
@@ -55,30 +56,8 @@ type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 't
 
 /** Offline edits of this task that the server did not keep, with what it kept instead. */
 function TaskLostEdits({ taskId, form }: { taskId: string; form: Form }) {
-  const { t } = useTranslation();
   const { replica } = useReplica();
-  const { userName } = usePeople();
-  const assigneeOf = (edit: LostEdit) => /^assignees\.(.+)$/.exec(edit.path)?.[1];
-  const label = (edit: LostEdit) => {
-    if (edit.path === 'statusId') return t('tasks.status');
-    if (edit.path === 'assignees') return t('task.assignees');
-    const assignee = assigneeOf(edit);
-    if (assignee) return t('task.assignee', { name: userName(assignee) });
-    if (edit.path === 'title') return t('tasks.taskTitle');
-    if (edit.path === 'description') return t('tasks.description');
-    const fieldId = edit.path.replace(/^fields\./, '');
-    return form.fields.find((f) => f.id === fieldId)?.name ?? fieldId;
-  };
-  const names = useValueNames(form.fields);
-  const show = (edit: LostEdit, value: unknown) => {
-    if (edit.path === 'statusId') return form.statuses.find((s) => s.id === value)?.name ?? String(value);
-    if (edit.path === 'assignees' && Array.isArray(value)) {
-      return value.length > 0 ? value.map((id) => userName(String(id))).join(', ') : t('task.noAssignees');
-    }
-    if (assigneeOf(edit)) return value ? t('task.assigned') : t('task.notAssigned');
-    const field = form.fields.find((f) => `fields.${f.id}` === edit.path);
-    return field ? fieldValueText(field, value, names) : shownEditValue(value);
-  };
+  const { label, show } = useTaskEditWords(form);
   // The value the user chose is made again, as an edit made here now (sent as any edit is).
   const apply = (edit: LostEdit) => {
     if (!replica) return undefined;

@@ -16,7 +16,8 @@ import {
 import dayjs from 'dayjs';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { LostEdits, shownEditValue } from '../lost-edits';
+import { rowEditLabel, shownEditValue } from '../edit-words';
+import { LostEdits } from '../lost-edits';
 import {
   type Cell,
   type ColumnType,
@@ -150,14 +151,7 @@ export function RowEditor(props: RowEditorProps) {
   };
 
   // Offline edits of this row the server did not keep: `cells.<index>`, `parentId`, `_deleted`.
-  const lostLabel = (edit: LostEdit) => {
-    const cell = /^cells\.(\d+)$/.exec(edit.path);
-    if (cell) return directory.columns[Number(cell[1])]?.name ?? edit.path;
-    if (edit.path === 'parentId') return t('directories.moveTo');
-    if (edit.path === 'parentRowIds') return t('directories.offeredUnder');
-    if (edit.path === '_deleted') return t('directories.deleteRow');
-    return t('directories.rowTitle');
-  };
+  const lostLabel = (edit: LostEdit) => rowEditLabel(t, directory, edit);
 
   // The values of a lost edit in the user's words: rows by their labels, a deletion as such.
   const places = useMemo(() => placeNodes(props.parentTree), [props.parentTree]);
