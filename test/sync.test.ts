@@ -697,6 +697,56 @@ describe('push', () => {
     expect((await admin.client.get(`/api/tasks/${hidden.id}`)).body.description).toBe('Before');
   });
 
+  it('reports a task made offline on a form deleted meanwhile value by value, with the reason and its name', async () => {
+    const gone = await createForm(admin, { fields: [{ name: 'Meter', type: 'text' }] });
+    const meter = gone.fields[0].id as string;
+    expect((await admin.client.delete(`/api/forms/${gone.id}`)).status).toBe(204);
+    const client = await replica(alice);
+    const id = randomUUID();
+    const answer = await client.push('tasks', [
+      {
+        assumedMasterState: null,
+        newDocumentState: { id, _deleted: false, formId: gone.id, title: 'Meter 7', fields: { [meter]: '1234' } },
+      },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    const refused = {
+      id,
+      kept: null,
+      reason: 'refused',
+      detail: expect.stringContaining('deleted'),
+      record: { name: 'Meter 7', formId: gone.id },
+    };
+    expect(answer.data.lost).toEqual([
+      { ...refused, path: 'title', attempted: 'Meter 7' },
+      { ...refused, path: `fields.${meter}`, attempted: '1234' },
+      // No one assigned: an empty set is no value entered.
+    ]);
+    expect(answer.data.conflicts).toEqual([{ id, _deleted: true }]);
+  });
+
+  it('reports a refused edit of a task for each of its values, with the reason and what stays', async () => {
+    const task = await createTask(admin, form.id, { title: 'Gauge' });
+    const client = await replica(alice);
+    const base = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    const amount = form.fields.find((f: { name: string }) => f.name === 'Amount').id as string;
+    const answer = await client.push('tasks', [
+      {
+        assumedMasterState: base,
+        newDocumentState: { ...base, title: 'Gauge 2', fields: { ...(base.fields as object), [amount]: 'lots' } },
+      },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    const refused = { id: task.id, reason: 'refused', detail: expect.stringContaining('number') };
+    expect(answer.data.lost).toEqual([
+      { ...refused, path: 'title', attempted: 'Gauge 2', kept: 'Gauge' },
+      { ...refused, path: `fields.${amount}`, attempted: 'lots', kept: null },
+    ]);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).body.title).toBe('Gauge');
+  });
+
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
     const client = await replica(alice);
     const id = randomUUID();
@@ -892,6 +942,30 @@ describe('push of directory rows', () => {
     expect((await rowOf(directory.id, street.id)).parentId).toBe(region.id);
   });
 
+  it('reports a refused edit of a row for each changed cell, with the reason and what stays', async () => {
+    const directory = (
+      await admin.client.post('/api/directories', {
+        name: `Meters ${randomUUID()}`,
+        columns: [
+          { name: 'Name', type: 'text' },
+          { name: 'Reading', type: 'number' },
+        ],
+      })
+    ).body;
+    const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['M-1', '5'] })).body;
+    const client = await replica(alice);
+    const base = (await client.pullUntil('directory_rows', (docs) => ids(docs).includes(row.id))).documents.find(
+      (d) => d.id === row.id,
+    ) as SyncDocument;
+    const answer = await client.push('directory_rows', [
+      { assumedMasterState: base, newDocumentState: { ...base, cells: ['M-1', 'five'] } },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      { id: row.id, path: 'cells.1', attempted: 'five', kept: '5', reason: 'refused', detail: expect.any(String) },
+    ]);
+  });
+
   it('reports the values edited offline on a row deleted on the server meanwhile, naming the row by its label', async () => {
     const directory = (
       await admin.client.post('/api/directories', {
@@ -927,6 +1001,34 @@ describe('push of directory rows', () => {
       },
     ]);
     expect(await rowOf(directory.id, row.id)).toBeUndefined();
+
+    // A row made offline in a directory deleted meanwhile: refused, value by value, with the reason.
+    expect((await admin.client.delete(`/api/directories/${directory.id}`)).status).toBe(204);
+    const made = randomUUID();
+    const refused = await client.push('directory_rows', [
+      {
+        assumedMasterState: null,
+        newDocumentState: {
+          id: made,
+          _deleted: false,
+          directoryId: directory.id,
+          parentId: null,
+          cells: ['V-9', 'Dock'],
+        },
+      },
+    ]);
+    if (!refused.ok) throw new Error(JSON.stringify(refused.problem));
+    const entry = {
+      id: made,
+      kept: null,
+      reason: 'refused',
+      detail: expect.any(String),
+      record: { name: 'V-9', directoryId: directory.id },
+    };
+    expect(refused.data.lost).toEqual([
+      { ...entry, path: 'cells.0', attempted: 'V-9' },
+      { ...entry, path: 'cells.1', attempted: 'Dock' },
+    ]);
   });
 
   it('never touches another organization’s rows', async () => {

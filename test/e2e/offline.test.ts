@@ -566,7 +566,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       name: 'Wanda',
       email: 'wanda.boiler@example.org',
     });
-    const { task } = await arrange(page);
+    const { form, task } = await arrange(page);
     await page.goto(`${suite.t.url}/tasks/${task.id}`);
     await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
     await replicaIs(page, 'online ready');
@@ -596,6 +596,24 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     // Read, it is forgotten.
     await dialog.getByRole('button', { name: 'Got it' }).click();
     await notice.waitFor({ state: 'detached' });
+
+    // A task she makes offline while its form is deleted on the server: refused, and said so.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByRole('menuitem', { name: 'Tasks' }).click();
+    await page.getByRole('button', { name: 'New task' }).click();
+    const create = page.getByRole('dialog');
+    await create.getByLabel('Task title').fill('Pump check');
+    await create.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('link', { name: 'Pump check' }).waitFor();
+    expect((await serverCall(page, 'DELETE', `/api/forms/${form.id}`)).status).toBe(204);
+    await context.setOffline(false);
+    await waitOrExplain(page, notice);
+    await notice.getByRole('button', { name: '“Pump check” (not kept)' }).click();
+    const refused = page.getByRole('dialog', { name: 'Your changes to “Pump check”' });
+    expect(await refused.textContent()).toContain('The server did not take it: The form is deleted');
+    expect(await refused.getByTestId('gone-edit').allTextContents()).toEqual(['Task title: Pump check', 'Status: New']);
+    await page.getByRole('link', { name: 'Pump check' }).waitFor({ state: 'detached' });
     await context.close();
   });
 

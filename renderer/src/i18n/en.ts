@@ -154,6 +154,8 @@ export const en: Strings = {
     goneTitle: 'Your changes to “{{name}}”',
     goneWhy:
       'While you changed it offline, it was deleted on the server or is no longer shared with you, so your changes could not be kept there. Here is what you changed, to keep elsewhere if you need it.',
+    refusedName: '“{{name}}” (not kept)',
+    refusedWhy: 'The server did not take it: {{reason}} Here is what you entered, to keep elsewhere if you need it.',
     later: 'Later',
     dismissAll: 'Hide',
   },

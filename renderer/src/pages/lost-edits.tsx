@@ -138,9 +138,9 @@ async function lostRecords(
 }
 
 /**
- * What the user changed offline in a record that is gone on the server (deleted meanwhile, or no
- * longer shared with them): nothing can be made again there, so the values are shown to keep
- * elsewhere, until the user has read them.
+ * What the user changed offline in a record the server does not hold (deleted meanwhile, no longer
+ * shared with them, or made offline and refused): nothing can be made again there, so the values
+ * are shown to keep elsewhere, until the user has read them.
  */
 function GoneRecordEdits({ recordId, record, onClose }: { recordId: string; record: GoneRecord; onClose: () => void }) {
   const { t } = useTranslation();
@@ -193,6 +193,8 @@ function GoneRecordEdits({ recordId, record, onClose }: { recordId: string; reco
     return shownEditValue(value);
   };
   const name = record.name || t('conflicts.unnamed');
+  // Made offline and refused by the server: its reason; else deleted or no longer shared.
+  const refusal = edits?.find((edit) => edit.reason === 'refused')?.detail;
   return (
     <Modal
       open
@@ -214,7 +216,9 @@ function GoneRecordEdits({ recordId, record, onClose }: { recordId: string; reco
         </Button>,
       ]}
     >
-      <Typography.Paragraph>{t('conflicts.goneWhy')}</Typography.Paragraph>
+      <Typography.Paragraph>
+        {refusal ? t('conflicts.refusedWhy', { reason: refusal }) : t('conflicts.goneWhy')}
+      </Typography.Paragraph>
       <List
         size="small"
         dataSource={edits ?? []}
@@ -242,13 +246,13 @@ export function LostEditsNotice() {
   // that task too once it is gone (the page has nothing to show them on).
   const openTask = /^\/tasks\/([^/]+)$/.exec(useLocation().pathname)?.[1];
   const lost = useLive(
-    (r) => r.lost$.pipe(map((all) => all.filter((edit) => edit.id !== openTask || edit.reason === 'gone_on_server'))),
+    (r) => r.lost$.pipe(map((all) => all.filter((edit) => edit.id !== openTask || edit.record !== undefined))),
     [openTask],
   );
   const ids = lost && [...new Set(lost.map((edit) => edit.id))];
-  const gone = new Map(
-    (lost ?? []).flatMap((edit) => (edit.reason === 'gone_on_server' && edit.record ? [[edit.id, edit.record]] : [])),
-  );
+  // Records not on the server (deleted meanwhile, or made offline and refused), as the edits had them.
+  const gone = new Map((lost ?? []).flatMap((edit) => (edit.record ? [[edit.id, edit.record]] : [])));
+  const refused = new Set((lost ?? []).filter((edit) => edit.record && edit.reason === 'refused').map((e) => e.id));
   const key = JSON.stringify([ids ?? [], [...gone]]);
   const [records, setRecords] = useState<LostRecord[]>([]);
   const [shown, setShown] = useState<LostRecord>();
@@ -281,7 +285,9 @@ export function LostEditsNotice() {
                 <Link to={record.to}>{record.name || t('conflicts.unnamed')}</Link>
               ) : record.gone ? (
                 <Button type="link" size="small" style={{ padding: 0 }} onClick={() => setShown(record)}>
-                  {t('conflicts.goneName', { name: record.name || t('conflicts.unnamed') })}
+                  {t(refused.has(record.id) ? 'conflicts.refusedName' : 'conflicts.goneName', {
+                    name: record.name || t('conflicts.unnamed'),
+                  })}
                 </Button>
               ) : (
                 t('conflicts.gone')

@@ -1,6 +1,6 @@
 type Cell = string | number | boolean | null;
 
-import type { LostEdit, PushResponse, SyncDocument } from '@shared/sync';
+import type { GoneRecord, LostEdit, PushResponse, SyncDocument } from '@shared/sync';
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { Problem } from '../../platform/http/problem';
@@ -14,6 +14,8 @@ import {
   knownBase,
   lostWithRecord,
   nextCheckpoint,
+  refusedRecordAsLost,
+  refusedValuesAsLost,
   type SyncSource,
   sameValue as same,
   syncColumns,
@@ -63,6 +65,15 @@ function rowDocument(row: RowRecord): SyncDocument {
   return { ...presentRow(row), directoryId: row.directory_id, _deleted: false };
 }
 
+/** A row as an edit pushed for it has it, named by its label, to name it once it is not on the server. */
+async function rowRecord(deps: DirectoriesDeps, auth: AuthContext, document: RowState): Promise<GoneRecord> {
+  const directoryId = String(document.directoryId);
+  const directory = await repo.findDirectory(deps.db, auth.organizationId, directoryId);
+  const cells = (document.cells as Cell[]) ?? [];
+  const label = cells[directory?.tree_display_column_index ?? 0] ?? cells.find((cell) => cell !== null) ?? '';
+  return { name: String(label), directoryId };
+}
+
 /** A row document's values as a replica edits them, by lost-edit path. */
 function rowValues(document: object): Map<string, unknown> {
   const doc = document as Record<string, unknown>;
@@ -98,11 +109,7 @@ async function pushRow(
     if (pushedBase !== null) {
       // Deleted on the server meanwhile (or its directory is): the server wins, and the user is
       // told what they changed, the row named by its label as the edit had it.
-      const directoryId = String(next.directoryId);
-      const directory = await repo.findDirectory(deps.db, auth.organizationId, directoryId);
-      const cells = (next.cells as Cell[]) ?? [];
-      const label = cells[directory?.tree_display_column_index ?? 0] ?? cells.find((cell) => cell !== null) ?? '';
-      const record = { name: String(label), directoryId };
+      const record = await rowRecord(deps, auth, next);
       return lostWithRecord(lost, id, record, { base: rowValues(pushedBase), next: rowValues(next) });
     }
     const directoryId = String(next.directoryId);
@@ -154,9 +161,14 @@ async function pushRow(
   if (clientWins(lost, { id, path: 'parentRowIds' }, bindings))
     patch.parentRowIds = (next.parentRowIds as string[]) ?? [];
   if (Object.keys(patch).length > 0) {
-    await attempt(lost, { id, path: 'cells', attempted: patch, kept: null }, () =>
-      directories.updateRow(deps, auth, directoryId, id, patch),
-    );
+    const currentValues = rowValues(current);
+    const changed = [
+      ...(patch.cells ?? [])
+        .map((cell, index) => ({ path: `cells.${index}`, attempted: cell }))
+        .filter(({ path, attempted }) => !same(attempted, currentValues.get(path))),
+      ...(patch.parentRowIds ? [{ path: 'parentRowIds', attempted: patch.parentRowIds }] : []),
+    ].map((value) => ({ ...value, kept: currentValues.get(value.path) ?? null }));
+    await refusedValuesAsLost(lost, id, changed, () => directories.updateRow(deps, auth, directoryId, id, patch));
   }
   const moved = !same(next.parentId, base.parentId) || !same(next.position, base.position);
   if (!moved) return;
@@ -225,6 +237,18 @@ export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
           pushRow(deps, auth, row.assumedMasterState, next, lost, beforePush.get(next.id)),
         );
         const master = (await currentRow(deps, auth, next.id)) ?? tombstone(next.id);
+        // Refused and not on the server (a row made offline): what the user entered, value by value.
+        if (master._deleted && !next._deleted) {
+          refusedRecordAsLost(
+            lost,
+            lost.length > before ? lost[lost.length - 1] : undefined,
+            await rowRecord(deps, auth, next),
+            {
+              base: row.assumedMasterState ? rowValues(row.assumedMasterState) : new Map(),
+              next: rowValues(next),
+            },
+          );
+        }
         const differs = lost.length > before || !sameRowState(master, next);
         if (differs) conflicts.push(master);
       }

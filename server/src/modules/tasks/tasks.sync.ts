@@ -1,4 +1,4 @@
-import type { LostEdit, PushResponse, SyncDocument } from '@shared/sync';
+import type { GoneRecord, LostEdit, PushResponse, SyncDocument } from '@shared/sync';
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { Problem } from '../../platform/http/problem';
@@ -12,6 +12,8 @@ import {
   lostWithRecord,
   nextCheckpoint,
   refusedAsLost,
+  refusedRecordAsLost,
+  refusedValuesAsLost,
   type SyncSource,
   sameValue as same,
   syncColumns,
@@ -36,6 +38,11 @@ function assigneeIds(document: object | null | undefined): string[] {
   const assignees = (document as { assignees?: unknown } | null | undefined)?.assignees;
   const list = Array.isArray(assignees) ? (assignees as { userId?: unknown }[]) : [];
   return [...new Set(list.map((assignee) => String(assignee?.userId)))].sort();
+}
+
+/** A task as an edit pushed for it has it, to name it once it is not on the server. */
+function taskRecord(document: SyncDocument): GoneRecord {
+  return { name: String(document.title ?? ''), formId: String(document.formId) };
 }
 
 /** A task document's values as a replica edits them, by lost-edit path. */
@@ -104,8 +111,7 @@ async function pushTask(
     if (pushedBase !== null) {
       // Deleted on the server meanwhile, or no longer shared with the user: the server wins, and
       // the user is told what they changed.
-      const record = { name: String(next.title ?? ''), formId: String(next.formId) };
-      return lostWithRecord(lost, id, record, { base: taskValues(pushedBase), next: taskValues(next) });
+      return lostWithRecord(lost, id, taskRecord(next), { base: taskValues(pushedBase), next: taskValues(next) });
     }
     const created = await tasks.createTask(deps, auth, {
       id,
@@ -150,9 +156,12 @@ async function pushTask(
   }
   if (Object.keys(changedFields).length > 0) patch.fields = changedFields;
   if (Object.keys(patch).length > 0) {
-    await refusedAsLost(lost, { id, path: 'fields', attempted: patch, kept: null }, () =>
-      tasks.updateTask(deps, auth, id, patch),
-    );
+    const currentValues = taskValues(current);
+    const changed = [
+      ...(['title', 'description'] as const).filter((key) => key in patch).map((key) => [key, patch[key]] as const),
+      ...Object.entries(changedFields).map(([fieldId, value]) => [`fields.${fieldId}`, value] as const),
+    ].map(([path, attempted]) => ({ path, attempted, kept: currentValues.get(path) ?? null }));
+    await refusedValuesAsLost(lost, id, changed, () => tasks.updateTask(deps, auth, id, patch));
   }
   // After the fields, whose user values assign people themselves.
   const assignedNow = patch.fields ? assigneeIds(await tasks.getTask(deps, auth, id)) : assigneeIds(current);
@@ -213,6 +222,13 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
           () => tombstone(row.newDocumentState.id),
         );
         const pushed = row.newDocumentState;
+        // Refused and not on the server (a task made offline): what the user entered, value by value.
+        if (master._deleted && !pushed._deleted) {
+          refusedRecordAsLost(lost, lost.length > before ? lost[lost.length - 1] : undefined, taskRecord(pushed), {
+            base: row.assumedMasterState ? taskValues(row.assumedMasterState) : new Map(),
+            next: taskValues(pushed),
+          });
+        }
         // Two tombstones are one state, whatever else they carry.
         const bothDeleted = Boolean(master._deleted) && Boolean(pushed._deleted);
         const differs =

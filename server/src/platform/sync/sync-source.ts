@@ -79,6 +79,24 @@ export async function refusedAsLost(
 }
 
 /**
+ * Runs one change of several values through the service; a refusal (4xx) is reported for each of
+ * those values with the server's reason, so the user reads which of their values it concerns.
+ */
+export async function refusedValuesAsLost(
+  lost: LostEdit[],
+  id: string,
+  values: { path: string; attempted: unknown; kept: unknown }[],
+  work: () => Promise<unknown>,
+) {
+  try {
+    await work();
+  } catch (error) {
+    if (!(error instanceof Problem) || error.status >= 500) throw error;
+    for (const value of values) lost.push({ id, ...value, reason: 'refused', detail: error.message });
+  }
+}
+
+/**
  * The server state a pushed row was edited from. RxDB sends none when the replica kept none: its
  * record of the server state is written after the document itself, so an app closed between the
  * two writes leaves a document without it, and a pull does not repair a document the user has
@@ -129,6 +147,38 @@ export function lostWithRecord(
 ): void {
   for (const { path, b } of differingValues(values.base, values.next)) {
     lost.push({ id, path, attempted: b ?? null, kept: null, reason: 'gone_on_server', record });
+  }
+}
+
+/**
+ * A record the server refused as a whole and does not hold (a task created offline on a form
+ * deleted meanwhile, or with a value a rule made since refuses): instead of one entry holding the
+ * whole document, each value the edit set is reported refused with the server's reason and the
+ * record as the edit had it, as for a record gone on the server. `refusal` is the whole-record
+ * entry `refusedAsLost` added (path `''`), if any; it is replaced in `lost`.
+ */
+export function refusedRecordAsLost(
+  lost: LostEdit[],
+  refusal: LostEdit | undefined,
+  record: GoneRecord,
+  values: { base: ReadonlyMap<string, unknown>; next: ReadonlyMap<string, unknown> },
+): void {
+  if (refusal?.path !== '' || refusal.reason !== 'refused') return;
+  // A value the edit left empty where the base had none (a new record's) is no value entered.
+  const empty = (value: unknown) => sameValue(value, null) || sameValue(value, '') || sameValue(value, []);
+  const changes = differingValues(values.base, values.next).filter(({ a, b }) => a !== undefined || !empty(b));
+  if (changes.length === 0) return;
+  lost.splice(lost.indexOf(refusal), 1);
+  for (const { path, b } of changes) {
+    lost.push({
+      id: refusal.id,
+      path,
+      attempted: b ?? null,
+      kept: null,
+      reason: 'refused',
+      detail: refusal.detail,
+      record,
+    });
   }
 }
 
