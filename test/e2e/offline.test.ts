@@ -1201,6 +1201,40 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('shows what was changed offline in a directory row deleted on the server meanwhile, by column', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Quay Yard',
+      name: 'Zlata',
+      email: 'zlata.quay@example.org',
+    });
+    const berths = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Quays',
+      columns: [{ name: 'Name' }, { name: 'Region' }],
+    })) as { id: string };
+    const quay = await addRow(page, berths.id, ['Quay 1', 'Arctic']);
+    await page.goto(`${suite.t.url}/directories/${berths.id}`);
+    await rowNode(page, 'Quay 1').waitFor();
+    await replicaIs(page, 'online ready');
+
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await rowNode(page, 'Quay 1').click();
+    await page.getByLabel('Region', { exact: true }).fill('Barents');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved on this device').first().waitFor();
+    const deleted = await serverCall(page, 'DELETE', `/api/directories/${berths.id}/rows/${quay.id}`);
+    expect(deleted.status).toBe(204);
+
+    await context.setOffline(false);
+    const notice = page.getByTestId('lost-notice');
+    await waitOrExplain(page, notice);
+    await notice.getByRole('button', { name: '“Quay 1” (deleted on the server)' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Your changes to “Quay 1”' });
+    expect(await dialog.getByTestId('gone-edit').allTextContents()).toEqual(['Region: Barents']);
+    await rowNode(page, 'Quay 1').waitFor({ state: 'detached' });
+    await context.close();
+  });
+
   it('edits, adds, moves and deletes directory rows with the network cut, and sends them when it is back', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Harbour Works',
