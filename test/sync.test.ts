@@ -37,6 +37,11 @@ const replica = syncClients(() => t);
 
 const ids = (documents: SyncDocument[]) => documents.map((d) => d.id);
 
+/** A new directory of the organization with these columns (text unless said), named `<name> <random>`. */
+// biome-ignore lint/suspicious/noExplicitAny: REST bodies are read loosely in tests.
+const newDirectory = async (name: string, columns: { name: string; type?: string }[]): Promise<any> =>
+  (await admin.client.post('/api/directories', { name: `${name} ${randomUUID()}`, columns })).body;
+
 describe('connecting', () => {
   it('refuses a connection without a valid access token, with a problem', async () => {
     const socket = io(`${t.url}/sync`, { auth: { token: 'forged' }, transports: ['websocket'], reconnection: false });
@@ -457,9 +462,7 @@ describe('push', () => {
 
   it('never takes a write made within the millisecond of the version a push without a base names for that version', async () => {
     const task = await createTask(admin, form.id, { title: 'Known here' });
-    const directory = (
-      await admin.client.post('/api/directories', { name: `Pumps ${randomUUID()}`, columns: [{ name: 'Name' }] })
-    ).body;
+    const directory = await newDirectory('Pumps', [{ name: 'Name' }]);
     const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['P-1'] })).body;
     // The version a replica sees, pinned to a known millisecond.
     const pinned = new Date(Date.now() + 3_600_000);
@@ -773,16 +776,11 @@ describe('push of directory rows', () => {
     );
 
   it('creates rows made offline, merges cells per column, and reports a cell changed on both sides', async () => {
-    const directory = (
-      await admin.client.post('/api/directories', {
-        name: `Pumps ${randomUUID()}`,
-        columns: [
-          { name: 'Name', type: 'text' },
-          { name: 'Power', type: 'number' },
-          { name: 'Site', type: 'text' },
-        ],
-      })
-    ).body;
+    const directory = await newDirectory('Pumps', [
+      { name: 'Name', type: 'text' },
+      { name: 'Power', type: 'number' },
+      { name: 'Site', type: 'text' },
+    ]);
     const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['P-1', '10', 'North'] }))
       .body;
     const client = await replica(alice);
@@ -862,9 +860,7 @@ describe('push of directory rows', () => {
   });
 
   it('merges rows pushed without a base against the versions they name even when an earlier row of the push renumbered them', async () => {
-    const directory = (
-      await admin.client.post('/api/directories', { name: `Sheds ${randomUUID()}`, columns: [{ name: 'Name' }] })
-    ).body;
+    const directory = await newDirectory('Sheds', [{ name: 'Name' }]);
     const make = async (name: string) =>
       (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: [name] })).body;
     const first = await make('First shed');
@@ -886,9 +882,7 @@ describe('push of directory rows', () => {
   });
 
   it('applies offline moves and deletions, refusing a cycle and the deletion of a row changed meanwhile', async () => {
-    const directory = (
-      await admin.client.post('/api/directories', { name: `Places ${randomUUID()}`, columns: [{ name: 'Name' }] })
-    ).body;
+    const directory = await newDirectory('Places', [{ name: 'Name' }]);
     const make = async (name: string, parentId: string | null = null) =>
       (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: [name], parentId })).body;
     const region = await make('Region');
@@ -943,15 +937,10 @@ describe('push of directory rows', () => {
   });
 
   it('reports a refused edit of a row for each changed cell, with the reason and what stays', async () => {
-    const directory = (
-      await admin.client.post('/api/directories', {
-        name: `Meters ${randomUUID()}`,
-        columns: [
-          { name: 'Name', type: 'text' },
-          { name: 'Reading', type: 'number' },
-        ],
-      })
-    ).body;
+    const directory = await newDirectory('Meters', [
+      { name: 'Name', type: 'text' },
+      { name: 'Reading', type: 'number' },
+    ]);
     const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['M-1', '5'] })).body;
     const client = await replica(alice);
     const base = (await client.pullUntil('directory_rows', (docs) => ids(docs).includes(row.id))).documents.find(
@@ -967,15 +956,10 @@ describe('push of directory rows', () => {
   });
 
   it('reports the values edited offline on a row deleted on the server meanwhile, naming the row by its label', async () => {
-    const directory = (
-      await admin.client.post('/api/directories', {
-        name: `Valves ${randomUUID()}`,
-        columns: [
-          { name: 'Name', type: 'text' },
-          { name: 'Site', type: 'text' },
-        ],
-      })
-    ).body;
+    const directory = await newDirectory('Valves', [
+      { name: 'Name', type: 'text' },
+      { name: 'Site', type: 'text' },
+    ]);
     const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['V-1', 'North'] })).body;
     const also = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['V-2', 'South'] })).body;
     const client = await replica(alice);
@@ -1032,9 +1016,7 @@ describe('push of directory rows', () => {
   });
 
   it('never touches another organization’s rows', async () => {
-    const directory = (
-      await admin.client.post('/api/directories', { name: `Mine ${randomUUID()}`, columns: [{ name: 'Name' }] })
-    ).body;
+    const directory = await newDirectory('Mine', [{ name: 'Name' }]);
     const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['Ours'] })).body;
     const intruder = await replica(other);
     const forged = { id: row.id, directoryId: directory.id, parentId: null, cells: ['Taken'], _deleted: false };
