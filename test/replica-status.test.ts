@@ -22,12 +22,16 @@ afterAll(async () => {
 });
 
 /** Opens the signed-in admin's replica against `serverUrl`, recording every status it reports. */
-async function open(serverUrl: string, onLine = true) {
+async function open(serverUrl: string, onLine = true, memory?: Map<string, string>) {
   const listeners = new Map<string, () => void>();
   const replica = await Replica.open({
     userId: admin.userId,
     serverUrl,
     storage: getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never,
+    memory: memory && {
+      get: (key) => memory.get(key) ?? null,
+      set: (key, value) => void memory.set(key, value),
+    },
     accessToken: () => admin.client.accessToken,
     reauthenticate: async () => undefined,
     window: {
@@ -101,6 +105,34 @@ describe('replica status: connecting, online, offline', () => {
     } finally {
       await opened.close();
     }
+  });
+});
+
+describe('how old what the device shows may be', () => {
+  it('is as of the moment the connection went after a completed pull, and stays so across a restart', async () => {
+    const memory = new Map<string, string>();
+    // Never in sync on this device: nothing to tell.
+    const never = await open(t.url, false, memory);
+    expect(never.replica.status$.value.syncedAt).toBeUndefined();
+    await never.close();
+
+    const opened = await open(t.url, true, memory);
+    await expect.poll(() => opened.replica.status$.value.ready && opened.replica.status$.value.online, WAIT).toBe(true);
+    expect(opened.replica.status$.value.syncedAt).toBeUndefined();
+    const before = Date.now();
+    await opened.networkGoesAndComesBack();
+    const wentAt = opened.seen.find((status) => status.ready && !status.online)?.syncedAt as number;
+    expect(wentAt).toBeGreaterThanOrEqual(before);
+    expect(wentAt).toBeLessThanOrEqual(Date.now());
+    await opened.close();
+    // Closed while in sync: that moment.
+    const closedAt = Number(memory.get(`orbita.replica.${admin.userId}.syncedAt`));
+    expect(closedAt).toBeGreaterThanOrEqual(wentAt);
+
+    // Opened again without the network, it says so.
+    const again = await open(t.url, false, memory);
+    expect(again.replica.status$.value.syncedAt).toBe(closedAt);
+    await again.close();
   });
 });
 

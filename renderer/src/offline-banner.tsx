@@ -94,13 +94,20 @@ export function OfflineBanner() {
     );
   }
   if (!status.online && !status.connecting) {
+    // How old what the device shows may be: as of the last moment it was in sync.
+    const asOf =
+      status.syncedAt === undefined
+        ? ''
+        : ` ${t('offline.asOf', {
+            time: new Date(status.syncedAt).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short' }),
+          })}`;
     return (
       <Alert
         banner
         type="warning"
         role="status"
         data-testid="offline-banner"
-        title={status.pending > 0 ? t('offline.pending', { count: status.pending }) : t('offline.offline')}
+        title={(status.pending > 0 ? t('offline.pending', { count: status.pending }) : t('offline.offline')) + asOf}
       />
     );
   }

@@ -165,9 +165,15 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     // Opened online: the replica has pulled the server's state the edits below are based on.
     await replicaIs(page, 'online ready');
 
+    const cutAt = Date.now();
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();
-    expect(await page.getByTestId('offline-banner').textContent()).toContain('cannot be reached');
+    const banner = (await page.getByTestId('offline-banner').textContent()) ?? '';
+    expect(banner).toContain('cannot be reached');
+    // How old the data shown may be: as of the moment the connection went (to the minute).
+    const asOf = (time: number) =>
+      `Data from the server as of ${new Date(time).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' })}.`;
+    expect([asOf(cutAt), asOf(Date.now())]).toContain(banner.slice(banner.indexOf('Data from')));
     await page.getByLabel('Note').fill('Checked on the train');
     await page.getByLabel('Reading').fill('12 345,50');
     await page.getByRole('button', { name: 'Save' }).click();

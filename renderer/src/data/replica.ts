@@ -29,6 +29,12 @@ export interface ReplicaStatus {
   sendFailure?: string;
   /** Why the server's changes do not come (the server's problem), until they do; tried again meanwhile. */
   receiveFailure?: string;
+  /**
+   * When this device last held everything the server had for the user (ms since the epoch): the
+   * moment it stopped being connected after a completed pull, kept across restarts. Connected
+   * after the first pull, it is up to date. Undefined: never synced here.
+   */
+  syncedAt?: number;
 }
 
 /** Remembered per user across restarts: what is waiting to be sent, and edits the server did not keep. */
@@ -43,7 +49,7 @@ const SETTLE_AFTER_WRITE_MS = 500;
 const SETTLE_EVERY_MS = 3_000;
 
 /** What a replica remembers beside its database, per user (`orbita.replica.<user id>.<name>`). */
-const REMEMBERED = ['pending', 'lost'] as const;
+const REMEMBERED = ['pending', 'lost', 'syncedAt'] as const;
 
 export interface OpenReplicaOptions {
   userId: string;
@@ -60,6 +66,11 @@ export interface OpenReplicaOptions {
 }
 
 const MAX_LOST = 200;
+
+/** Connected, with the first pull since opening done: every change of the server arrives at once. */
+function insync(status: ReplicaStatus): boolean {
+  return status.online && status.ready && !status.signedOut;
+}
 
 /**
  * The signed-in user's offline replica: the RxDB database, its replication over `/sync`, and what
@@ -97,6 +108,7 @@ export class Replica {
       pending: this.pending.size,
       pendingIds: new Set(this.pending),
       signedOut: false,
+      syncedAt: this.recall<number | undefined>('syncedAt', undefined),
     });
   }
 
@@ -190,7 +202,19 @@ export class Replica {
   }
 
   private update(change: Partial<ReplicaStatus>): void {
-    this.status$.next({ ...this.status$.value, ...change });
+    const before = this.status$.value;
+    const next = { ...before, ...change };
+    // Leaving the synced state (connected after a completed pull): that moment is what the data
+    // shown from now on is as of.
+    if (insync(before) && !insync(next)) next.syncedAt = this.keepSyncedAt();
+    this.status$.next(next);
+  }
+
+  /** Now, remembered as the last moment this device held everything the server had. */
+  private keepSyncedAt(): number {
+    const now = Date.now();
+    this.keep('syncedAt', now);
+    return now;
   }
 
   private static memoryKey(userId: string, name: (typeof REMEMBERED)[number]): string {
@@ -461,6 +485,7 @@ export class Replica {
 
   private async end(finish: () => Promise<unknown>): Promise<void> {
     this.ended = true;
+    if (insync(this.status$.value)) this.keepSyncedAt();
     if (this.settling) clearTimeout(this.settling);
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     const cancelled = await this.sync.cancel().then(

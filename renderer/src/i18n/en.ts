@@ -119,6 +119,7 @@ export const en: Strings = {
   offline: {
     offline: 'The server cannot be reached. You are working on this device’s copy; changes will be sent later.',
     pending: 'The server cannot be reached. Changes waiting to be sent: {{count}}.',
+    asOf: 'Data from the server as of {{time}}.',
     sending: 'Sending changes: {{count}}…',
     sendFailed:
       'Changes waiting to be sent: {{count}}. The server did not take them: {{reason}} They are kept on this device and sent again automatically; if this goes on, tell your administrator.',
