@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 /** Opens the signed-in admin's replica against `serverUrl`, recording every status it reports. */
-async function open(serverUrl: string, onLine = true, memory?: Map<string, string>) {
+async function open(serverUrl: string, onLine = true, memory?: Map<string, string>, full?: (key: string) => boolean) {
   const listeners = new Map<string, () => void>();
   const replica = await Replica.open({
     userId: admin.userId,
@@ -30,7 +30,10 @@ async function open(serverUrl: string, onLine = true, memory?: Map<string, strin
     storage: getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never,
     memory: memory && {
       get: (key) => memory.get(key) ?? null,
-      set: (key, value) => void memory.set(key, value),
+      set: (key, value) => {
+        if (full?.(key)) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+        memory.set(key, value);
+      },
     },
     accessToken: () => admin.client.accessToken,
     reauthenticate: async () => undefined,
@@ -231,6 +234,30 @@ describe('edits the server did not keep', () => {
       expect(replica.lost$.value).toHaveLength(1);
       replica.dismissLost(task.id, 'title');
       expect(replica.lost$.value).toEqual([]);
+    } finally {
+      await here.close();
+    }
+  });
+});
+
+describe('a device that cannot remember more', () => {
+  it('still shows an edit the server did not keep, and the push that reported it is done', async () => {
+    const form = await createForm(admin);
+    const task = await createTask(admin, form.id, { title: 'Before' });
+    const memory = new Map<string, string>();
+    const here = await open(t.url, true, memory, (key) => key.endsWith('.lost'));
+    const { replica } = here;
+    try {
+      await replica.sync.awaitInitial();
+      await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe('Before');
+      replica.socket.disconnect();
+      await replica.changeTask(task.id, { title: 'Mine' });
+      expect((await admin.client.patch(`/api/tasks/${task.id}`, { title: 'Theirs' })).status).toBe(200);
+      replica.socket.connect();
+      await expect.poll(() => replica.lost$.value.map((edit) => edit.attempted), WAIT).toEqual(['Mine']);
+      // The push was answered: nothing waits to be sent, and it is not sent again.
+      await expect.poll(() => replica.status$.value.pending, WAIT).toBe(0);
+      expect(memory.has(`orbita.replica.${admin.userId}.lost`)).toBe(false);
     } finally {
       await here.close();
     }

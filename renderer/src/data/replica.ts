@@ -65,7 +65,8 @@ export interface OpenReplicaOptions {
   onUpgrade?: (progress: UpgradeProgress) => void;
 }
 
-const MAX_LOST = 200;
+/** Lost edits kept at the most (the oldest go first): a value each, so a few hundred records' worth. */
+const MAX_LOST = 1_000;
 
 /** Connected, with the first pull since opening done: every change of the server arrives at once. */
 function insync(status: ReplicaStatus): boolean {
@@ -231,7 +232,13 @@ export class Replica {
   }
 
   private keep(name: (typeof REMEMBERED)[number], value: unknown): void {
-    this.memory?.set(Replica.memoryKey(this.userId, name), JSON.stringify(value));
+    try {
+      this.memory?.set(Replica.memoryKey(this.userId, name), JSON.stringify(value));
+    } catch (error) {
+      // A full store (the browser's quota) must not fail the sync that reported it: this session
+      // still holds the value, only a restart would not.
+      console.warn(`The replica could not remember its ${name} on this device:`, error);
+    }
   }
 
   private savePending(): void {
