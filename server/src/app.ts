@@ -27,9 +27,13 @@ import { webApp } from './platform/http/web-app';
 import type { Logger } from './platform/logging';
 import { createMailer, type Mailer } from './platform/mail/mailer';
 import type { AppModule, AppState, ModuleContext, ModuleFactory } from './platform/module';
+import { attachRedisFanOut } from './platform/realtime/fan-out';
 import { createRealtime } from './platform/realtime/socket';
 import { attachSync, type SyncServer } from './platform/sync/sync-server';
 import { VERSION } from './platform/version';
+
+/** Announced between server instances when one answered a change replicas should see. */
+const SYNC_CHANGED = 'sync:changed';
 
 /** The product's modules, in the order their routes mount. Reading this list tells what Orbita is. */
 export const productModules: ModuleFactory[] = [
@@ -82,6 +86,9 @@ export function createApp(options: AppOptions): App {
   web.set('trust proxy', 'loopback');
   const httpServer = createServer(web);
   const io = createRealtime(httpServer, logger);
+  const fanOut = config.redisUrl
+    ? attachRedisFanOut(io, { url: config.redisUrl, prefix: config.redisPrefix, logger })
+    : undefined;
   const mailer = options.mailer ?? createMailer(config, logger);
   const events = createEventBus(logger);
   const context: ModuleContext = { config, db, logger, io, mailer, events, state };
@@ -135,12 +142,15 @@ export function createApp(options: AppOptions): App {
     sources: modules.flatMap((module) => module.syncSources ?? []),
     logger,
     pollMs: config.syncPollMs,
+    announce: fanOut && (() => fanOut.announce(SYNC_CHANGED)),
   });
+  // A change another instance answered: this one's replicas see it now, not at the next poll.
+  fanOut?.on(SYNC_CHANGED, () => void sync.tick());
   // A write answered here reaches connected replicas at once, not at the next poll.
   web.use((req, res, next) => {
     if (!SAFE_METHODS.has(req.method))
       res.once('finish', () => {
-        if (res.statusCode < 400) void sync.tick();
+        if (res.statusCode < 400) void sync.changed();
       });
     next();
   });
@@ -191,7 +201,7 @@ export function createApp(options: AppOptions): App {
           clearInterval(sweep);
           clearTimeout(force);
           // Event handlers started by the last requests finish before the database closes.
-          events.idle().then(resolve, resolve);
+          Promise.allSettled([events.idle(), fanOut?.close()]).then(() => resolve());
         });
         httpServer.closeIdleConnections();
       });

@@ -26,6 +26,18 @@ describe('configuration', () => {
     expect(attempt).toThrow(/LOG_LEVEL/);
   });
 
+  it('shares Redis between server instances only when REDIS_URL names one', () => {
+    expect(loadConfig({})).toMatchObject({ redisUrl: undefined, redisPrefix: 'orbita' });
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379/2', REDIS_PREFIX: 'orbita-eu' })).toMatchObject({
+      redisUrl: 'redis://cache:6379/2',
+      redisPrefix: 'orbita-eu',
+    });
+    expect(() => loadConfig({ REDIS_URL: 'cache:6379' })).toThrow(
+      /REDIS_URL: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/,
+    );
+    expect(() => loadConfig({ REDIS_PREFIX: 'two words' })).toThrow(/REDIS_PREFIX/);
+  });
+
   it('stops checking responses against the contract in production only', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).validateResponses).toBe(false);
   });

@@ -45,6 +45,14 @@ const EnvSchema = z.object({
     .optional(),
   MAIL_FROM: z.string().min(3).default('Orbita <no-reply@orbita.localhost>'),
   SYNC_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL')
+    .optional(),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w.:-]{1,64}$/, 'REDIS_PREFIX must be 1–64 letters, digits, ".", ":", "_" or "-"')
+    .default('orbita'),
   CORS_ORIGINS: z
     .string()
     .default('app://orbita')
@@ -85,6 +93,14 @@ export interface Config {
   /** How often the sync stream looks for committed changes to send to connected replicas. */
   syncPollMs: number;
   /**
+   * Redis shared by the server instances: Socket.IO's adapter fans events out across them, and a
+   * change one instance answered wakes the others' sync streams at once. Absent: one instance's
+   * writes reach the others' replicas with their next poll.
+   */
+  redisUrl: string | undefined;
+  /** Prefix of this deployment's Redis channels (instances of one deployment share it). */
+  redisPrefix: string;
+  /**
    * Other origins whose pages may call the API (the desktop app's `app://orbita`). Sessions travel
    * as bearer tokens, never cookies, so no credentials are allowed cross-origin.
    */
@@ -123,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     syncPollMs: e.SYNC_POLL_MS,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.REDIS_PREFIX,
     corsOrigins: e.CORS_ORIGINS,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT || 3000}`).replace(/\/+$/, ''),
   };

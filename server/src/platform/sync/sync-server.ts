@@ -88,11 +88,13 @@ function later(a: SyncCheckpoint | null | undefined, b: SyncCheckpoint | null): 
 }
 
 export interface SyncServer {
-  /**
-   * Looks for new changes now and streams them: called after a write this server answered, so
-   * replicas see it at once; the poller finds other servers' writes on its own.
-   */
+  /** Looks for new changes now and streams them (another instance announced one). */
   tick(): Promise<void>;
+  /**
+   * A write this server answered: looks now, so its replicas see it at once, and announces it to
+   * the other instances (through Redis, when shared), whose pollers would otherwise find it later.
+   */
+  changed(): Promise<void>;
   close(): void;
 }
 
@@ -103,7 +105,15 @@ export interface SyncServer {
  */
 export function attachSync(
   io: SocketServer,
-  options: { db: Db; authenticate: Authenticate; sources: readonly SyncSource[]; logger: Logger; pollMs: number },
+  options: {
+    db: Db;
+    authenticate: Authenticate;
+    sources: readonly SyncSource[];
+    logger: Logger;
+    pollMs: number;
+    /** Tells the other server instances that something changed (none: a single instance). */
+    announce?: () => void;
+  },
 ): SyncServer {
   const { db, authenticate, logger } = options;
   const sources = new Map(options.sources.map((source) => [source.collection, source]));
@@ -244,7 +254,7 @@ export function attachSync(
           return answer;
         });
         ack?.({ ok: true, data: result });
-        void tick();
+        void changed();
       } catch (error) {
         ack?.(fail(error, logger));
       }
@@ -385,10 +395,15 @@ export function attachSync(
     })();
     return running;
   }
+  function changed(): Promise<void> {
+    options.announce?.();
+    return tick();
+  }
   const timer = setInterval(() => void tick(), options.pollMs);
   timer.unref();
   return {
     tick,
+    changed,
     close() {
       clearInterval(timer);
     },

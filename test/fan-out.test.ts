@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApp } from '../server/src/app';
+import { createLogger } from '../server/src/platform/logging';
+import { startTestApp, type TestApp, testConfig } from './helpers/app';
+import { createForm, createOrg, createTask, type Member } from './helpers/factories';
+import { deadPort } from './helpers/network';
+import { connectSync } from './helpers/sync-client';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Whether Redis answers; required where TEST_REQUIRE_REDIS=1 (CI), else the suite skips, loudly. */
+async function redisAnswers(): Promise<boolean> {
+  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+const available = await redisAnswers();
+if (!available) {
+  if (process.env.TEST_REQUIRE_REDIS === '1') throw new Error(`Redis is required but does not answer at ${REDIS_URL}`);
+  console.warn(`\n[orbita tests] SKIPPING the Redis fan-out suite: no Redis answers at ${REDIS_URL}\n`);
+}
+
+let t: TestApp;
+let admin: Member;
+// biome-ignore lint/suspicious/noExplicitAny: form bodies are read loosely in tests.
+let form: any;
+
+beforeAll(async () => {
+  if (!available) return;
+  t = await startTestApp();
+  admin = await createOrg(t);
+  form = await createForm(admin);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** Another server instance over the test database that looks for changes by itself only once a minute. */
+async function instance(redisUrl: string, redisPrefix: string) {
+  const config = testConfig({ dataDir: t.dataDir, syncPollMs: 60_000, redisUrl, redisPrefix });
+  const app = createApp({ config, db: t.database.db, logger: createLogger(config) });
+  const { url } = await app.listen();
+  return { url, close: () => app.close() };
+}
+
+/** Changes a task's title over REST on the server at `url`. */
+async function retitle(url: string, taskId: string, title: string) {
+  const answer = await fetch(`${url}/api/tasks/${taskId}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${admin.client.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title }),
+  });
+  expect(answer.status).toBe(200);
+}
+
+/** Waits until `client`'s stream has brought the task with `title`. */
+async function streamed(client: Awaited<ReturnType<typeof connectSync>>, taskId: string, title: string) {
+  await vi.waitFor(
+    () => {
+      const documents = client.streamed.filter((m) => m.collection === 'tasks').flatMap((m) => m.documents);
+      expect(documents.findLast((d) => d.id === taskId)?.title).toBe(title);
+    },
+    { timeout: 10_000, interval: 50 },
+  );
+}
+
+describe.skipIf(!available)('server instances sharing Redis', () => {
+  it('stream a change one instance answered to the replicas of another at once, not at its next poll', async () => {
+    const prefix = `orbita-test-${randomUUID()}`;
+    const one = await instance(REDIS_URL, prefix);
+    const other = await instance(REDIS_URL, prefix);
+    try {
+      const client = await connectSync({ url: other.url }, admin.client.accessToken as string);
+      const task = await createTask(admin, form.id, { title: 'Before' });
+      await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === task.id));
+      // Answered by the first instance; the replica is connected to the other.
+      await retitle(one.url, task.id, 'After');
+      await streamed(client, task.id, 'After');
+      client.close();
+    } finally {
+      await one.close();
+      await other.close();
+    }
+  });
+
+  it('keep working alone while Redis cannot be reached: their own changes still stream at once', async () => {
+    const alone = await instance(`redis://127.0.0.1:${await deadPort()}`, `orbita-test-${randomUUID()}`);
+    try {
+      const client = await connectSync({ url: alone.url }, admin.client.accessToken as string);
+      const task = await createTask(admin, form.id, { title: 'Before' });
+      await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === task.id));
+      await retitle(alone.url, task.id, 'After, alone');
+      await streamed(client, task.id, 'After, alone');
+      client.close();
+    } finally {
+      await alone.close();
+    }
+  });
+});
