@@ -53,6 +53,13 @@ async function instance(redisUrl: string, redisPrefix: string) {
   return { url, close: () => app.close() };
 }
 
+/** What the server at `url` says of itself (`GET /api/health`). */
+async function health(url: string) {
+  const response = await fetch(`${url}/api/health`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as { status: string; redis?: { status: string } };
+}
+
 /** Changes a task's title over REST on the server at `url`. */
 async function retitle(url: string, taskId: string, title: string) {
   const answer = await fetch(`${url}/api/tasks/${taskId}`, {
@@ -80,6 +87,10 @@ describe.skipIf(!available)('server instances sharing Redis', () => {
     const one = await instance(REDIS_URL, prefix);
     const other = await instance(REDIS_URL, prefix);
     try {
+      // Each says Redis is up.
+      for (const { url } of [one, other]) {
+        await expect.poll(async () => (await health(url)).redis, { timeout: 10_000 }).toEqual({ status: 'up' });
+      }
       const client = await connectSync({ url: other.url }, admin.client.accessToken as string);
       const task = await createTask(admin, form.id, { title: 'Before' });
       await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === task.id));
@@ -96,6 +107,8 @@ describe.skipIf(!available)('server instances sharing Redis', () => {
   it('keep working alone while Redis cannot be reached: their own changes still stream at once', async () => {
     const alone = await instance(`redis://127.0.0.1:${await deadPort()}`, `orbita-test-${randomUUID()}`);
     try {
+      // Redis is reported down; the server still serves.
+      expect(await health(alone.url)).toMatchObject({ status: 'ok', redis: { status: 'down' } });
       const client = await connectSync({ url: alone.url }, admin.client.accessToken as string);
       const task = await createTask(admin, form.id, { title: 'Before' });
       await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === task.id));

@@ -91,7 +91,7 @@ export function createApp(options: AppOptions): App {
     : undefined;
   const mailer = options.mailer ?? createMailer(config, logger);
   const events = createEventBus(logger);
-  const context: ModuleContext = { config, db, logger, io, mailer, events, state };
+  const context: ModuleContext = { config, db, logger, io, mailer, events, state, fanOut };
 
   const modules = [...productModules, ...(options.extraModules ?? [])].map((factory) => factory(context));
   const routes: AnyRoute[] = [];

@@ -7,6 +7,7 @@ import type { EventBus } from './events';
 import type { AnyRoute } from './http/routes';
 import type { Logger } from './logging';
 import type { Mailer } from './mail/mailer';
+import type { FanOut } from './realtime/fan-out';
 import type { SyncSource } from './sync/sync-source';
 
 /** Process-wide facts the platform keeps and modules may read. */
@@ -26,6 +27,8 @@ export interface ModuleContext {
   mailer: Mailer;
   events: EventBus;
   state: AppState;
+  /** Redis shared with the other server instances, when configured (`REDIS_URL`). */
+  fanOut?: FanOut;
 }
 
 /** A module's manifest: its name and its routes (event processors and jobs join in later steps). */

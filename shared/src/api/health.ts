@@ -20,6 +20,13 @@ export const Health = z
         description: 'The newest applied migration, e.g. `0001_organizations`',
       }),
     }),
+    redis: z
+      .object({ status: z.enum(['up', 'down']) })
+      .optional()
+      .meta({
+        description:
+          'Present when server instances share Redis (`REDIS_URL`); `down` does not make the server degraded: instances then find each other’s changes by polling',
+      }),
   })
   .meta({ id: 'Health' });
 export type Health = z.infer<typeof Health>;

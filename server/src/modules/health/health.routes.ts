@@ -10,8 +10,9 @@ export function healthRoutes(context: ModuleContext) {
       path: '/api/health',
       access: 'public',
       operationId: 'getHealth',
-      summary: 'Server and database state',
-      description: 'Answers 200 while the database answers, 503 when it does not or the server is stopping.',
+      summary: 'Server, database and (when shared) Redis state',
+      description:
+        'Answers 200 while the database answers, 503 when it does not or the server is stopping. Redis, when configured, is reported without affecting the status.',
       tags: ['platform'],
       responses: {
         200: { description: 'Serving', schema: Health },
@@ -25,6 +26,7 @@ export function healthRoutes(context: ModuleContext) {
           version: context.state.version,
           uptimeSeconds: Math.floor((Date.now() - context.state.startedAt) / 1000),
           database,
+          ...(context.fanOut ? { redis: { status: context.fanOut.connected() ? 'up' : 'down' } } : {}),
         };
         return { status: status === 'ok' ? 200 : 503, body, headers: { 'Cache-Control': 'no-store' } };
       },

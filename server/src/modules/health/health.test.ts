@@ -15,11 +15,14 @@ describe('GET /api/health', () => {
     const response = await t.request('/api/health');
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(await readJson(response)).toMatchObject({
+    const body = await readJson(response);
+    expect(body).toMatchObject({
       status: 'ok',
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       database: { status: 'up', engine: testEngine(), schemaVersion: await latestMigration() },
     });
+    // No Redis configured: nothing said of it.
+    expect(body.redis).toBeUndefined();
   });
 
   it('answers 503 when the database is gone', async () => {

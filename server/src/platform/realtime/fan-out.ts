@@ -9,6 +9,8 @@ export interface FanOut {
   announce(event: string): void;
   /** Runs `handler` when another instance announces `event`. */
   on(event: string, handler: () => void): void;
+  /** Whether Redis answers now. */
+  connected(): boolean;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export function attachRedisFanOut(io: SocketServer, options: { url: string; pref
     on(event, handler) {
       io.on(event, handler);
     },
+    connected: () => pub.status === 'ready' && sub.status === 'ready',
     async close() {
       // At once, whether connected or still trying: nothing waits to be sent.
       pub.disconnect();
