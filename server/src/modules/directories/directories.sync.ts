@@ -9,7 +9,7 @@ import {
   changedSince,
   checkpointParams,
   clientWins,
-  differingValues,
+  keptValuesWithoutBase,
   keptWithoutBase,
   knownBase,
   lostWithRecord,
@@ -133,9 +133,7 @@ async function pushRow(
   const base = knownBase(pushedBase, beforePush ?? current, next);
   if (base === null) {
     if (next._deleted) return keptWithoutBase(lost, { id, path: '_deleted' }, { current: false, next: true });
-    for (const { path, a, b } of differingValues(rowValues(current), rowValues(next))) {
-      lost.push({ id, path, attempted: b, kept: a, reason: 'changed_on_server' });
-    }
+    keptValuesWithoutBase(lost, id, { current: rowValues(current), next: rowValues(next) });
     return;
   }
   const directoryId = String(current.directoryId);

@@ -6,7 +6,7 @@ import {
   changedSince,
   checkpointParams,
   clientWins,
-  differingValues,
+  keptValuesWithoutBase,
   keptWithoutBase,
   knownBase,
   lostWithRecord,
@@ -127,9 +127,7 @@ async function pushTask(
   const base = knownBase(pushedBase, current, next);
   if (base === null) {
     if (next._deleted) return keptWithoutBase(lost, { id, path: '_deleted' }, { current: false, next: true });
-    for (const { path, a, b } of differingValues(taskValues(current), taskValues(next))) {
-      lost.push({ id, path, attempted: b, kept: a, reason: 'changed_on_server' });
-    }
+    keptValuesWithoutBase(lost, id, { current: taskValues(current), next: taskValues(next) });
     return;
   }
   if (next._deleted && !base._deleted) {

@@ -182,6 +182,17 @@ export function refusedRecordAsLost(
   }
 }
 
+/** `keptWithoutBase` for every value of a record (its values by lost-edit path). */
+export function keptValuesWithoutBase(
+  lost: LostEdit[],
+  id: string,
+  values: { current: ReadonlyMap<string, unknown>; next: ReadonlyMap<string, unknown> },
+): void {
+  for (const { path, a, b } of differingValues(values.current, values.next)) {
+    lost.push({ id, path, attempted: b, kept: a, reason: 'changed_on_server' });
+  }
+}
+
 export function keptWithoutBase(
   lost: LostEdit[],
   edit: { id: string; path: string },
