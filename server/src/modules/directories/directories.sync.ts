@@ -237,10 +237,10 @@ export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
         const master = (await currentRow(deps, auth, next.id)) ?? tombstone(next.id);
         // Refused and not on the server (a row made offline): what the user entered, value by value.
         if (master._deleted && !next._deleted) {
-          refusedRecordAsLost(
+          await refusedRecordAsLost(
             lost,
-            lost.length > before ? lost[lost.length - 1] : undefined,
-            await rowRecord(deps, auth, next),
+            lost.length > before ? lost.at(-1) : undefined,
+            () => rowRecord(deps, auth, next),
             {
               base: row.assumedMasterState ? rowValues(row.assumedMasterState) : new Map(),
               next: rowValues(next),

@@ -222,7 +222,7 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
         const pushed = row.newDocumentState;
         // Refused and not on the server (a task made offline): what the user entered, value by value.
         if (master._deleted && !pushed._deleted) {
-          refusedRecordAsLost(lost, lost.length > before ? lost[lost.length - 1] : undefined, taskRecord(pushed), {
+          await refusedRecordAsLost(lost, lost.length > before ? lost.at(-1) : undefined, () => taskRecord(pushed), {
             base: row.assumedMasterState ? taskValues(row.assumedMasterState) : new Map(),
             next: taskValues(pushed),
           });

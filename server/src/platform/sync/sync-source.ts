@@ -157,17 +157,18 @@ export function lostWithRecord(
  * record as the edit had it, as for a record gone on the server. `refusal` is the whole-record
  * entry `refusedAsLost` added (path `''`), if any; it is replaced in `lost`.
  */
-export function refusedRecordAsLost(
+export async function refusedRecordAsLost(
   lost: LostEdit[],
   refusal: LostEdit | undefined,
-  record: GoneRecord,
+  recordOf: () => GoneRecord | Promise<GoneRecord>,
   values: { base: ReadonlyMap<string, unknown>; next: ReadonlyMap<string, unknown> },
-): void {
+): Promise<void> {
   if (refusal?.path !== '' || refusal.reason !== 'refused') return;
   // A value the edit left empty where the base had none (a new record's) is no value entered.
   const empty = (value: unknown) => sameValue(value, null) || sameValue(value, '') || sameValue(value, []);
   const changes = differingValues(values.base, values.next).filter(({ a, b }) => a !== undefined || !empty(b));
   if (changes.length === 0) return;
+  const record = await recordOf();
   lost.splice(lost.indexOf(refusal), 1);
   for (const { path, b } of changes) {
     lost.push({
