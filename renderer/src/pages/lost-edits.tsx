@@ -164,20 +164,26 @@ function GoneRecordEdits({ recordId, record, onClose }: { recordId: string; reco
         : undefined,
     [record.directoryId],
   );
-  // Rows a move or a binding named, by their labels.
+  // Rows a move or a binding named, by their labels: in the row's own directory (a move) by its
+  // display column, in the parent directory (bindings) by the first.
   const rowIds = (edits ?? []).flatMap((edit) =>
     edit.path === 'parentId' || edit.path === 'parentRowIds' ? [edit.attempted].flat().map(String) : [],
   );
+  const labelColumn = directory?.tree_display_column_index ?? 0;
   const rowLabels = useLive(
     (r) =>
-      r.db.directory_rows
-        .findByIds(rowIds)
-        .$.pipe(
-          map(
-            (found) => new Map([...found].map(([id, doc]) => [id, cellText((doc.toJSON() as RowDocument).cells[0])])),
-          ),
+      r.db.directory_rows.findByIds(rowIds).$.pipe(
+        map(
+          (found) =>
+            new Map(
+              [...found].map(([id, doc]) => {
+                const row = doc.toJSON() as RowDocument;
+                return [id, cellText(row.cells[row.directoryId === record.directoryId ? labelColumn : 0])];
+              }),
+            ),
         ),
-    [rowIds.join(',')],
+      ),
+    [rowIds.join(','), labelColumn],
   );
   const task = useTaskEditWords(form);
   const label = (edit: LostEdit) => (record.formId ? task.label(edit) : rowEditLabel(t, directory, edit));
