@@ -1057,6 +1057,50 @@ describe('stream', () => {
     );
   });
 
+  it('streams what an event handler wrote at once too: a role’s new members on the tasks that name it', async () => {
+    const config = testConfig({ dataDir: t.dataDir, syncPollMs: 60_000 });
+    const quiet = createApp({ config, db: t.database.db, logger: createLogger(config) });
+    const { url } = await quiet.listen();
+    try {
+      const bob = await createMember(t, admin, { name: 'Bob' });
+      const carol = await createMember(t, admin, { name: 'Carol' });
+      const crewForm = await createForm(admin, { fields: [{ name: 'Crew', type: 'user', allow_multiple: true }] });
+      const crew = crewForm.fields[0].id as string;
+      const role = (await admin.client.post('/api/roles', { name: `Crew ${randomUUID()}`, memberIds: [bob.userId] }))
+        .body;
+      const named: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const task = await createTask(admin, crewForm.id, {
+          title: `Shift ${i}`,
+          fields: { [crew]: [`role:${role.id}`] },
+        });
+        named.push(task.id);
+      }
+      const client = await connectSync({ url }, admin.client.accessToken as string);
+      await client.pullUntil('tasks', (docs) => named.every((id) => ids(docs).includes(id)));
+      // Answered by the quiet server; its handler then assigns the role's new member on every task.
+      const changed = await fetch(`${url}/api/roles/${role.id}/members`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${admin.client.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ userIds: [carol.userId] }),
+      });
+      expect(changed.status).toBe(200);
+      await vi.waitFor(
+        () => {
+          const documents = client.streamed.filter((m) => m.collection === 'tasks').flatMap((m) => m.documents);
+          for (const id of named) {
+            const assignees = documents.findLast((d) => d.id === id)?.assignees as { userId: string }[] | undefined;
+            expect(assignees?.map((a) => a.userId)).toEqual([carol.userId]);
+          }
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      client.close();
+    } finally {
+      await quiet.close();
+    }
+  });
+
   it('streams a write answered over REST at once, without waiting for the poll', async () => {
     // A second server over the same database that would look for changes only once a minute.
     const config = testConfig({ dataDir: t.dataDir, syncPollMs: 60_000 });

@@ -90,7 +90,8 @@ export function createApp(options: AppOptions): App {
     ? attachRedisFanOut(io, { url: config.redisUrl, prefix: config.redisPrefix, logger })
     : undefined;
   const mailer = options.mailer ?? createMailer(config, logger);
-  const events = createEventBus(logger);
+  // What a handler wrote (roles re-expanded into assignees, say) reaches replicas at once.
+  const events = createEventBus(logger, { afterHandled: () => void sync.changed() });
   const context: ModuleContext = { config, db, logger, io, mailer, events, state, fanOut };
 
   const modules = [...productModules, ...(options.extraModules ?? [])].map((factory) => factory(context));

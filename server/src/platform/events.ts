@@ -39,7 +39,13 @@ export interface EventBus {
   idle(): Promise<void>;
 }
 
-export function createEventBus(logger: Pick<Logger, 'error'>): EventBus {
+export function createEventBus(
+  logger: Pick<Logger, 'error'>,
+  options: {
+    /** After each handler has run: what it wrote is looked for now (the sync stream), not at the next poll. */
+    afterHandled?: () => void;
+  } = {},
+): EventBus {
   const handlers = new Map<EventName, Set<Handler<EventName>>>();
   const running = new Set<Promise<void>>();
   return {
@@ -48,7 +54,10 @@ export function createEventBus(logger: Pick<Logger, 'error'>): EventBus {
         const run = Promise.resolve()
           .then(() => (handler as Handler<typeof name>)(payload))
           .catch((error: unknown) => logger.error({ err: error, event: name }, 'event handler failed'))
-          .finally(() => running.delete(run));
+          .finally(() => {
+            running.delete(run);
+            options.afterHandled?.();
+          });
         running.add(run);
       }
     },

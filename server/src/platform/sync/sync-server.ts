@@ -378,7 +378,10 @@ export function attachSync(
    * commit: another look follows it, and the promise settles after that one.
    */
   let again = false;
+  let closed = false;
   function tick(): Promise<void> {
+    // Closing: the last handlers' wake-ups find the database on its way out.
+    if (closed) return Promise.resolve();
     if (running) {
       again = true;
       return running;
@@ -405,6 +408,7 @@ export function attachSync(
     tick,
     changed,
     close() {
+      closed = true;
       clearInterval(timer);
     },
   };
