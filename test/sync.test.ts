@@ -718,6 +718,7 @@ describe('push', () => {
       kept: null,
       reason: 'refused',
       detail: expect.stringContaining('deleted'),
+      code: 'form_deleted',
       record: { name: 'Meter 7', formId: gone.id },
     };
     expect(answer.data.lost).toEqual([
@@ -742,7 +743,12 @@ describe('push', () => {
       },
     ]);
     if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
-    const refused = { id: task.id, reason: 'refused', detail: expect.stringContaining('number') };
+    const refused = {
+      id: task.id,
+      reason: 'refused',
+      detail: expect.stringContaining('number'),
+      code: 'validation_failed',
+    };
     expect(answer.data.lost).toEqual([
       { ...refused, path: 'title', attempted: 'Gauge 2', kept: 'Gauge' },
       { ...refused, path: `fields.${amount}`, attempted: 'lots', kept: null },
@@ -951,7 +957,15 @@ describe('push of directory rows', () => {
     ]);
     if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
     expect(answer.data.lost).toEqual([
-      { id: row.id, path: 'cells.1', attempted: 'five', kept: '5', reason: 'refused', detail: expect.any(String) },
+      {
+        id: row.id,
+        path: 'cells.1',
+        attempted: 'five',
+        kept: '5',
+        reason: 'refused',
+        detail: expect.any(String),
+        code: 'validation_failed',
+      },
     ]);
   });
 
@@ -1007,6 +1021,7 @@ describe('push of directory rows', () => {
       kept: null,
       reason: 'refused',
       detail: expect.any(String),
+      code: expect.any(String),
       record: { name: 'V-9', directoryId: directory.id },
     };
     expect(refused.data.lost).toEqual([

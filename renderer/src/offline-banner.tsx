@@ -3,17 +3,12 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useLive, useReplica } from './data/replica-context';
+import { asSentence } from './pages/edit-words';
 import { LostEditsNotice } from './pages/lost-edits';
 import { useApi } from './use-api';
 
 /** How long the first pull may take before the app says it is bringing the data over. */
 const FIRST_SYNC_NOTICE_MS = 700;
-
-/** A reason given by the server, ended as a sentence. */
-function sentence(text: string): string {
-  const trimmed = text.trim();
-  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
-}
 
 /** `flag`, once it has held for `ms` (so a quick pull never flashes a notice). */
 export function useHeld(flag: boolean, ms: number): boolean {
@@ -118,7 +113,7 @@ export function OfflineBanner() {
         type="warning"
         role="alert"
         data-testid="receive-failed"
-        title={t('offline.receiveFailed', { reason: sentence(status.receiveFailure) })}
+        title={t('offline.receiveFailed', { reason: asSentence(status.receiveFailure) })}
       />
     );
   }
@@ -160,7 +155,7 @@ export function OfflineBanner() {
         type="warning"
         role="alert"
         data-testid="send-failed"
-        title={t('offline.sendFailed', { count: status.pending, reason: sentence(status.sendFailure) })}
+        title={t('offline.sendFailed', { count: status.pending, reason: asSentence(status.sendFailure) })}
       />
     );
   }

@@ -55,6 +55,8 @@ export interface LostEdit {
   /** `gone_on_server`: the record was deleted on the server meanwhile, or is no longer shared with the user (`kept` is null). */
   reason: 'changed_on_server' | 'refused' | 'gone_on_server';
   detail?: string;
+  /** With `refused`: the problem's code (`form_deleted`, `assigned_by_field`…), for the device to say it in the user's language. */
+  code?: string;
   /** With `gone_on_server`: the record as the edit had it, so the device can still say which it was. */
   record?: GoneRecord;
 }

@@ -61,3 +61,18 @@ export function rowEditLabel(t: TFunction, directory: Pick<Directory, 'columns'>
   if (edit.path === '_deleted') return t('directories.deleteRow');
   return t('directories.rowTitle');
 }
+
+/** A reason ended as a sentence (server details end so; the device's own words may not). */
+export function asSentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/**
+ * Why the server refused an edit: in the user's language where its problem code is known (the
+ * server's words go with it where they say more), else the server's words.
+ */
+export function refusalText(t: TFunction, edit: Pick<LostEdit, 'code' | 'detail'>): string {
+  const detail = edit.detail ?? t('conflicts.refused');
+  return edit.code ? t(`conflicts.refusals.${edit.code}`, { defaultValue: detail, detail }) : detail;
+}

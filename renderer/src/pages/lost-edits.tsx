@@ -9,7 +9,7 @@ import type { Replica } from '../data/replica';
 import { useLive, useReplica } from '../data/replica-context';
 import type { FormDocument, RowDocument, TaskDocument } from '../data/schemas';
 import { cellText } from './directories/data';
-import { rowEditLabel, shownEditValue, useTaskEditWords } from './edit-words';
+import { asSentence, refusalText, rowEditLabel, shownEditValue, useTaskEditWords } from './edit-words';
 
 /**
  * Offline edits of one record (a task, a directory row) that the server did not keep, each with
@@ -80,7 +80,7 @@ export function LostEdits({
                   <strong>{label(edit)}</strong>: {t('conflicts.yours', { value: show(edit, edit.attempted) })};{' '}
                   {t('conflicts.kept', { value: show(edit, edit.kept) })} —{' '}
                   {edit.reason === 'refused'
-                    ? (edit.detail ?? t('conflicts.refused'))
+                    ? refusalText(t, edit)
                     : edit.reason === 'gone_on_server'
                       ? t('conflicts.goneOnServer')
                       : t('conflicts.changedOnServer')}
@@ -200,7 +200,8 @@ function GoneRecordEdits({ recordId, record, onClose }: { recordId: string; reco
   };
   const name = record.name || t('conflicts.unnamed');
   // Made offline and refused by the server: its reason; else deleted or no longer shared.
-  const refusal = edits?.find((edit) => edit.reason === 'refused')?.detail;
+  const refused = edits?.find((edit) => edit.reason === 'refused');
+  const refusal = refused && asSentence(refusalText(t, refused));
   return (
     <Modal
       open

@@ -226,7 +226,15 @@ export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
         if (!next._deleted && !shape.success) {
           // One malformed row is refused on its own; the replica lands on the server's state.
           const detail = shape.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-          lost.push({ id: next.id, path: '', attempted: next, kept: null, reason: 'refused', detail });
+          lost.push({
+            id: next.id,
+            path: '',
+            attempted: next,
+            kept: null,
+            reason: 'refused',
+            detail,
+            code: 'validation_failed',
+          });
           conflicts.push((await currentRow(deps, auth, next.id)) ?? tombstone(next.id));
           continue;
         }

@@ -74,7 +74,7 @@ export async function refusedAsLost(
     await work();
   } catch (error) {
     if (!(error instanceof Problem) || error.status >= 500) throw error;
-    lost.push({ ...edit, reason: 'refused', detail: error.message });
+    lost.push({ ...edit, reason: 'refused', detail: error.message, code: error.code });
   }
 }
 
@@ -92,7 +92,9 @@ export async function refusedValuesAsLost(
     await work();
   } catch (error) {
     if (!(error instanceof Problem) || error.status >= 500) throw error;
-    for (const value of values) lost.push({ id, ...value, reason: 'refused', detail: error.message });
+    for (const value of values) {
+      lost.push({ id, ...value, reason: 'refused', detail: error.message, code: error.code });
+    }
   }
 }
 
@@ -178,6 +180,7 @@ export async function refusedRecordAsLost(
       kept: null,
       reason: 'refused',
       detail: refusal.detail,
+      code: refusal.code,
       record,
     });
   }
