@@ -756,6 +756,35 @@ describe('push', () => {
     expect((await admin.client.get(`/api/tasks/${task.id}`)).body.title).toBe('Gauge');
   });
 
+  it('refuses a malformed task on its own, never failing the push or the server', async () => {
+    const task = await createTask(admin, form.id, { title: 'Shape' });
+    const other = await createTask(admin, form.id, { title: 'Other' });
+    const client = await replica(alice);
+    const pulled = (await client.pullUntil('tasks', (docs) => ids(docs).includes(other.id))).documents;
+    const base = (id: string) => pulled.find((d) => d.id === id) as SyncDocument;
+    for (const malformed of [
+      { assignees: [null] },
+      { assignees: [{ userId: 'not an id' }] },
+      { fields: 'not an object' },
+      { title: 42 },
+      { statusId: 'not an id' },
+    ]) {
+      const answer = await client.push('tasks', [
+        { assumedMasterState: base(task.id), newDocumentState: { ...base(task.id), ...malformed } as SyncDocument },
+        { assumedMasterState: base(other.id), newDocumentState: { ...base(other.id), title: 'Other, renamed' } },
+      ]);
+      if (!answer.ok) throw new Error(`${JSON.stringify(malformed)}: ${JSON.stringify(answer.problem)}`);
+      expect(answer.data.lost).toEqual([
+        expect.objectContaining({ id: task.id, path: '', reason: 'refused', code: 'validation_failed' }),
+      ]);
+      // The replica lands on the server's copy, unchanged; the other row of the push went through.
+      expect(answer.data.conflicts).toEqual([expect.objectContaining({ id: task.id, title: 'Shape' })]);
+      expect((await admin.client.get(`/api/tasks/${other.id}`)).body.title).toBe('Other, renamed');
+      await admin.client.patch(`/api/tasks/${other.id}`, { title: 'Other' });
+      pulled.splice(0, pulled.length, ...(await client.pullAll('tasks')).documents);
+    }
+  });
+
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
     const client = await replica(alice);
     const id = randomUUID();

@@ -40,6 +40,19 @@ function assigneeIds(document: object | null | undefined): string[] {
   return [...new Set(list.map((assignee) => String(assignee?.userId)))].sort();
 }
 
+/** What a pushed live task must look like before any service sees it (the services check the values). */
+const PushedTask = z.object({
+  formId: z.uuid(),
+  title: z.string().optional(),
+  description: z.string().nullable().optional(),
+  statusId: z.uuid().nullable().optional(),
+  fields: z.record(z.string(), z.unknown()).optional(),
+  assignees: z
+    .array(z.object({ userId: z.uuid() }))
+    .max(1_000)
+    .optional(),
+});
+
 /** A task as an edit pushed for it has it, to name it once it is not on the server. */
 function taskRecord(document: SyncDocument): GoneRecord {
   return { name: String(document.title ?? ''), formId: String(document.formId) };
@@ -205,9 +218,32 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
     async push(auth, rows): Promise<PushResponse> {
       const lost: LostEdit[] = [];
       const conflicts: SyncDocument[] = [];
+      // The server's copy of a task as its replicas hold it (a tombstone when gone or hidden).
+      const masterOf = (id: string) =>
+        tasks.getTask(deps, auth, id).then(
+          (task) => ({ ...task, _deleted: false }) as SyncDocument,
+          () => tombstone(id),
+        );
       for (const row of rows) {
         if (!z.uuid().safeParse(row.newDocumentState.id).success) {
           throw Problem.of('validation_failed', 'Every pushed task needs its UUID in id.');
+        }
+        const shape = PushedTask.safeParse(row.newDocumentState);
+        if (!row.newDocumentState._deleted && !shape.success) {
+          // One malformed task is refused on its own; the replica lands on the server's state.
+          const detail = shape.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+          const { id } = row.newDocumentState;
+          lost.push({
+            id,
+            path: '',
+            attempted: row.newDocumentState,
+            kept: null,
+            reason: 'refused',
+            detail,
+            code: 'validation_failed',
+          });
+          conflicts.push(await masterOf(id));
+          continue;
         }
         const before = lost.length;
         await refusedAsLost(
@@ -215,10 +251,7 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
           { id: row.newDocumentState.id, path: '', attempted: row.newDocumentState, kept: null },
           () => pushTask(deps, auth, row.assumedMasterState, row.newDocumentState, lost),
         );
-        const master = await tasks.getTask(deps, auth, row.newDocumentState.id).then(
-          (task) => ({ ...task, _deleted: false }) as SyncDocument,
-          () => tombstone(row.newDocumentState.id),
-        );
+        const master = await masterOf(row.newDocumentState.id);
         const pushed = row.newDocumentState;
         // Refused and not on the server (a task made offline): what the user entered, value by value.
         if (master._deleted && !pushed._deleted) {
