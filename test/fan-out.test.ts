@@ -60,25 +60,31 @@ async function health(url: string) {
   return (await response.json()) as { status: string; redis?: { status: string } };
 }
 
-/** Changes a task's title over REST on the server at `url`. */
-async function retitle(url: string, taskId: string, title: string) {
-  const answer = await fetch(`${url}/api/tasks/${taskId}`, {
-    method: 'PATCH',
-    headers: { authorization: `Bearer ${admin.client.accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ title }),
-  });
-  expect(answer.status).toBe(200);
-}
-
-/** Waits until `client`'s stream has brought the task with `title`. */
-async function streamed(client: Awaited<ReturnType<typeof connectSync>>, taskId: string, title: string) {
-  await vi.waitFor(
-    () => {
-      const documents = client.streamed.filter((m) => m.collection === 'tasks').flatMap((m) => m.documents);
-      expect(documents.findLast((d) => d.id === taskId)?.title).toBe(title);
-    },
-    { timeout: 10_000, interval: 50 },
-  );
+/**
+ * A replica connected to `replicaOn` pulls a new task, which is retitled over REST on
+ * `answeredBy`; resolves once the replica's stream has brought the new title.
+ */
+async function retitledAndStreamed(at: { replicaOn: string; answeredBy: string; title: string }) {
+  const client = await connectSync({ url: at.replicaOn }, admin.client.accessToken as string);
+  try {
+    const task = await createTask(admin, form.id, { title: 'Before' });
+    await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === task.id));
+    const answer = await fetch(`${at.answeredBy}/api/tasks/${task.id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${admin.client.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: at.title }),
+    });
+    expect(answer.status).toBe(200);
+    await vi.waitFor(
+      () => {
+        const documents = client.streamed.filter((m) => m.collection === 'tasks').flatMap((m) => m.documents);
+        expect(documents.findLast((d) => d.id === task.id)?.title).toBe(at.title);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+  } finally {
+    client.close();
+  }
 }
 
 describe.skipIf(!available)('server instances sharing Redis', () => {
@@ -91,13 +97,8 @@ describe.skipIf(!available)('server instances sharing Redis', () => {
       for (const { url } of [one, other]) {
         await expect.poll(async () => (await health(url)).redis, { timeout: 10_000 }).toEqual({ status: 'up' });
       }
-      const client = await connectSync({ url: other.url }, admin.client.accessToken as string);
-      const task = await createTask(admin, form.id, { title: 'Before' });
-      await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === task.id));
       // Answered by the first instance; the replica is connected to the other.
-      await retitle(one.url, task.id, 'After');
-      await streamed(client, task.id, 'After');
-      client.close();
+      await retitledAndStreamed({ replicaOn: other.url, answeredBy: one.url, title: 'After' });
     } finally {
       await one.close();
       await other.close();
@@ -109,12 +110,7 @@ describe.skipIf(!available)('server instances sharing Redis', () => {
     try {
       // Redis is reported down; the server still serves.
       expect(await health(alone.url)).toMatchObject({ status: 'ok', redis: { status: 'down' } });
-      const client = await connectSync({ url: alone.url }, admin.client.accessToken as string);
-      const task = await createTask(admin, form.id, { title: 'Before' });
-      await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === task.id));
-      await retitle(alone.url, task.id, 'After, alone');
-      await streamed(client, task.id, 'After, alone');
-      client.close();
+      await retitledAndStreamed({ replicaOn: alone.url, answeredBy: alone.url, title: 'After, alone' });
     } finally {
       await alone.close();
     }
