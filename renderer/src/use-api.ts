@@ -1,11 +1,15 @@
+import type { TFunction } from 'i18next';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { ApiError, api } from './api';
+import { problemWords } from './problem-words';
 
-/** The server's words for a failed call, or the network message when there was no answer. */
-export function failureText(caught: unknown, network: string): string {
-  return caught instanceof ApiError && caught.problem.status > 0 ? caught.problem.detail : network;
+/** Why a call failed, in the user's language: the server's problem, or no answer (the network). */
+export function failureText(caught: unknown, t: TFunction): string {
+  return caught instanceof ApiError && caught.problem.status > 0
+    ? problemWords(t, caught.problem)
+    : t('errors.network');
 }
 
 /**
@@ -38,7 +42,7 @@ export function useLoad<T>(key: string | undefined, load: () => Promise<T>) {
         if (!current) return;
         // The session ended (or never began): sign in again.
         if (caught instanceof ApiError && caught.problem.status === 401) return latest.current.navigate('/sign-in');
-        setError(failureText(caught, latest.current.t('errors.network')));
+        setError(failureText(caught, latest.current.t));
       })
       .finally(() => {
         if (current) setLoading(false);

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { ApiError, api, storeTokens } from '../api';
+import { problemWords } from '../problem-words';
 
 interface TokenResponse {
   accessToken: string;
@@ -23,7 +24,7 @@ function useSubmit(path: string, failedKey: string) {
       navigate('/');
     } catch (caught) {
       const problem = caught instanceof ApiError ? caught.problem : undefined;
-      setError(problem && problem.status > 0 ? `${t(failedKey)}: ${problem.detail}` : t('errors.network'));
+      setError(problem && problem.status > 0 ? `${t(failedKey)}: ${problemWords(t, problem)}` : t('errors.network'));
     } finally {
       setBusy(false);
     }

@@ -16,6 +16,7 @@ import {
   rowProblems,
   sendChunks,
 } from '../batch';
+import { problemWords } from '../problem-words';
 
 const STATE_COLOR: Record<ChunkState, string> = {
   waiting: 'default',
@@ -84,7 +85,9 @@ export function BatchCreateDialog({ forms, formId, onClose }: { forms: Form[]; f
         setStates([...current]);
         if (failure) {
           const detail =
-            failure instanceof ApiError && failure.problem.status > 0 ? failure.problem.detail : t('errors.network');
+            failure instanceof ApiError && failure.problem.status > 0
+              ? problemWords(t, failure.problem)
+              : t('errors.network');
           setError(t('batch.chunkFailed', { chunk: index + 1, detail }));
           if (failure instanceof ApiError && failure.problem.errors) {
             setProblems(rowProblems(failure.problem.errors, index, table.lines, form.fields));

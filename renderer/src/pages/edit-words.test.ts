@@ -1,7 +1,9 @@
 import i18next from 'i18next';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../api';
 import { en } from '../i18n/en';
 import { ru } from '../i18n/ru';
+import { failureText } from '../use-api';
 import { asSentence, refusalText } from './edit-words';
 
 async function translator(language: 'ru' | 'en') {
@@ -18,7 +20,7 @@ describe('why the server refused an offline edit', () => {
   it('is said in Russian where the problem code is known, the server’s words kept where they name what is wrong', async () => {
     const t = await translator('ru');
     expect(refusalText(t, { code: 'form_deleted', detail: 'The form is deleted and takes no new tasks.' })).toBe(
-      'форму удалили на сервере, новых задач она не принимает',
+      'форму удалили, новых задач она не принимает',
     );
     expect(refusalText(t, { code: 'validation_failed', detail: 'Amount must be a number.' })).toBe(
       'сервер не принял значение (Amount must be a number.)',
@@ -39,5 +41,24 @@ describe('why the server refused an offline edit', () => {
   it('ends as a sentence when followed by another', () => {
     expect(asSentence('форму удалили ')).toBe('форму удалили.');
     expect(asSentence('Deleted.')).toBe('Deleted.');
+  });
+});
+
+describe('why a call failed', () => {
+  const problem = (code: string, detail: string, status = 409) =>
+    new ApiError({ type: `/api/problems/${code}`, title: code, status, code, detail } as never);
+
+  it('is the server’s problem in the user’s language, or the network when nothing answered', async () => {
+    const ru = await translator('ru');
+    expect(failureText(problem('name_taken', 'The organization already has a role named "Dispatchers".'), ru)).toBe(
+      'такое имя уже занято',
+    );
+    expect(failureText(problem('something_new', 'A new rule.'), ru)).toBe('A new rule.');
+    expect(failureText(problem('', 'No answer.', 0), ru)).toBe(ru('errors.network'));
+    expect(failureText(new Error('boom'), ru)).toBe(ru('errors.network'));
+    const en = await translator('en');
+    expect(failureText(problem('name_taken', 'The organization already has a role named "Dispatchers".'), en)).toBe(
+      'The organization already has a role named "Dispatchers".',
+    );
   });
 });

@@ -3,6 +3,7 @@ import type { Form } from '@shared/api/forms';
 import type { LostEdit } from '@shared/sync';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import { problemWords } from '../problem-words';
 import { usePeople, useValueNames } from './field-input';
 import { fieldValueText } from './field-values';
 
@@ -73,6 +74,5 @@ export function asSentence(text: string): string {
  * server's words go with it where they say more), else the server's words.
  */
 export function refusalText(t: TFunction, edit: Pick<LostEdit, 'code' | 'detail'>): string {
-  const detail = edit.detail ?? t('conflicts.refused');
-  return edit.code ? t(`conflicts.refusals.${edit.code}`, { defaultValue: detail, detail }) : detail;
+  return problemWords(t, edit, t('conflicts.refused'));
 }

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, Navigate } from 'react-router';
 import { ApiError, api, storedTokens } from '../api';
 import { useReplica } from '../data/replica-context';
-import { useApi } from '../use-api';
+import { failureText, useApi } from '../use-api';
 
 interface TaskRef {
   id: string;
@@ -96,10 +96,7 @@ export function HomePage() {
       .catch((caught: unknown) => {
         if (caught instanceof ApiError && caught.problem.status === 401) setSignedOut(true);
         else if (caught instanceof ApiError && caught.problem.status === 0) setUnreachable(true);
-        else
-          setError(
-            caught instanceof ApiError && caught.problem.status > 0 ? caught.problem.detail : t('errors.network'),
-          );
+        else setError(failureText(caught, t));
       });
   }, [signedOut, t]);
 

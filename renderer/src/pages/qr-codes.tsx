@@ -18,7 +18,7 @@ function qrFailure(t: TFunction, caught: unknown): string {
     if (caught.problem.code === 'qr_generation_disabled') return t('qr.disabled');
     if (caught.problem.code === 'conflict') return t('qr.noTasks');
   }
-  return failureText(caught, t('errors.network'));
+  return failureText(caught, t);
 }
 
 type Phase = { step: 'idle' } | { step: 'making' } | { step: 'receiving'; share?: number; received: number };

@@ -9,6 +9,7 @@ import { ApiError, api } from '../api';
 import { useLive, useReplica } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
+import { problemWords } from '../problem-words';
 import { useShortcut } from '../shortcuts';
 import { useApi } from '../use-api';
 import {
@@ -156,7 +157,7 @@ export function TaskPage() {
   const fail = (caught: unknown) =>
     setError(
       caught instanceof ApiError && caught.problem.status > 0
-        ? caught.problem.detail
+        ? problemWords(t, caught.problem)
         : caught instanceof ApiError
           ? t('errors.network')
           : replicaFailureText(caught, t),

@@ -99,7 +99,7 @@ export function CsvImport({ directory, onClose, onImported }: CsvImportProps) {
       setPhase('done');
       onImported();
     } catch (caught) {
-      setProblem(failureText(caught, t('errors.network')));
+      setProblem(failureText(caught, t));
       setErrors(lineErrors(caught));
       setFailedAt(step);
       setPhase('failed');

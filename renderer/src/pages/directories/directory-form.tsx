@@ -64,7 +64,7 @@ export function DirectoryForm({ directory, directories, hasRows, onClose, onSave
       onSaved(saved);
     } catch (caught) {
       const errors = fieldErrors(caught);
-      setError({ title: failureText(caught, t('errors.network')), details: errors.map((e) => e.detail) });
+      setError({ title: failureText(caught, t), details: errors.map((e) => e.detail) });
       // Pointers like `#/columns/2/type` name the form's own fields.
       form.setFields(
         errors.map((e) => ({

@@ -59,7 +59,7 @@ function RenameModal({
             await api('PATCH', `/api/directories/${directory.id}`, { name });
             onSaved();
           } catch (caught) {
-            setError(failureText(caught, t('errors.network')));
+            setError(failureText(caught, t));
           } finally {
             setSaving(false);
           }
@@ -107,7 +107,7 @@ export function DirectoryList(props: DirectoryListProps) {
       setError(undefined);
       props.onDeleted(directory.id);
     } catch (caught) {
-      setError(failureText(caught, t('errors.network')));
+      setError(failureText(caught, t));
     }
   };
 

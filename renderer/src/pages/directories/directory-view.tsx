@@ -206,7 +206,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
     } catch (caught) {
       // Refused: the tree goes back to what it was, and the server says why.
       setPending(null);
-      setNotice(failureText(caught, t('errors.network')));
+      setNotice(failureText(caught, t));
     }
   };
 
@@ -215,7 +215,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
     try {
       saveBlob(await fetchFile(`/api/directories/${current.id}/export`), fileName(current.name));
     } catch (caught) {
-      setNotice(failureText(caught, t('errors.network')));
+      setNotice(failureText(caught, t));
     } finally {
       setExporting(false);
     }
@@ -239,7 +239,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
       message.success(t('directories.viewSaved'));
       directory.reload();
     } catch (caught) {
-      setNotice(failureText(caught, t('errors.network')));
+      setNotice(failureText(caught, t));
     }
   };
 

@@ -2,8 +2,9 @@ import type { User } from '@shared/api/identity';
 import { Alert, App, Button, Card, Descriptions, Form, Input, Segmented, Space, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, api } from '../../api';
+import { api } from '../../api';
 import { type Language, setLanguage } from '../../i18n';
+import { failureText } from '../../use-api';
 
 const LANGUAGES: { value: Language; label: string }[] = [
   { value: 'ru', label: 'Русский' },
@@ -27,8 +28,7 @@ export function AccountCard({
   const [form] = Form.useForm<{ name: string }>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const describe = (caught: unknown) =>
-    caught instanceof ApiError && caught.problem.status > 0 ? caught.problem.detail : t('errors.network');
+  const describe = (caught: unknown) => failureText(caught, t);
 
   useEffect(() => {
     form.setFieldsValue({ name: user.name });

@@ -2,7 +2,8 @@ import type { ProfileField, ProfileFieldType } from '@shared/api/profile';
 import { Alert, App, Button, Card, Form, Input, Modal, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, api } from '../../api';
+import { api } from '../../api';
+import { failureText } from '../../use-api';
 
 const FIELD_TYPES: readonly ProfileFieldType[] = ['text', 'number', 'date', 'checkbox', 'select', 'history-number'];
 
@@ -75,8 +76,7 @@ export function FieldDefinitionsCard({
   const [editError, setEditError] = useState<string>();
   const [busy, setBusy] = useState(false);
 
-  const describe = (caught: unknown) =>
-    caught instanceof ApiError && caught.problem.status > 0 ? caught.problem.detail : t('errors.network');
+  const describe = (caught: unknown) => failureText(caught, t);
   const body = (values: Definition) => ({
     name: values.name,
     type: values.type,

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, api, storeTokens } from '../../api';
+import { problemWords } from '../../problem-words';
 import { PASSWORD_LIMITS, passwordIssue } from './password-rules';
 
 function Centered({ children }: { children: React.ReactNode }) {
@@ -14,7 +15,7 @@ function useFailure() {
   const { t } = useTranslation();
   return (caught: unknown, failedKey: string) =>
     caught instanceof ApiError && caught.problem.status > 0
-      ? `${t(failedKey)}: ${caught.problem.detail}`
+      ? `${t(failedKey)}: ${problemWords(t, caught.problem)}`
       : t('errors.network');
 }
 

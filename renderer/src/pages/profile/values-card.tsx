@@ -3,6 +3,7 @@ import { Alert, Form as AntForm, App, Button, Card, Checkbox, DatePicker, Empty,
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError, api } from '../../api';
+import { problemWords } from '../../problem-words';
 import { changedValues, datePattern, type FormValue, toFormValue } from './field-values';
 
 /**
@@ -92,7 +93,7 @@ export function ValuesCard({
         setSaveError(t('errors.network'));
         return;
       }
-      setSaveError(`${t('profile.values.failed')}: ${caught.problem.detail}`);
+      setSaveError(`${t('profile.values.failed')}: ${problemWords(t, caught.problem)}`);
       // Errors point at `#/<fieldId>` of the body: shown under that field.
       form.setFields(
         (caught.problem.errors ?? []).map((fieldError) => ({

@@ -8,7 +8,7 @@ import { failureText, useLoad } from '../../use-api';
 
 /** The server's words for a failed call, or the network message when the server was not reached. */
 export function problemText(caught: unknown, t: TFunction): string {
-  return failureText(caught, t('errors.network'));
+  return failureText(caught, t);
 }
 
 export { useLoad };
