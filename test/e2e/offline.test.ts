@@ -66,6 +66,19 @@ async function joinedPerson(page: Page, name: string, email: string): Promise<st
   return id;
 }
 
+/**
+ * A new organization's administrator on the task page of its one task ("Boiler room"), the
+ * replica online and synced: what the offline edits below are based on.
+ */
+async function onTaskPage(who: Parameters<typeof registeredPage>[2]) {
+  const { context, page } = await registeredPage(suite.browser, suite.t.url, who);
+  const arranged = await arrange(page);
+  await page.goto(`${suite.t.url}/tasks/${arranged.task.id}`);
+  await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+  await replicaIs(page, 'online ready');
+  return { context, page, ...arranged };
+}
+
 /** A new organization's administrator on the task list, its one task ("Boiler room") shown. */
 async function taskList(who: Parameters<typeof registeredPage>[2]) {
   const { context, page } = await registeredPage(suite.browser, suite.t.url, who);
@@ -567,15 +580,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
   });
 
   it('shows what was changed offline in a task deleted on the server meanwhile, to keep elsewhere', async () => {
-    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+    const { context, page, form, task } = await onTaskPage({
       organization: 'Boiler House',
       name: 'Wanda',
       email: 'wanda.boiler@example.org',
     });
-    const { form, task } = await arrange(page);
-    await page.goto(`${suite.t.url}/tasks/${task.id}`);
-    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
-    await replicaIs(page, 'online ready');
 
     // Offline she renames the task and notes a reading; meanwhile it is deleted on the server.
     await context.setOffline(true);
@@ -669,15 +678,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
   });
 
   it('says why changes are not sent while the server refuses them, and sends them once it takes them', async () => {
-    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+    const { context, page, task, note } = await onTaskPage({
       organization: 'Cold Store',
       name: 'Inna',
       email: 'inna.cold@example.org',
     });
-    const { task, note } = await arrange(page);
-    await page.goto(`${suite.t.url}/tasks/${task.id}`);
-    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
-    await replicaIs(page, 'online ready');
     // The database refuses this one value: the server answers the push with a problem.
     const refuse = `ALTER TABLE tasks ADD CONSTRAINT refuses_note CHECK (fields->>'${note}' IS DISTINCT FROM 'Refused')`;
     await suite.t.database.db.query(refuse);
