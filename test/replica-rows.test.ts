@@ -62,6 +62,18 @@ describe('rows the screen had from the server before they reached the replica', 
       await replica.changeRow(moved.id, { parentId: anchor.id, position: 0 }, shown(moved));
       await replica.changeRow(changedThere.id, { cells: ['Changed there', '7.5'] }, shown(changedThere));
       expect(replica.status$.value.pending).toBe(4);
+      // Read offline, the directory has what the replica holds and the rows shown that it has not
+      // received (the anchor), but not the row deleted here.
+      const listed = await replica.directoryRows(
+        directory.id,
+        [anchor, edited, deleted, moved, changedThere].map(shown),
+      );
+      expect(Object.fromEntries(listed.map((row) => [row.cells[0], row.cells[1]]))).toEqual({
+        'Anchor quay': '9',
+        'Late edit': '4.5',
+        'Late move': '6',
+        'Changed there': '7.5',
+      });
       // A row the screen did not have either is still refused.
       await expect(replica.changeRow(anchor.id, { cells: ['Anchor quay', '10'] })).rejects.toThrow(
         /not in the replica/,

@@ -1006,11 +1006,12 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       name: 'Oleg',
       email: 'oleg.port@example.org',
     });
-    // The replica's connection goes through the test, which withholds each round's row from it:
-    // the server shows the row, the replica never receives it.
+    // The replica's connection goes through the test, which withholds each round's row from it
+    // (and a bystander row): the server shows them, the replica never receives them.
     let withheld = '';
     const network = await syncThroughTest(page, {
-      withheld: (document) => Array.isArray(document.cells) && document.cells[0] === withheld,
+      withheld: (document) =>
+        Array.isArray(document.cells) && [withheld, 'Bystander'].includes(String(document.cells[0])),
     });
     await page.goto(`${suite.t.url}/tasks`);
     await replicaIs(page, 'online ready');
@@ -1023,6 +1024,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const make = async (cells: string[]) =>
       (await serverCall(page, 'POST', `/api/directories/${quays.id}/rows`, { cells })).body as { id: string };
     const anchor = await make(['Anchor quay', '9']);
+    await make(['Bystander', '2']);
     const row = (label: string) => rowNode(page, label);
     const serverRows = async () =>
       new Map(
@@ -1068,11 +1070,18 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       await page.getByLabel('Depth', { exact: true }).fill('4.5');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.getByText('Saved on this device').first().waitFor();
+      // The view now reads the replica: the rows the server showed that it has not received stay,
+      // also when the directory is opened again offline.
+      await page.getByRole('menuitem', { name: 'Tasks' }).click();
+      await page.waitForURL(/\/tasks$/);
+      await page.goBack();
+      await row('Late edit').waitFor();
+      expect(await row('Bystander').count()).toBe(1);
     });
     await expect
       .poll(async () => (await serverRows()).get('Late edit')?.cells, { timeout: 15_000 })
       .toEqual(['Late edit', '4.5']);
-    expect([...(await serverRows()).keys()].sort()).toEqual(['Anchor quay', 'Late edit', 'Late move']);
+    expect([...(await serverRows()).keys()].sort()).toEqual(['Anchor quay', 'Bystander', 'Late edit', 'Late move']);
     await context.close();
   });
 
@@ -1212,27 +1221,49 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
-  it('shows what was changed offline in a directory row deleted on the server meanwhile, by column', async () => {
+  it('shows what was changed offline in a directory row deleted on the server meanwhile: cells by column, a move and bindings by row names', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Quay Yard',
       name: 'Zlata',
       email: 'zlata.quay@example.org',
     });
+    // The seas are named by their second column: bindings are shown by it, as the row editor shows them.
+    const seas = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Seas',
+      columns: [{ name: 'Code' }, { name: 'Name' }],
+      tree_display_column_index: 1,
+    })) as { id: string };
+    const white = await addRow(page, seas.id, ['WS', 'White Sea']);
+    await addRow(page, seas.id, ['BS', 'Barents Sea']);
     const berths = (await apiInPage(page, 'POST', '/api/directories', {
       name: 'Quays',
       columns: [{ name: 'Name' }, { name: 'Region' }],
+      parentDirectoryId: seas.id,
     })) as { id: string };
-    const quay = await addRow(page, berths.id, ['Quay 1', 'Arctic']);
+    const quay = await addRow(page, berths.id, ['Quay 1', 'Arctic'], { parentRowIds: [white.id] });
+    await addRow(page, berths.id, ['Quay 2', 'Arctic'], { parentRowIds: [white.id] });
     await page.goto(`${suite.t.url}/directories/${berths.id}`);
     await rowNode(page, 'Quay 1').waitFor();
     await replicaIs(page, 'online ready');
 
+    // Offline she changes its region, offers it under the Barents Sea instead and moves it under
+    // Quay 2; meanwhile it is deleted on the server.
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();
     await rowNode(page, 'Quay 1').click();
     await page.getByLabel('Region', { exact: true }).fill('Barents');
+    await page.getByLabel('Offered under parent rows').click();
+    await page.getByTitle('White Sea', { exact: true }).last().click();
+    await page.getByTitle('Barents Sea', { exact: true }).last().click();
+    await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved on this device').first().waitFor();
+    await rowNode(page, 'Quay 1').click();
+    await page.getByLabel('Move under').click();
+    await page.getByTitle('Quay 2', { exact: true }).last().click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="row-node"][data-label="Quay 1"]')?.getAttribute('data-depth') === '2',
+    );
     const deleted = await serverCall(page, 'DELETE', `/api/directories/${berths.id}/rows/${quay.id}`);
     expect(deleted.status).toBe(204);
 
@@ -1241,7 +1272,10 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await waitOrExplain(page, notice);
     await notice.getByRole('button', { name: '“Quay 1” (deleted on the server)' }).click();
     const dialog = page.getByRole('dialog', { name: 'Your changes to “Quay 1”' });
-    expect(await dialog.getByTestId('gone-edit').allTextContents()).toEqual(['Region: Barents']);
+    const listed = dialog.getByTestId('gone-edit');
+    await expect
+      .poll(async () => (await listed.allTextContents()).sort(), { timeout: 15_000 })
+      .toEqual(['Move under: Quay 2', 'Offered under parent rows: Barents Sea', 'Region: Barents']);
     await rowNode(page, 'Quay 1').waitFor({ state: 'detached' });
     await context.close();
   });

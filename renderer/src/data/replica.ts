@@ -403,6 +403,44 @@ export class Replica {
   }
 
   /**
+   * A directory's rows on this device: those the replica holds, and those of `shown` (the rows the
+   * server last showed of it) that the replica has not received yet — it neither holds them nor
+   * has them deleted (here, or by a pulled deletion) — so rows on the screen do not vanish when
+   * the view reads the replica instead of the server. Editing such a row takes it in as shown.
+   */
+  async directoryRows<T extends { id: string }>(
+    directoryId: string,
+    shown: readonly T[] = [],
+  ): Promise<(RowDocument | T)[]> {
+    const collection = this.db.directory_rows;
+    const held = (await collection.find({ selector: { directoryId } }).exec()).map(
+      (doc) => doc.toJSON() as unknown as RowDocument,
+    );
+    const heldIds = new Set(held.map((row) => row.id));
+    const missing = shown.filter((row) => !heldIds.has(row.id));
+    if (missing.length === 0) return held;
+    // Looked up with deletions: a row received since the read above is taken as the replica has it.
+    const known = new Map(
+      (
+        (await collection.storageInstance.findDocumentsById(
+          missing.map((row) => row.id),
+          true,
+        )) as unknown as (RowDocument & { _deleted: boolean })[]
+      ).map((doc) => [doc.id, doc]),
+    );
+    const rows: (RowDocument | T)[] = [...held];
+    for (const row of missing) {
+      const doc = known.get(row.id);
+      if (!doc) rows.push(row);
+      else if (!doc._deleted && doc.directoryId === directoryId) {
+        const { _deleted, _meta, _rev, _attachments, ...state } = doc as unknown as Record<string, unknown>;
+        rows.push(state as unknown as RowDocument);
+      }
+    }
+    return rows;
+  }
+
+  /**
    * Changes a directory row on this device (cells, bindings, parent and order); pushed when online.
    * Its `updatedAt` stays the server's: it names the version the edit was made from.
    */

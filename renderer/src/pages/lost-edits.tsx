@@ -4,7 +4,7 @@ import { Alert, App, Button, List, Modal, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
-import { map } from 'rxjs';
+import { map, switchMap } from 'rxjs';
 import type { Replica } from '../data/replica';
 import { useLive, useReplica } from '../data/replica-context';
 import type { FormDocument, RowDocument, TaskDocument } from '../data/schemas';
@@ -164,26 +164,26 @@ function GoneRecordEdits({ recordId, record, onClose }: { recordId: string; reco
         : undefined,
     [record.directoryId],
   );
-  // Rows a move or a binding named, by their labels: in the row's own directory (a move) by its
-  // display column, in the parent directory (bindings) by the first.
+  // Rows a move or a binding named, by their labels: each by its own directory's display column
+  // (the row's directory for a move, the parent directory for bindings), as the row editor names them.
   const rowIds = (edits ?? []).flatMap((edit) =>
     edit.path === 'parentId' || edit.path === 'parentRowIds' ? [edit.attempted].flat().map(String) : [],
   );
-  const labelColumn = directory?.tree_display_column_index ?? 0;
   const rowLabels = useLive(
     (r) =>
       r.db.directory_rows.findByIds(rowIds).$.pipe(
-        map(
-          (found) =>
-            new Map(
-              [...found].map(([id, doc]) => {
-                const row = doc.toJSON() as RowDocument;
-                return [id, cellText(row.cells[row.directoryId === record.directoryId ? labelColumn : 0])];
-              }),
-            ),
-        ),
+        switchMap(async (found) => {
+          const rows = [...found.values()].map((doc) => doc.toJSON() as RowDocument);
+          const directories = await r.db.directories.findByIds([...new Set(rows.map((row) => row.directoryId))]).exec();
+          return new Map(
+            rows.map((row) => {
+              const own = directories.get(row.directoryId)?.toJSON() as unknown as Directory | undefined;
+              return [row.id, cellText(row.cells[own?.tree_display_column_index ?? 0])];
+            }),
+          );
+        }),
       ),
-    [rowIds.join(','), labelColumn],
+    [rowIds.join(',')],
   );
   const task = useTaskEditWords(form);
   const label = (edit: LostEdit) => (record.formId ? task.label(edit) : rowEditLabel(t, directory, edit));

@@ -1,7 +1,7 @@
 import type { Directory, Row, TreeNodeShape } from '@shared/api/directories';
 import type { ProblemFieldError } from '@shared/api/problem';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError, api, apiFile } from '../../api';
+import { ApiError, api, apiFile, onTokens } from '../../api';
 import type { Replica } from '../../data/replica';
 import { activeReplica } from '../../data/replica-context';
 
@@ -69,18 +69,30 @@ export function narrowRows(
   );
 }
 
-/** Every row of a directory, page after page; `query` narrows them (`q`, `parentRowId`). */
+/**
+ * Each directory's rows as the server last showed them: the replica's pull may not have brought
+ * them all yet when the connection goes. Forgotten at sign-out.
+ */
+const shownByServer = new Map<string, Row[]>();
+onTokens((tokens) => {
+  if (!tokens) shownByServer.clear();
+});
+
+/**
+ * Every row of a directory, page after page; `query` narrows them (`q`, `parentRowId`). Without
+ * the server: the replica's rows, with those the server showed that the replica has not received.
+ */
 export async function fetchAllRows(directoryId: string, query: Record<string, string> = {}): Promise<Row[]> {
   try {
-    return await fetchRowPages(directoryId, query);
+    const rows = await fetchRowPages(directoryId, query);
+    if (Object.keys(query).length === 0) shownByServer.set(directoryId, rows);
+    return rows;
   } catch (caught) {
     return orFromReplica(caught, async (replica) => {
       const directory = (await replica.db.directories.findOne(directoryId).exec())?.toJSON() as unknown as
         | Directory
         | undefined;
-      const rows = (await replica.db.directory_rows.find({ selector: { directoryId } }).exec()).map(
-        (doc) => doc.toJSON() as unknown as Row,
-      );
+      const rows = (await replica.directoryRows(directoryId, shownByServer.get(directoryId))) as Row[];
       return narrowRows(rows, query, directory?.parentRowIds);
     });
   }
