@@ -768,6 +768,9 @@ describe('push', () => {
       { fields: 'not an object' },
       { title: 42 },
       { statusId: 'not an id' },
+      // PostgreSQL stores no NUL character in text or jsonb.
+      { title: 'Gauge\u0000' },
+      { fields: { note: 'a\u0000b' } },
     ]) {
       const answer = await client.push('tasks', [
         { assumedMasterState: base(task.id), newDocumentState: { ...base(task.id), ...malformed } as SyncDocument },
@@ -1084,6 +1087,16 @@ describe('push of directory rows', () => {
       expect.objectContaining({ reason: 'refused', detail: expect.stringContaining('parentId') }),
     ]);
     expect((await rowOf(directory.id, fine)).cells).toEqual(['Fine']);
+    const alsoFine = randomUUID();
+    const nul = await mine.push('directory_rows', [
+      { assumedMasterState: null, newDocumentState: { ...forged, id: randomUUID(), cells: ['Nul\u0000'] } },
+      { assumedMasterState: null, newDocumentState: { ...forged, id: alsoFine, cells: ['Also fine'] } },
+    ]);
+    if (!nul.ok) throw new Error(JSON.stringify(nul.problem));
+    expect(nul.data.lost).toEqual([
+      expect.objectContaining({ reason: 'refused', code: 'validation_failed', detail: expect.stringContaining('NUL') }),
+    ]);
+    expect((await rowOf(directory.id, alsoFine)).cells).toEqual(['Also fine']);
   });
 });
 

@@ -13,6 +13,7 @@ import {
   keptWithoutBase,
   knownBase,
   lostWithRecord,
+  malformedPush,
   nextCheckpoint,
   refusedRecordAsLost,
   refusedValuesAsLost,
@@ -222,10 +223,9 @@ export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
         if (!z.uuid().safeParse(next.id).success) {
           throw Problem.of('validation_failed', 'Every pushed row needs its UUID in id.');
         }
-        const shape = PushedRow.safeParse(next);
-        if (!next._deleted && !shape.success) {
+        const detail = malformedPush(PushedRow, next);
+        if (detail) {
           // One malformed row is refused on its own; the replica lands on the server's state.
-          const detail = shape.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
           lost.push({
             id: next.id,
             path: '',

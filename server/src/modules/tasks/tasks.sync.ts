@@ -10,6 +10,7 @@ import {
   keptWithoutBase,
   knownBase,
   lostWithRecord,
+  malformedPush,
   nextCheckpoint,
   refusedAsLost,
   refusedRecordAsLost,
@@ -228,10 +229,9 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
         if (!z.uuid().safeParse(row.newDocumentState.id).success) {
           throw Problem.of('validation_failed', 'Every pushed task needs its UUID in id.');
         }
-        const shape = PushedTask.safeParse(row.newDocumentState);
-        if (!row.newDocumentState._deleted && !shape.success) {
+        const detail = malformedPush(PushedTask, row.newDocumentState);
+        if (detail) {
           // One malformed task is refused on its own; the replica lands on the server's state.
-          const detail = shape.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
           const { id } = row.newDocumentState;
           lost.push({
             id,

@@ -74,6 +74,21 @@ describe('task values', () => {
     expect(response.body.errors.some((e: { code: string }) => e.code === 'unknown_field')).toBe(true);
   });
 
+  it('refuses a title, description or value holding a NUL character with 400, changing nothing', async () => {
+    const task = await createTask(admin, form.id, { title: 'Pump', fields: { [field('Note')]: 'n' } });
+    for (const patch of [
+      { title: 'Pu\u0000mp' },
+      { description: '\u0000' },
+      { fields: { [field('Note')]: 'a\u0000' } },
+    ]) {
+      const response = await admin.client.patch(`/api/tasks/${task.id}`, patch);
+      expect(response.status, JSON.stringify(patch)).toBe(400);
+      expect(response.body.errors[0]).toMatchObject({ code: 'nul_character' });
+    }
+    const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+    expect([stored.title, stored.description, stored.fields[field('Note')]]).toEqual(['Pump', '', 'n']);
+  });
+
   it('keeps a client-made id, and refuses it twice', async () => {
     const id = randomUUID();
     const task = await createTask(admin, form.id, { id, fields: { [field('Note')]: 'n' } });

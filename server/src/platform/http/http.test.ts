@@ -50,6 +50,24 @@ describe('problem responses at the edge', () => {
     expect(problem.errors).toHaveLength(3);
   });
 
+  it('refuses text holding a NUL character, which PostgreSQL cannot store, naming where it is', async () => {
+    const response = await t.request(
+      '/api/probe/echo',
+      json({ name: 'Pu\u0000mp', count: 3, tags: ['ok', 'b\u0000'] }),
+    );
+    const problem = await expectProblem(response, 400, 'validation_failed');
+    expect(problem.errors).toEqual([
+      expect.objectContaining({ location: 'body', pointer: '#/name', code: 'nul_character' }),
+      expect.objectContaining({ location: 'body', pointer: '#/tags/1', code: 'nul_character' }),
+    ]);
+    const query = await expectProblem(
+      await t.request('/api/probe/items/0f6a3ad4-3e4c-4c59-9a43-52a4c5fdc2f1?limit=5&x=%00'),
+      400,
+      'validation_failed',
+    );
+    expect(query.errors[0]).toMatchObject({ location: 'query', pointer: '#/x', code: 'nul_character' });
+  });
+
   it('refuses a missing body and a JSON body that is not an object', async () => {
     await expectProblem(await t.request('/api/probe/echo', { method: 'POST' }), 400, 'validation_failed');
     await expectProblem(await t.request('/api/probe/echo', json('"just a string"')), 400, 'malformed_json');

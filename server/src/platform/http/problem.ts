@@ -63,6 +63,35 @@ function toPointer(path: readonly PropertyKey[]): string {
   return `#/${path.map((key) => String(key).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 }
 
+/**
+ * Where `value` holds text with a NUL character (U+0000), in its strings or its keys: PostgreSQL
+ * stores no NUL in text or jsonb, so such a value is refused where it comes in, not at the write.
+ */
+export function nulCharacterErrors(location: ProblemFieldError['location'], value: unknown): ProblemFieldError[] {
+  const errors: ProblemFieldError[] = [];
+  const visit = (inner: unknown, path: PropertyKey[]): void => {
+    if (typeof inner === 'string') {
+      if (inner.includes('\u0000')) {
+        errors.push({
+          location,
+          pointer: toPointer(path),
+          detail: 'Text cannot contain the NUL character (U+0000)',
+          code: 'nul_character',
+        });
+      }
+    } else if (Array.isArray(inner)) {
+      for (const [index, item] of inner.entries()) visit(item, [...path, index]);
+    } else if (inner !== null && typeof inner === 'object') {
+      for (const [key, item] of Object.entries(inner)) {
+        if (key.includes('\u0000')) visit(key, [...path, key]);
+        visit(item, [...path, key]);
+      }
+    }
+  };
+  visit(value, []);
+  return errors;
+}
+
 /** Field errors of a failed zod parse of one part of the request. */
 export function fieldErrors(location: ProblemFieldError['location'], error: z.ZodError): ProblemFieldError[] {
   return error.issues.map((issue) => ({

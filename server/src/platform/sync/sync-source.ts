@@ -7,9 +7,27 @@ import type {
   SyncCollection,
   SyncDocument,
 } from '@shared/sync';
+import type { z } from 'zod';
 import type { AuthContext } from '../auth/auth-context';
 import type { Queryable } from '../db/db';
-import { Problem } from '../http/problem';
+import { nulCharacterErrors, Problem } from '../http/problem';
+
+/**
+ * Why a pushed live document cannot go to the services at all — not of the `shape` they take, or
+ * holding text PostgreSQL cannot store (a NUL character) — or undefined when it can. Such a
+ * document is refused on its own, so the rest of the push goes through.
+ */
+export function malformedPush(shape: z.ZodType, document: SyncDocument): string | undefined {
+  if (document._deleted) return undefined;
+  const parsed = shape.safeParse(document);
+  const issues = [
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
+    ...nulCharacterErrors('body', document).map(
+      (error) => `${error.pointer.slice(2).replaceAll('/', '.')}: ${error.detail}`,
+    ),
+  ];
+  return issues.length > 0 ? issues.join('; ') : undefined;
+}
 
 /** A replicated collection, provided by the module that owns its records. */
 export interface SyncSource {
