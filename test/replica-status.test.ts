@@ -139,6 +139,19 @@ describe('how old what the device shows may be', () => {
   });
 });
 
+describe('pulled documents without their mark', () => {
+  it('are looked for once per replica, before its first pull, and not again once it has looked', async () => {
+    const memory = new Map<string, string>();
+    const first = await open(t.url, true, memory);
+    expect(await first.replica.sync.unrecordedPullsMarked).toEqual([]);
+    await expect.poll(() => memory.get(`orbita.replica.${admin.userId}.pullsMarked`), WAIT).toBe('true');
+    await first.close();
+    const again = await open(t.url, true, memory);
+    expect(again.replica.sync.unrecordedPullsMarked).toBeUndefined();
+    await again.close();
+  });
+});
+
 describe('changes counted as waiting to be sent', () => {
   it('stop counting a task changed and changed back while offline, once the replica opens again', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'orbita-pending-'));

@@ -71,9 +71,10 @@ async function replica(
     onSignedOut?: () => void;
     onDisk?: boolean;
     wrap?: (storage: RxStorage<unknown, unknown>) => RxStorage<unknown, unknown>;
+    markUnrecordedPulls?: boolean;
   } = {},
 ): Promise<Replica> {
-  const { onSignedOut, onDisk, wrap = (storage) => storage } = options;
+  const { onSignedOut, onDisk, wrap = (storage) => storage, markUnrecordedPulls } = options;
   const db = await createOrbitaDatabase({
     name: `replica-${name}`,
     storage: wrap(
@@ -90,6 +91,7 @@ async function replica(
     retryTimeMs: 200,
     onLostEdits: (edits) => lost.push(...edits),
     onSignedOut,
+    markUnrecordedPulls,
   });
   const created = { db, socket, sync, lost };
   replicas.push(created);
@@ -124,6 +126,39 @@ function forgetServerState(name: string, id: string): () => void {
       .run(...Object.values(kept));
     again.close();
   };
+}
+
+/**
+ * Takes the mark off document `id` in replica `name`'s file (opened with `onDisk`), as a replica
+ * written before `withPulledDocumentsMarked` holds a pulled document that was new to it.
+ */
+function unmark(name: string, id: string): void {
+  const file = new Database(path.join(dir, `replica_2d_${name.replaceAll('-', '_2d_')}.sqlite`));
+  try {
+    const tables = (
+      file.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rx_%'").all() as {
+        name: string;
+      }[]
+    ).map((row) => row.name);
+    for (const table of tables) {
+      const found = (() => {
+        try {
+          return file.prepare(`SELECT data FROM "${table}" WHERE id = ?`).get(id) as { data: string } | undefined;
+        } catch {
+          return undefined;
+        }
+      })();
+      if (!found) continue;
+      const document = JSON.parse(found.data) as { _meta: Record<string, unknown> };
+      if (!document._meta.o) throw new Error(`${id} carries no mark`);
+      delete document._meta.o;
+      file.prepare(`UPDATE "${table}" SET data = ? WHERE id = ?`).run(JSON.stringify(document), id);
+      return;
+    }
+    throw new Error(`no document ${id}`);
+  } finally {
+    file.close();
+  }
 }
 
 async function taskIn(replica: Replica, id: string): Promise<TaskDocument | undefined> {
@@ -323,6 +358,41 @@ describe('desktop replicas', () => {
       expect(again.lost.filter((edit) => edit.id === task.id)).toEqual([]);
     } finally {
       // RxDB's free tier opens at most 13 collections per process: this replica's are closed.
+      replicas.splice(replicas.indexOf(again), 1);
+      await again.sync.cancel();
+      again.socket.close();
+      await again.db.close();
+    }
+  });
+
+  it('marks, once, the pulled tasks a replica written before their mark was kept holds without a record, and takes the server’s later changes of them', async () => {
+    const [, note] = form.fields.map((field: { id: string }) => field.id);
+    const task = await createTask(admin, form.id, { title: 'Unmarked', fields: { [note]: 'n0' } });
+    const kept = await createTask(admin, form.id, { title: 'Recorded', fields: { [note]: 'n0' } });
+    const first = await replica(alice, 'unmarked', { onDisk: true });
+    await vi.waitFor(async () => expect(await taskIn(first, kept.id)).toBeDefined(), WAIT);
+    await first.sync.awaitInSync();
+    replicas.splice(replicas.indexOf(first), 1);
+    await first.sync.cancel();
+    first.socket.close();
+    await first.db.close();
+    // Written by a release that lost the mark of documents new to the replica, and closed between
+    // RxDB's two writes of the pulled task: neither its mark nor its record is on disk.
+    forgetServerState('unmarked', task.id);
+    unmark('unmarked', task.id);
+    // A task that lost only its mark keeps its record: nothing to do for it.
+    unmark('unmarked', kept.id);
+
+    // The office changes both; the reopened replica takes the changes.
+    await admin.client.patch(`/api/tasks/${task.id}`, { fields: { [note]: 'office' } });
+    await admin.client.patch(`/api/tasks/${kept.id}`, { fields: { [note]: 'office' } });
+    const again = await replica(alice, 'unmarked', { onDisk: true, markUnrecordedPulls: true });
+    try {
+      expect(await again.sync.unrecordedPullsMarked).toEqual([task.id]);
+      await vi.waitFor(async () => expect((await taskIn(again, task.id))?.fields?.[note]).toBe('office'), WAIT);
+      await vi.waitFor(async () => expect((await taskIn(again, kept.id))?.fields?.[note]).toBe('office'), WAIT);
+      expect(again.lost).toEqual([]);
+    } finally {
       replicas.splice(replicas.indexOf(again), 1);
       await again.sync.cancel();
       again.socket.close();

@@ -11,7 +11,7 @@ import { RxDBCleanupPlugin } from 'rxdb/plugins/cleanup';
 import { RxDBMigrationSchemaPlugin, type RxMigrationState } from 'rxdb/plugins/migration-schema';
 import type { RxReplicationState } from 'rxdb/plugins/replication';
 import type { Socket } from 'socket.io-client';
-import { withPulledDocumentsMarked } from './pulled-marks';
+import { markUnrecordedPulls, withPulledDocumentsMarked } from './pulled-marks';
 import { type CollectionName, collectionMigrations, collectionSchemas, tombstoneDefaults, WRITABLE } from './schemas';
 import { withServerStatesInOrder } from './server-state-order';
 import {
@@ -126,6 +126,11 @@ export async function createOrbitaDatabase(options: {
 
 export interface ReplicaSync {
   states: Partial<Record<CollectionName, RxReplicationState<unknown, unknown>>>;
+  /**
+   * With `markUnrecordedPulls` (else absent): the ids marked, once every collection replicated both
+   * ways has looked (before its first pull); undefined if one could not look.
+   */
+  unrecordedPullsMarked?: Promise<string[] | undefined>;
   /** Resolves when every collection has pulled what the server had at the start. */
   awaitInitial(): Promise<void>;
   /** Resolves when local writes are pushed and remote changes pulled. */
@@ -172,9 +177,25 @@ export function startReplicaSync(
      */
     reauthenticate?: () => Promise<string | undefined>;
     retryTimeMs?: number;
+    /**
+     * Looks, before the first pull, for pulled documents a replica written before their mark was
+     * kept holds without their server state recorded, and marks them (`markUnrecordedPulls`).
+     */
+    markUnrecordedPulls?: boolean;
   } = {},
 ): ReplicaSync {
   const present = (Object.keys(collectionSchemas) as CollectionName[]).filter((name) => name in db.collections);
+  const marking = new Map(
+    present
+      .filter((name) => options.markUnrecordedPulls && WRITABLE.includes(name))
+      .map((name) => {
+        let resolve: (ids: string[] | undefined) => void = () => undefined;
+        const promise = new Promise<string[] | undefined>((done) => {
+          resolve = done;
+        });
+        return [name, { promise, resolve }] as const;
+      }),
+  );
   const states = Object.fromEntries(
     present.map((name) => [
       name,
@@ -191,6 +212,15 @@ export function startReplicaSync(
         onPushed: (ids) => options.onPushed?.(name, ids),
         onSyncProblem: (direction, problem) => options.onSyncProblem?.(name, direction, problem),
         tombstoneDefaults: tombstoneDefaults[name],
+        beforeFirstPull: marking.has(name)
+          ? (internal) => {
+              const done = marking.get(name);
+              return markUnrecordedPulls(internal).then(done?.resolve, (error) => {
+                done?.resolve(undefined);
+                throw error;
+              });
+            }
+          : undefined,
       }),
     ]),
   ) as Partial<Record<CollectionName, RxReplicationState<unknown, unknown>>>;
@@ -240,6 +270,11 @@ export function startReplicaSync(
   });
   return {
     states,
+    unrecordedPullsMarked: options.markUnrecordedPulls
+      ? Promise.all([...marking.values()].map((done) => done.promise)).then((found) =>
+          found.every((ids) => ids !== undefined) ? found.flat() : undefined,
+        )
+      : undefined,
     async awaitInitial() {
       await Promise.all(all.map((state) => state.awaitInitialReplication()));
     },

@@ -1,4 +1,15 @@
-import { getHeightOfRevision, META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
+import {
+  type BulkWriteRow,
+  getAssumedMasterState,
+  getHeightOfRevision,
+  getLastCheckpointDoc,
+  META_INSTANCE_SCHEMA_TITLE,
+  normalizeMangoQuery,
+  prepareQuery,
+  type RxStorage,
+  type RxStorageInstance,
+  type RxStorageInstanceReplicationState,
+} from 'rxdb';
 
 /** What RxDB's replication plugin puts before a replication identifier to name its protocol instance. */
 const PROTOCOL_IDENTIFIER_PREFIX = 'rxdbreplication';
@@ -78,4 +89,60 @@ export function withPulledDocumentsMarked<Internals, Options>(
       });
     },
   };
+}
+
+/** A stored document as the replication's fork holds it. */
+type ForkDocument = Record<string, unknown> & {
+  _rev: string;
+  _deleted: boolean;
+  _meta: { lwt: number; o?: PulledMark };
+};
+
+/**
+ * Marks, as the server's, the pulled documents of a replica written before `withPulledDocumentsMarked`
+ * whose record of the server state never reached the disk (the app closed between RxDB's two
+ * writes): they carry no mark, have no record, and the replication's upstream has passed them by
+ * (written before its checkpoint: not edits waiting to be sent, which it has not reached yet, and
+ * which get a record once sent). Unmarked, a pull never updates them; marked, the next pull of each
+ * records it and takes the server's state. Written below RxDB's collection layer (the revision and
+ * write time stay, so the upstream does not take the mark for an edit) as the downstream's own
+ * write. Returns the ids marked.
+ */
+export async function markUnrecordedPulls<RxDocType>(
+  internal: RxStorageInstanceReplicationState<RxDocType>,
+): Promise<string[]> {
+  const fork = internal.input.forkInstance as unknown as RxStorageInstance<ForkDocument, unknown, unknown> & {
+    originalStorageInstance?: RxStorageInstance<ForkDocument, unknown, unknown>;
+  };
+  const passed = (await getLastCheckpointDoc(internal, 'up')) as { id: string; lwt: number } | undefined;
+  if (!passed) return [];
+  const mark = await internal.input.hashFunction(internal.input.identifier);
+  const primaryPath = internal.primaryPath as string;
+  const { documents } = await fork.query(
+    prepareQuery(
+      fork.schema,
+      normalizeMangoQuery(fork.schema, {
+        selector: { _deleted: { $eq: false }, '_meta.lwt': { $lte: passed.lwt } },
+      } as never),
+    ),
+  );
+  const unmarked = documents.filter((doc) => {
+    const id = String(doc[primaryPath]);
+    const before = doc._meta.lwt < passed.lwt || (doc._meta.lwt === passed.lwt && id <= passed.id);
+    return before && !(doc._meta.o?.hash === mark && doc._meta.o._rev === getHeightOfRevision(doc._rev));
+  });
+  if (unmarked.length === 0) return [];
+  const recorded = await getAssumedMasterState(
+    internal,
+    unmarked.map((doc) => String(doc[primaryPath])),
+  );
+  const rows: BulkWriteRow<ForkDocument>[] = unmarked
+    .filter((doc) => !recorded[String(doc[primaryPath])])
+    .map((doc) => ({
+      previous: doc,
+      document: { ...doc, _meta: { ...doc._meta, o: { _rev: getHeightOfRevision(doc._rev), hash: mark } } },
+    }));
+  if (rows.length === 0) return [];
+  await (fork.originalStorageInstance ?? fork).bulkWrite(rows, await internal.downstreamBulkWriteFlag);
+  return rows.map((row) => String(row.document[primaryPath]));
 }

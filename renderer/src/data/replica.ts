@@ -48,8 +48,11 @@ export interface Memory {
 const SETTLE_AFTER_WRITE_MS = 500;
 const SETTLE_EVERY_MS = 3_000;
 
-/** What a replica remembers beside its database, per user (`orbita.replica.<user id>.<name>`). */
-const REMEMBERED = ['pending', 'lost', 'syncedAt'] as const;
+/**
+ * What a replica remembers beside its database, per user (`orbita.replica.<user id>.<name>`);
+ * `pullsMarked`: its pulled documents were looked over once for a missing mark (`markUnrecordedPulls`).
+ */
+const REMEMBERED = ['pending', 'lost', 'syncedAt', 'pullsMarked'] as const;
 
 export interface OpenReplicaOptions {
   userId: string;
@@ -155,8 +158,14 @@ export class Replica {
       onSyncProblem: (collection, direction, problem) => replica?.troubled(`${direction} ${collection}`, problem),
       onSignedOut: () => replica?.update({ signedOut: true, online: false }),
       reauthenticate: options.reauthenticate,
+      // Once per replica: a document marked or recorded since keeps its mark or its record.
+      markUnrecordedPulls: !options.memory?.get(Replica.memoryKey(options.userId, 'pullsMarked')),
     });
     replica = new Replica(db, socket, sync, options.userId, options.memory);
+    const opened = replica;
+    void sync.unrecordedPullsMarked?.then((ids) => {
+      if (ids && !opened.ended) opened.keep('pullsMarked', true);
+    });
     replica.watch(options.window);
     // Changes counted in an earlier session may have nothing left to send.
     if (replica.pending.size > 0) replica.settleSoon(SETTLE_AFTER_WRITE_MS);

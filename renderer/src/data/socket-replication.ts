@@ -179,6 +179,11 @@ export interface SocketReplicationOptions<RxDocType> {
   onSyncProblem?: (direction: SyncDirection, problem: SyncTrouble | undefined) => void;
   /** Fields a bare tombstone `{id, _deleted}` from the server gets (the collection requires them). */
   tombstoneDefaults?: Record<string, unknown>;
+  /**
+   * Runs once, with RxDB's replication state, before the first pull asks the server; a failure is
+   * logged and the pull goes on.
+   */
+  beforeFirstPull?: (internal: RxStorageInstanceReplicationState<RxDocType>) => Promise<unknown>;
 }
 
 /**
@@ -358,6 +363,16 @@ export function replicateOverSocket<RxDocType>(
     }
     return { documents: complete(documents) as never, checkpoint: next ?? undefined };
   };
+  let preparing: Promise<unknown> | undefined;
+  const prepared = () => {
+    const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+    const before = options.beforeFirstPull;
+    if (!before || !internal) return undefined;
+    preparing ??= before(internal).catch((error) =>
+      console.warn(`Preparing the pull of ${remoteCollection} failed:`, error),
+    );
+    return preparing;
+  };
   const state = replicateRxCollection<RxDocType, SyncCheckpoint>({
     collection: options.collection,
     replicationIdentifier: syncReplicationIdentifier(remoteCollection),
@@ -373,6 +388,7 @@ export function replicateOverSocket<RxDocType>(
       async handler(checkpoint, batchSize) {
         pulling += 1;
         try {
+          await prepared();
           const batch = await pullBatch(checkpoint ?? null, batchSize);
           options.onSyncProblem?.('receive', undefined);
           return batch;
