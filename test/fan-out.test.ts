@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../server/src/app';
 import { createLogger } from '../server/src/platform/logging';
 import { startTestApp, type TestApp, testConfig } from './helpers/app';
+import { testEngine } from './helpers/database';
 import { createForm, createOrg, createTask, type Member } from './helpers/factories';
 import { deadPort } from './helpers/network';
 import { connectSync } from './helpers/sync-client';
@@ -64,17 +66,27 @@ async function health(url: string) {
  * A replica connected to `replicaOn` pulls a new task, which is retitled over REST on
  * `answeredBy`; resolves once the replica's stream has brought the new title.
  */
-async function retitledAndStreamed(at: { replicaOn: string; answeredBy: string; title: string }) {
+async function retitledAndStreamed(at: {
+  replicaOn: string;
+  answeredBy: string;
+  title: string;
+  /** Runs right before the write (starts a transaction that hides it, say). */
+  before?: () => Promise<void>;
+  /** Runs right after the write was answered (ends that transaction). */
+  after?: () => Promise<void>;
+}) {
   const client = await connectSync({ url: at.replicaOn }, admin.client.accessToken as string);
   try {
     const task = await createTask(admin, form.id, { title: 'Before' });
     await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === task.id));
+    await at.before?.();
     const answer = await fetch(`${at.answeredBy}/api/tasks/${task.id}`, {
       method: 'PATCH',
       headers: { authorization: `Bearer ${admin.client.accessToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: at.title }),
     });
     expect(answer.status).toBe(200);
+    await at.after?.();
     await vi.waitFor(
       () => {
         const documents = client.streamed.filter((m) => m.collection === 'tasks').flatMap((m) => m.documents);
@@ -100,6 +112,39 @@ describe.skipIf(!available)('server instances sharing Redis', () => {
       // Answered by the first instance; the replica is connected to the other.
       await retitledAndStreamed({ replicaOn: other.url, answeredBy: one.url, title: 'After' });
     } finally {
+      await one.close();
+      await other.close();
+    }
+  });
+
+  it('stream a change announced while an older transaction hides it soon after that one ends, not at the next poll', async (context) => {
+    if (testEngine() !== 'postgres') context.skip('needs a second connection: a PostgreSQL server');
+    const prefix = `orbita-test-${randomUUID()}`;
+    const one = await instance(REDIS_URL, prefix);
+    const other = await instance(REDIS_URL, prefix);
+    const older = new pg.Client({ connectionString: t.database.url });
+    await older.connect();
+    try {
+      for (const { url } of [one, other]) {
+        await expect.poll(async () => (await health(url)).redis, { timeout: 10_000 }).toEqual({ status: 'up' });
+      }
+      await retitledAndStreamed({
+        replicaOn: other.url,
+        answeredBy: one.url,
+        title: 'After the report',
+        // A transaction older than the write runs on: the other instance's look at the
+        // announcement cannot see the write yet.
+        before: async () => {
+          await older.query('BEGIN');
+          await older.query('SELECT pg_current_xact_id()');
+        },
+        after: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await older.query('COMMIT');
+        },
+      });
+    } finally {
+      await older.end();
       await one.close();
       await other.close();
     }

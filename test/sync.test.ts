@@ -1185,4 +1185,41 @@ describe('stream', () => {
       await quiet.close();
     }
   });
+
+  it('streams a write hidden at first behind an older transaction soon after that one ends, not at the next poll', async (context) => {
+    if (testEngine() !== 'postgres') context.skip('needs two connections: a PostgreSQL server');
+    const config = testConfig({ dataDir: t.dataDir, syncPollMs: 60_000 });
+    const quiet = createApp({ config, db: t.database.db, logger: createLogger(config) });
+    const { url } = await quiet.listen();
+    // A long transaction (a report, another instance's write) started before the write.
+    const older = new pg.Client({ connectionString: t.database.url });
+    await older.connect();
+    try {
+      const client = await connectSync({ url }, alice.client.accessToken as string);
+      const task = await createTask(admin, form.id, { title: 'Before' });
+      await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id));
+      await older.query('BEGIN');
+      await older.query('SELECT pg_current_xact_id()');
+      const answer = await fetch(`${url}/api/tasks/${task.id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${admin.client.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'After' }),
+      });
+      expect(answer.status).toBe(200);
+      const streamedTitle = () =>
+        client.streamed
+          .filter((m) => m.collection === 'tasks')
+          .flatMap((m) => m.documents)
+          .findLast((d) => d.id === task.id)?.title;
+      // Hidden while the older transaction runs: no replica may skip past what it may still commit.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(streamedTitle()).toBeUndefined();
+      await older.query('COMMIT');
+      await vi.waitFor(() => expect(streamedTitle()).toBe('After'), { timeout: 10_000, interval: 50 });
+      client.close();
+    } finally {
+      await older.end();
+      await quiet.close();
+    }
+  });
 });

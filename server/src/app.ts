@@ -146,7 +146,7 @@ export function createApp(options: AppOptions): App {
     announce: fanOut && (() => fanOut.announce(SYNC_CHANGED)),
   });
   // A change another instance answered: this one's replicas see it now, not at the next poll.
-  fanOut?.on(SYNC_CHANGED, () => void sync.tick());
+  fanOut?.on(SYNC_CHANGED, () => void sync.changedElsewhere());
   // A write answered here reaches connected replicas at once, not at the next poll.
   web.use((req, res, next) => {
     if (!SAFE_METHODS.has(req.method))

@@ -40,6 +40,8 @@ interface ReadAhead {
 
 /** How long a page read ahead may wait for its request. */
 const READ_AHEAD_MS = 2_000;
+/** The first wait before looking again for a write hidden behind an older transaction (then doubled). */
+const FOLLOW_FIRST_MS = 25;
 
 /** Whether two callers see the same records (what a pull's visibility depends on). */
 function sameViewer(a: AuthContext, b: AuthContext): boolean {
@@ -88,13 +90,15 @@ function later(a: SyncCheckpoint | null | undefined, b: SyncCheckpoint | null): 
 }
 
 export interface SyncServer {
-  /** Looks for new changes now and streams them (another instance announced one). */
+  /** Looks for new changes now and streams them. */
   tick(): Promise<void>;
   /**
    * A write this server answered: looks now, so its replicas see it at once, and announces it to
    * the other instances (through Redis, when shared), whose pollers would otherwise find it later.
    */
   changed(): Promise<void>;
+  /** Another instance announced a write it answered: looks now, as `changed()` does, without announcing. */
+  changedElsewhere(): Promise<void>;
   close(): void;
 }
 
@@ -357,13 +361,19 @@ export function attachSync(
       });
     }
   }
+  /** The horizon and next transaction id as of the last look (see `followWrites`). */
+  let seen: { xmin: bigint; xmax: bigint } | undefined;
   /** One cheap query tells whether anything committed since the last look (new changes, or older transactions ended). */
   async function look(): Promise<void> {
     try {
-      const { rows } = await db.query<{ marker: string }>(
-        "SELECT (SELECT last_value FROM sync_seq)::text || ':' || pg_snapshot_xmin(pg_current_snapshot())::text AS marker",
+      const { rows } = await db.query<{ seq: string; xmin: string; xmax: string }>(
+        `SELECT (SELECT last_value FROM sync_seq)::text AS seq, pg_snapshot_xmin(s)::text AS xmin,
+                pg_snapshot_xmax(s)::text AS xmax
+           FROM pg_current_snapshot() AS s`,
       );
-      const now = rows[0]?.marker ?? '';
+      const row = rows[0];
+      if (row) seen = { xmin: BigInt(row.xmin), xmax: BigInt(row.xmax) };
+      const now = row ? `${row.seq}:${row.xmin}` : '';
       if (now === marker) return;
       marker = now;
       for (const socket of namespace.sockets.values()) {
@@ -398,15 +408,43 @@ export function attachSync(
     })();
     return running;
   }
+  /**
+   * A write answered here streams once every transaction older than it has ended (the horizon);
+   * one still running — a long report, another instance's transaction — hides it from the look the
+   * write asked for. Until the horizon passes the writes answered so far, looks follow at growing
+   * intervals up to the poll's, so they stream soon after, not at the next poll.
+   */
+  let following: bigint | undefined;
+  let followWait = FOLLOW_FIRST_MS;
+  async function followWrites(): Promise<void> {
+    while (!closed && following !== undefined && seen && seen.xmin < following && followWait < options.pollMs) {
+      await new Promise((resolve) => setTimeout(resolve, followWait).unref());
+      followWait *= 2;
+      await tick();
+    }
+    following = undefined;
+  }
+  /** Looks now after a write (answered here or announced), then follows it while it is hidden. */
+  async function lookAfterWrite(): Promise<void> {
+    await tick();
+    // Everything the write committed has an id below the next one as of the look after it.
+    const after = seen;
+    if (!after || after.xmin >= after.xmax) return;
+    followWait = FOLLOW_FIRST_MS;
+    const chasing = following !== undefined;
+    if (following === undefined || following < after.xmax) following = after.xmax;
+    if (!chasing) void followWrites();
+  }
   function changed(): Promise<void> {
     options.announce?.();
-    return tick();
+    return lookAfterWrite();
   }
   const timer = setInterval(() => void tick(), options.pollMs);
   timer.unref();
   return {
     tick,
     changed,
+    changedElsewhere: lookAfterWrite,
     close() {
       closed = true;
       clearInterval(timer);
