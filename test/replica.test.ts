@@ -49,12 +49,17 @@ beforeAll(async () => {
     ],
   });
 });
+
+/** Stops a replica's replication and closes it (RxDB's free tier opens at most 13 collections per process). */
+async function closeReplica(replica: Replica): Promise<void> {
+  if (replicas.includes(replica)) replicas.splice(replicas.indexOf(replica), 1);
+  await replica.sync.cancel();
+  replica.socket.close();
+  await replica.db.close();
+}
+
 afterAll(async () => {
-  for (const replica of replicas) {
-    await replica.sync.cancel();
-    replica.socket.close();
-    await replica.db.close();
-  }
+  for (const replica of [...replicas]) await closeReplica(replica);
   await t.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -326,10 +331,7 @@ describe('desktop replicas', () => {
     await vi.waitFor(async () => expect(await taskIn(first, task.id)).toBeDefined(), WAIT);
     // Everything pulled is handled: the replication goes on from after this task next time.
     await first.sync.awaitInSync();
-    replicas.splice(replicas.indexOf(first), 1);
-    await first.sync.cancel();
-    first.socket.close();
-    await first.db.close();
+    await closeReplica(first);
     // The app closed between RxDB's two writes of the pulled task: its record of the server state
     // never reached the disk.
     forgetServerState('closed-between', task.id);
@@ -357,11 +359,7 @@ describe('desktop replicas', () => {
       await vi.waitFor(async () => expect((await taskIn(again, task.id))?.title).toBe('Renamed in the office'), WAIT);
       expect(again.lost.filter((edit) => edit.id === task.id)).toEqual([]);
     } finally {
-      // RxDB's free tier opens at most 13 collections per process: this replica's are closed.
-      replicas.splice(replicas.indexOf(again), 1);
-      await again.sync.cancel();
-      again.socket.close();
-      await again.db.close();
+      await closeReplica(again);
     }
   });
 
@@ -372,10 +370,7 @@ describe('desktop replicas', () => {
     const first = await replica(alice, 'unmarked', { onDisk: true });
     await vi.waitFor(async () => expect(await taskIn(first, kept.id)).toBeDefined(), WAIT);
     await first.sync.awaitInSync();
-    replicas.splice(replicas.indexOf(first), 1);
-    await first.sync.cancel();
-    first.socket.close();
-    await first.db.close();
+    await closeReplica(first);
     // Written by a release that lost the mark of documents new to the replica, and closed between
     // RxDB's two writes of the pulled task: neither its mark nor its record is on disk.
     forgetServerState('unmarked', task.id);
@@ -393,10 +388,7 @@ describe('desktop replicas', () => {
       await vi.waitFor(async () => expect((await taskIn(again, kept.id))?.fields?.[note]).toBe('office'), WAIT);
       expect(again.lost).toEqual([]);
     } finally {
-      replicas.splice(replicas.indexOf(again), 1);
-      await again.sync.cancel();
-      again.socket.close();
-      await again.db.close();
+      await closeReplica(again);
     }
   });
 
@@ -464,11 +456,7 @@ describe('desktop replicas', () => {
       );
       expect(alices.lost.filter((edit) => edit.id === task.id)).toEqual([]);
     } finally {
-      // RxDB's free tier opens at most 13 collections per process: this replica's are closed.
-      replicas.splice(replicas.indexOf(alices), 1);
-      await alices.sync.cancel();
-      alices.socket.close();
-      await alices.db.close();
+      await closeReplica(alices);
     }
   });
 

@@ -31,6 +31,7 @@ async function health(url: string) {
 }
 
 describe('npm start', () => {
+  // Two cold starts of the real process on a fresh embedded database: slow on a busy machine.
   it('runs on the embedded engine with no set-up, stops cleanly, and keeps its data for the next start', async () => {
     const first = start({ DATA_DIR: dataDir });
     const url = await first.listening;
@@ -47,7 +48,7 @@ describe('npm start', () => {
     expect((await health(secondUrl)).body.database.schemaVersion).toBe(await latestMigration());
     // The journal persisted: nothing is applied again.
     expect(second.output.join('\n')).toMatch(/0 migrations applied now/);
-  });
+  }, 90_000);
 
   it('runs on the PostgreSQL server named by DATABASE_URL, migrating it at start', async (context) => {
     if (testEngine() !== 'postgres') context.skip('needs a PostgreSQL server');
