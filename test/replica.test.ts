@@ -367,7 +367,7 @@ describe('desktop replicas', () => {
     const [, note] = form.fields.map((field: { id: string }) => field.id);
     const task = await createTask(admin, form.id, { title: 'Unmarked', fields: { [note]: 'n0' } });
     const kept = await createTask(admin, form.id, { title: 'Recorded', fields: { [note]: 'n0' } });
-    const first = await replica(alice, 'unmarked', { onDisk: true });
+    const first = await replica(alice, 'unmarked');
     await vi.waitFor(async () => expect(await taskIn(first, kept.id)).toBeDefined(), WAIT);
     await first.sync.awaitInSync();
     await closeReplica(first);
@@ -381,7 +381,7 @@ describe('desktop replicas', () => {
     // The office changes both; the reopened replica takes the changes.
     await admin.client.patch(`/api/tasks/${task.id}`, { fields: { [note]: 'office' } });
     await admin.client.patch(`/api/tasks/${kept.id}`, { fields: { [note]: 'office' } });
-    const again = await replica(alice, 'unmarked', { onDisk: true, markUnrecordedPulls: true });
+    const again = await replica(alice, 'unmarked', { markUnrecordedPulls: true });
     try {
       expect(await again.sync.unrecordedPullsMarked).toEqual([task.id]);
       await vi.waitFor(async () => expect((await taskIn(again, task.id))?.fields?.[note]).toBe('office'), WAIT);
