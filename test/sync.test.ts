@@ -8,7 +8,7 @@ import { createLogger } from '../server/src/platform/logging';
 import { startTestApp, type TestApp, testConfig } from './helpers/app';
 import { testEngine } from './helpers/database';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
-import { connectSync, syncClients } from './helpers/sync-client';
+import { connectSync, rawSyncCall, syncClients } from './helpers/sync-client';
 
 let t: TestApp;
 let admin: Member;
@@ -786,6 +786,56 @@ describe('push', () => {
       await admin.client.patch(`/api/tasks/${other.id}`, { title: 'Other' });
       pulled.splice(0, pulled.length, ...(await client.pullAll('tasks')).documents);
     }
+  });
+
+  it('refuses a document nested thousands deep on its own, echoing nothing of it, never failing the push', async () => {
+    const task = await createTask(admin, form.id, { title: 'Deep' });
+    const other = await createTask(admin, form.id, { title: 'Beside' });
+    const client = await replica(alice);
+    const pulled = (await client.pullUntil('tasks', (docs) => ids(docs).includes(other.id))).documents;
+    const base = (id: string) => pulled.find((d) => d.id === id) as SyncDocument;
+    const deep = `${'['.repeat(20_000)}"x"${']'.repeat(20_000)}`;
+    const [note] = form.fields.map((field: { id: string }) => field.id);
+    // Written by hand: too deep for the Socket.IO client's own encoding.
+    const deepTask = JSON.stringify({ ...base(task.id), fields: { [note]: '__DEEP__' } }).replace('"__DEEP__"', deep);
+    const beside = JSON.stringify({
+      assumedMasterState: base(other.id),
+      newDocumentState: { ...base(other.id), title: 'Beside, renamed' },
+    });
+    for (const rows of [
+      `[{"assumedMasterState":${JSON.stringify(base(task.id))},"newDocumentState":${deepTask}},${beside}]`,
+      // A base nested as deep is refused alike: it is compared value by value with the server's.
+      `[{"assumedMasterState":${deepTask},"newDocumentState":${JSON.stringify(base(task.id))}}]`,
+    ]) {
+      const answer = (await rawSyncCall(
+        t,
+        alice.client.accessToken as string,
+        'sync:push',
+        `{"collection":"tasks","rows":${rows}}`,
+      )) as {
+        ok: boolean;
+        data: { lost: unknown[]; conflicts: SyncDocument[] };
+      };
+      expect(answer.ok, JSON.stringify(answer).slice(0, 300)).toBe(true);
+      expect(answer.data.lost).toEqual([
+        expect.objectContaining({
+          id: task.id,
+          attempted: null,
+          code: 'validation_failed',
+          detail: expect.stringContaining('32 levels'),
+        }),
+      ]);
+      expect(answer.data.conflicts).toEqual([expect.objectContaining({ id: task.id, title: 'Deep' })]);
+    }
+    expect((await admin.client.get(`/api/tasks/${other.id}`)).body.title).toBe('Beside, renamed');
+    const rowsAnswer = (await rawSyncCall(
+      t,
+      admin.client.accessToken as string,
+      'sync:push',
+      `{"collection":"directory_rows","rows":[{"assumedMasterState":null,"newDocumentState":{"id":"${randomUUID()}","directoryId":"${randomUUID()}","parentId":null,"cells":[${deep}],"_deleted":false}}]}`,
+    )) as { ok: boolean; data: { lost: { attempted: unknown }[] } };
+    expect(rowsAnswer.ok).toBe(true);
+    expect(rowsAnswer.data.lost.map((edit) => edit.attempted)).toEqual([null]);
   });
 
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {

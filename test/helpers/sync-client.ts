@@ -1,6 +1,7 @@
 import type { PullResponse, PushResponse, SyncAck, SyncCheckpoint, SyncDocument } from '@shared/sync';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll } from 'vitest';
+import WebSocket from 'ws';
 import type { TestApp } from './app';
 
 export interface SyncClient {
@@ -93,4 +94,33 @@ export function syncClients(app: () => TestApp) {
     clients.push(client);
     return client;
   };
+}
+
+/**
+ * Sends one `/sync` event written as raw JSON text over Engine.IO's WebSocket transport, and
+ * resolves with its acknowledgement: for messages the Socket.IO client cannot encode itself (it
+ * walks every value recursively, so a document nested thousands deep overflows its stack first).
+ */
+export async function rawSyncCall(
+  t: Pick<TestApp, 'url'>,
+  token: string,
+  event: string,
+  payloadJson: string,
+): Promise<unknown> {
+  const socket = new WebSocket(`${t.url.replace(/^http/, 'ws')}/socket.io/?EIO=4&transport=websocket`);
+  try {
+    return await new Promise((resolve, reject) => {
+      socket.on('error', reject);
+      socket.on('message', (data) => {
+        const text = data.toString();
+        if (text.startsWith('0')) socket.send(`40/sync,${JSON.stringify({ token })}`);
+        else if (text === '2') socket.send('3');
+        else if (text.startsWith('40/sync,')) socket.send(`42/sync,1[${JSON.stringify(event)},${payloadJson}]`);
+        else if (text.startsWith('44/sync,')) reject(new Error(`refused: ${text}`));
+        else if (text.startsWith('43/sync,1')) resolve((JSON.parse(text.slice('43/sync,1'.length)) as unknown[])[0]);
+      });
+    });
+  } finally {
+    socket.close();
+  }
 }

@@ -223,13 +223,14 @@ export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
         if (!z.uuid().safeParse(next.id).success) {
           throw Problem.of('validation_failed', 'Every pushed row needs its UUID in id.');
         }
-        const detail = malformedPush(PushedRow, next);
-        if (detail) {
+        const malformed = malformedPush(PushedRow, row);
+        if (malformed) {
           // One malformed row is refused on its own; the replica lands on the server's state.
+          const { detail, attempted } = malformed;
           lost.push({
             id: next.id,
             path: '',
-            attempted: next,
+            attempted,
             kept: null,
             reason: 'refused',
             detail,

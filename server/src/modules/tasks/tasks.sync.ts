@@ -229,14 +229,15 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
         if (!z.uuid().safeParse(row.newDocumentState.id).success) {
           throw Problem.of('validation_failed', 'Every pushed task needs its UUID in id.');
         }
-        const detail = malformedPush(PushedTask, row.newDocumentState);
-        if (detail) {
+        const malformed = malformedPush(PushedTask, row);
+        if (malformed) {
           // One malformed task is refused on its own; the replica lands on the server's state.
           const { id } = row.newDocumentState;
+          const { detail, attempted } = malformed;
           lost.push({
             id,
             path: '',
-            attempted: row.newDocumentState,
+            attempted,
             kept: null,
             reason: 'refused',
             detail,

@@ -50,7 +50,7 @@ describe('problem responses at the edge', () => {
     expect(problem.errors).toHaveLength(3);
   });
 
-  it('refuses text holding a NUL character, which PostgreSQL cannot store, naming where it is', async () => {
+  it('refuses text holding a NUL character and values nested too deep, naming where they are', async () => {
     const response = await t.request(
       '/api/probe/echo',
       json({ name: 'Pu\u0000mp', count: 3, tags: ['ok', 'b\u0000'] }),
@@ -66,6 +66,21 @@ describe('problem responses at the edge', () => {
       'validation_failed',
     );
     expect(query.errors[0]).toMatchObject({ location: 'query', pointer: '#/x', code: 'nul_character' });
+    // Found however deep it is; a body nested thousands deep is refused, not a stack overflow.
+    const deep = (depth: number, inner: string) => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
+    const nested = await expectProblem(
+      await t.request('/api/probe/echo', json(`{"name":"x","count":1,"tags":${deep(3, '"a\\u0000"')}}`)),
+      400,
+      'validation_failed',
+    );
+    expect(nested.errors[0]).toMatchObject({ pointer: '#/tags/0/0/0', code: 'nul_character' });
+    const tooDeep = await expectProblem(
+      await t.request('/api/probe/echo', json(`{"name":"x","count":1,"tags":${deep(4_000, '"ok"')}}`)),
+      400,
+      'validation_failed',
+    );
+    expect(tooDeep.errors[0]).toMatchObject({ location: 'body', code: 'too_deep' });
+    expect(tooDeep.errors[0].pointer.startsWith('#/tags/0/0/')).toBe(true);
   });
 
   it('refuses a missing body and a JSON body that is not an object', async () => {

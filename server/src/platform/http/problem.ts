@@ -63,32 +63,51 @@ function toPointer(path: readonly PropertyKey[]): string {
   return `#/${path.map((key) => String(key).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 }
 
+/** Places reported at the most by `inadmissibleValues`. */
+const INADMISSIBLE_MAX = 100;
+
+/** Levels of arrays and objects a request may nest: none of ours needs more than a few. */
+export const MAX_NESTING = 32;
+
 /**
- * Where `value` holds text with a NUL character (U+0000), in its strings or its keys: PostgreSQL
- * stores no NUL in text or jsonb, so such a value is refused where it comes in, not at the write.
+ * What no request may carry, wherever it is in `value`: text with a NUL character (U+0000), in a
+ * string or a key — PostgreSQL stores none in text or jsonb, so it is refused where it comes in,
+ * not at the write — and arrays or objects nested deeper than `MAX_NESTING`, which the server's
+ * recursive steps (comparing values, encoding an answer) cannot take. Walked without recursion.
  */
-export function nulCharacterErrors(location: ProblemFieldError['location'], value: unknown): ProblemFieldError[] {
+export function inadmissibleValues(location: ProblemFieldError['location'], value: unknown): ProblemFieldError[] {
+  interface Place {
+    value: unknown;
+    key?: PropertyKey;
+    parent?: Place;
+    depth: number;
+  }
   const errors: ProblemFieldError[] = [];
-  const visit = (inner: unknown, path: PropertyKey[]): void => {
+  const found = (place: Place, code: 'nul_character' | 'too_deep', detail: string) => {
+    const path: PropertyKey[] = [];
+    for (let at: Place | undefined = place; at?.parent; at = at.parent) path.push(at.key as PropertyKey);
+    errors.push({ location, pointer: toPointer(path.reverse()), detail, code });
+  };
+  const stack: Place[] = [{ value, depth: 0 }];
+  while (stack.length > 0 && errors.length < INADMISSIBLE_MAX) {
+    const place = stack.pop() as Place;
+    const inner = place.value;
     if (typeof inner === 'string') {
-      if (inner.includes('\u0000')) {
-        errors.push({
-          location,
-          pointer: toPointer(path),
-          detail: 'Text cannot contain the NUL character (U+0000)',
-          code: 'nul_character',
-        });
-      }
-    } else if (Array.isArray(inner)) {
-      for (const [index, item] of inner.entries()) visit(item, [...path, index]);
+      if (inner.includes('\u0000')) found(place, 'nul_character', 'Text cannot contain the NUL character (U+0000)');
     } else if (inner !== null && typeof inner === 'object') {
-      for (const [key, item] of Object.entries(inner)) {
-        if (key.includes('\u0000')) visit(key, [...path, key]);
-        visit(item, [...path, key]);
+      if (place.depth >= MAX_NESTING) {
+        found(place, 'too_deep', `Values cannot nest more than ${MAX_NESTING} levels deep`);
+        continue;
+      }
+      // Children in reverse, so they come off the stack in document order.
+      const children: [PropertyKey, unknown][] = Array.isArray(inner) ? [...inner.entries()] : Object.entries(inner);
+      for (let index = children.length - 1; index >= 0; index -= 1) {
+        const [key, child] = children[index] as [PropertyKey, unknown];
+        const holdsNul = typeof key === 'string' && key.includes('\u0000');
+        stack.push({ value: holdsNul ? key : child, key, parent: place, depth: place.depth + 1 });
       }
     }
-  };
-  visit(value, []);
+  }
   return errors;
 }
 

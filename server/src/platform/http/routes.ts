@@ -3,7 +3,7 @@ import { match } from 'path-to-regexp';
 import type { z } from 'zod';
 import type { Access, AuthContext, Authenticate } from '../auth/auth-context';
 import type { Logger } from '../logging';
-import { fieldErrors, nulCharacterErrors, Problem } from './problem';
+import { fieldErrors, inadmissibleValues, Problem } from './problem';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -107,9 +107,9 @@ function parsePart<S extends z.ZodType | undefined>(
 ): Infer<S> {
   if (!schema) return undefined as Infer<S>;
   const parsed = schema.safeParse(value);
-  const nul = nulCharacterErrors(location, value);
-  if (parsed.success && nul.length === 0) return parsed.data as Infer<S>;
-  const errors = [...nul, ...(parsed.success ? [] : fieldErrors(location, parsed.error))];
+  const inadmissible = inadmissibleValues(location, value);
+  if (parsed.success && inadmissible.length === 0) return parsed.data as Infer<S>;
+  const errors = [...inadmissible, ...(parsed.success ? [] : fieldErrors(location, parsed.error))];
   const first = errors[0];
   const where = first ? `${location} ${first.pointer}: ${first.detail}` : location;
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';

@@ -10,23 +10,38 @@ import type {
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/auth-context';
 import type { Queryable } from '../db/db';
-import { nulCharacterErrors, Problem } from '../http/problem';
+import { inadmissibleValues, Problem } from '../http/problem';
 
 /**
- * Why a pushed live document cannot go to the services at all — not of the `shape` they take, or
- * holding text PostgreSQL cannot store (a NUL character) — or undefined when it can. Such a
- * document is refused on its own, so the rest of the push goes through.
+ * Why a pushed document cannot go to the services at all, or undefined when it can: a live one not
+ * of the `shape` they take; any one holding what no request may carry (`inadmissibleValues`: a NUL
+ * character, nesting too deep). Such a document is refused on its own, so the rest of the push goes
+ * through; `attempted` is what the answer may echo of it (nothing of one nested too deep, which
+ * the answer's encoding could not take either).
  */
-export function malformedPush(shape: z.ZodType, document: SyncDocument): string | undefined {
-  if (document._deleted) return undefined;
-  const parsed = shape.safeParse(document);
-  const issues = [
-    ...(parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)),
-    ...nulCharacterErrors('body', document).map(
-      (error) => `${error.pointer.slice(2).replaceAll('/', '.')}: ${error.detail}`,
-    ),
+export function malformedPush(
+  shape: z.ZodType,
+  row: { assumedMasterState: SyncDocument | null; newDocumentState: SyncDocument },
+): { detail: string; attempted: SyncDocument | null } | undefined {
+  const document = row.newDocumentState;
+  const parsed = document._deleted ? undefined : shape.safeParse(document);
+  // The base is compared value by value with the server's: held to the same limits.
+  const inadmissible = [
+    ...inadmissibleValues('body', document),
+    ...inadmissibleValues('body', row.assumedMasterState).map((error) => ({
+      ...error,
+      pointer: `#/assumedMasterState${error.pointer.slice(1)}`,
+    })),
   ];
-  return issues.length > 0 ? issues.join('; ') : undefined;
+  const issues = [
+    ...(parsed && !parsed.success
+      ? parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      : []),
+    ...inadmissible.map((error) => `${error.pointer.slice(2).replaceAll('/', '.')}: ${error.detail}`),
+  ];
+  if (issues.length === 0) return undefined;
+  const tooDeep = inadmissible.some((error) => error.code === 'too_deep');
+  return { detail: issues.join('; '), attempted: tooDeep ? null : document };
 }
 
 /** A replicated collection, provided by the module that owns its records. */
