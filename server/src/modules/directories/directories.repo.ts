@@ -175,12 +175,15 @@ export async function insertRows(
     parentRowIds: string[];
     searchText: string;
   }[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await db.query(
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  // An id taken meanwhile (the same client-made row sent twice at once) is skipped, not an error:
+  // the caller compares the count with what it asked for.
+  const { rowCount } = await db.query(
     `INSERT INTO directory_rows (id, organization_id, directory_id, parent_id, position, cells, parent_row_ids, search_text)
      SELECT r.id, $1, $2, r.parent_id, r.position, r.cells, ARRAY(SELECT jsonb_array_elements_text(r.parent_row_ids))::uuid[], r.search_text
-       FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, parent_id uuid, position int, cells jsonb, parent_row_ids jsonb, search_text text)`,
+       FROM jsonb_to_recordset($3::jsonb) AS r(id uuid, parent_id uuid, position int, cells jsonb, parent_row_ids jsonb, search_text text)
+     ON CONFLICT (id) DO NOTHING`,
     [
       organizationId,
       directoryId,
@@ -196,6 +199,7 @@ export async function insertRows(
       ),
     ],
   );
+  return rowCount ?? 0;
 }
 
 export async function updateRow(

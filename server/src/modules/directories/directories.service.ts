@@ -352,7 +352,7 @@ export async function createRow(
     if ((await repo.findRows(tx, auth.organizationId, [id])).length > 0)
       throw Problem.of('conflict', `A row with id ${id} already exists.`);
     const siblings = await repo.lockSiblings(tx, auth.organizationId, directoryId, input.parentId);
-    await repo.insertRows(tx, auth.organizationId, directoryId, [
+    const inserted = await repo.insertRows(tx, auth.organizationId, directoryId, [
       {
         id,
         parentId: input.parentId,
@@ -362,6 +362,8 @@ export async function createRow(
         searchText: searchText(cells),
       },
     ]);
+    // Created by a request that ran alongside this one (the same client-made row sent twice).
+    if (inserted === 0) throw Problem.of('conflict', `A row with id ${id} already exists.`);
     if (input.position !== undefined) {
       const ordered = [...siblings];
       ordered.splice(Math.min(input.position, ordered.length), 0, id);
@@ -696,7 +698,12 @@ export async function importCsv(
     while (pending.length > 0) {
       const ready = pending.filter((r) => !r.parentId || inserted.has(r.parentId));
       if (ready.length === 0) throw Problem.of('validation_failed', 'The parent links in the file form a cycle.');
-      await repo.insertRows(tx, auth.organizationId, directoryId, ready);
+      if ((await repo.insertRows(tx, auth.organizationId, directoryId, ready)) < ready.length) {
+        throw Problem.of(
+          'conflict',
+          'Rows with ids of this file were created meanwhile: nothing was imported. Import again.',
+        );
+      }
       for (const r of ready) inserted.add(r.id);
       for (const r of ready) pending.splice(pending.indexOf(r), 1);
     }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
@@ -196,6 +197,24 @@ describe('rows', () => {
       (await member.client.patch(`/api/directories/${d.id}/rows/${added.body.id}`, { cells: ['Edited'] })).body
         .cells[0],
     ).toBe('Edited');
+  });
+});
+
+describe('rows made with the client’s id', () => {
+  it('takes the same row sent several times at once once: the others are told it exists, never a 500', async () => {
+    const d = await directory();
+    // A few rounds: requests that truly overlap are up to the scheduler.
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of ids) {
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          admin.client.post(`/api/directories/${d.id}/rows`, { id, cells: ['Quay'] }).then((r) => r.status),
+        ),
+      );
+      expect(answers.sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    }
+    const listed = (await admin.client.get(`/api/directories/${d.id}/rows`)).body.items as { id: string }[];
+    expect(listed.map((r) => r.id).sort()).toEqual(ids.sort());
   });
 });
 
