@@ -233,6 +233,14 @@ export async function countSiblingsBefore(
   return rows[0]?.n ?? 0;
 }
 
+/**
+ * Takes the directory's row tree for the rest of the transaction: changes of its shape (moves,
+ * new rows, deletions, imports) run one after another, so each sees the tree the one before left.
+ */
+export async function lockRowTree(db: Queryable, directoryId: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`directory_rows:${directoryId}`]);
+}
+
 export async function lockSiblings(
   db: Queryable,
   organizationId: string,

@@ -125,6 +125,16 @@ async function requireDirectory(db: Queryable, auth: AuthContext, id: string) {
   return directory;
 }
 
+/**
+ * The directory, its row tree taken for this transaction first, so that changes of the tree's
+ * shape run one after another: two moves checked at once each found no cycle (A under B, B under
+ * A) and together made one, and both rows left the tree.
+ */
+async function requireDirectoryTree(tx: Queryable, auth: AuthContext, id: string) {
+  await repo.lockRowTree(tx, id);
+  return requireDirectory(tx, auth, id);
+}
+
 function checkIndexes(columns: readonly repo.ColumnDef[], display: number, tree: number | null): ProblemFieldError[] {
   const errors: ProblemFieldError[] = [];
   if (display >= columns.length)
@@ -335,7 +345,7 @@ export async function createRow(
 ) {
   const id = input.id ?? newId();
   await deps.db.transaction(async (tx) => {
-    const directory = await requireDirectory(tx, auth, directoryId);
+    const directory = await requireDirectoryTree(tx, auth, directoryId);
     const { cells, errors } = normalizeCells(directory.columns, input.cells, '#/cells');
     errors.push(
       ...(await checkParentRows(
@@ -413,7 +423,7 @@ export async function updateRow(
 /** Deletes a row; its children move up to its parent, in its place. Tasks that chose it show it as deleted. */
 export async function deleteRow(deps: DirectoriesDeps, auth: AuthContext, directoryId: string, rowId: string) {
   await deps.db.transaction(async (tx) => {
-    await requireDirectory(tx, auth, directoryId);
+    await requireDirectoryTree(tx, auth, directoryId);
     const row = await requireRow(tx, auth, directoryId, rowId);
     const siblings = await repo.lockSiblings(tx, auth.organizationId, directoryId, row.parent_id);
     const children = await repo.lockSiblings(tx, auth.organizationId, directoryId, rowId);
@@ -433,7 +443,7 @@ export async function moveRow(
   target: { parentId: string | null; position: number },
 ) {
   await deps.db.transaction(async (tx) => {
-    await requireDirectory(tx, auth, directoryId);
+    await requireDirectoryTree(tx, auth, directoryId);
     const row = await requireRow(tx, auth, directoryId, rowId);
     await checkParent(tx, auth, directoryId, target.parentId);
     if (target.parentId) {
@@ -574,7 +584,7 @@ export async function importCsv(
   input: { csv: string; mode: 'append' | 'replace'; dryRun: boolean },
 ) {
   return deps.db.transaction(async (tx) => {
-    const directory = await requireDirectory(tx, auth, directoryId);
+    const directory = await requireDirectoryTree(tx, auth, directoryId);
     const errors: { line: number; column: string | null; detail: string }[] = [];
     let records: string[][];
     try {

@@ -112,6 +112,24 @@ describe('row trees', () => {
     expect(shape((await tree(d.id)).nodes)).toEqual([['A', [['B', ['C']]]]]);
   });
 
+  it('refuses one of two moves made at once that together would make a cycle: both rows stay in the tree', async () => {
+    const d = await directory();
+    // A few rounds: requests that truly overlap are up to the scheduler.
+    for (let round = 0; round < 4; round++) {
+      const a = await row(d.id, [`A${round}`]);
+      const b = await row(d.id, [`B${round}`]);
+      const answers = await Promise.all([
+        admin.client.patch(`/api/directories/${d.id}/rows/${a.id}/move`, { parentId: b.id, position: 0 }),
+        admin.client.patch(`/api/directories/${d.id}/rows/${b.id}/move`, { parentId: a.id, position: 0 }),
+      ]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+      expect(answers.find((answer) => answer.status === 409)?.body.code).toBe('tree_cycle');
+    }
+    const labels = JSON.stringify(shape((await tree(d.id)).nodes));
+    for (let round = 0; round < 4; round++) expect(labels).toContain(`A${round}`);
+    for (let round = 0; round < 4; round++) expect(labels).toContain(`B${round}`);
+  });
+
   it('groups rows by a column’s values in column-value mode, labelled by the display column', async () => {
     const d = await directory({ tree_display_column_index: 1 });
     await row(d.id, ['Moscow', 'MSK', 'Center']);
