@@ -408,6 +408,18 @@ export async function existingRoleIds(
   return rows.map((row) => row.id);
 }
 
+/**
+ * The ids of these that are roles of the organization, held for the rest of the (writing)
+ * transaction: a deletion of one waits, so memberships written meanwhile never name a role gone.
+ */
+export async function holdRoles(db: Queryable, organizationId: string, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM roles WHERE organization_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE',
+    [organizationId, ids],
+  );
+  return rows.map((row) => row.id);
+}
+
 export async function setRoleMembers(
   db: Queryable,
   organizationId: string,

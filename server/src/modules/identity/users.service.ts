@@ -23,7 +23,7 @@ const userNotFound = (userId: string) => Problem.of('not_found', `There is no us
 
 /** Refuses ids that are not of the organization, naming them (another organization's look unknown). */
 async function assertRolesExist(tx: Queryable, organizationId: string, roleIds: readonly string[], field = 'roleIds') {
-  const found = new Set(await repo.existingRoleIds(tx, organizationId, roleIds));
+  const found = new Set(await repo.holdRoles(tx, organizationId, roleIds));
   const missing = roleIds.filter((id) => !found.has(id));
   if (missing.length > 0) {
     throw Problem.of('validation_failed', `Unknown roles: ${missing.join(', ')}.`, {
@@ -243,7 +243,8 @@ export async function setRoleMembers(
   userIds: string[],
 ) {
   await deps.db.transaction(async (tx) => {
-    if (!(await repo.findRole(tx, auth.organizationId, roleId))) throw roleNotFound(roleId);
+    // Held: a deletion of the role at the same moment waits for this, instead of failing it.
+    if ((await repo.holdRoles(tx, auth.organizationId, [roleId])).length === 0) throw roleNotFound(roleId);
     await assertUsersExist(tx, auth.organizationId, userIds, 'userIds');
     await repo.setRoleMembers(tx, auth.organizationId, roleId, [...new Set(userIds)]);
   });

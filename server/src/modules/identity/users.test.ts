@@ -125,6 +125,20 @@ describe('users and roles', () => {
     expect((await admin.client.get(`/api/roles/${created.body.id}`)).status).toBe(404);
   });
 
+  it('answers a role deleted at the moment its members are set with 404 or a set done before it, never a 500', async () => {
+    // A few rounds: requests that truly overlap are up to the scheduler.
+    for (let round = 0; round < 6; round++) {
+      const role = (await admin.client.post('/api/roles', { name: `Shift ${round}` })).body as { id: string };
+      const [deleted, members] = await Promise.all([
+        admin.client.delete(`/api/roles/${role.id}`),
+        admin.client.put(`/api/roles/${role.id}/members`, { userIds: [admin.userId] }),
+      ]);
+      expect(deleted.status).toBe(204);
+      expect([200, 404]).toContain(members.status);
+      expect((await admin.client.get(`/api/roles/${role.id}`)).status).toBe(404);
+    }
+  });
+
   it('brings back a user deactivated before joining as invited, who then joins from a new invitation', async () => {
     const invited = await admin.client.post('/api/users', { email: 'paused@example.org', name: 'Paused' });
     await admin.client.patch(`/api/users/${invited.body.id}`, { status: 'deactivated' });

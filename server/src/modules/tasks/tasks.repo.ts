@@ -55,7 +55,21 @@ export async function findVisibleTask(db: Queryable, v: Visibility, taskId: stri
   return rows[0];
 }
 
+/**
+ * Holds the form's workflow for the rest of the transaction: an administrator replacing it (which
+ * takes the form for update) waits, so a status checked here is not removed before this commits.
+ */
+export async function holdWorkflow(db: Queryable, organizationId: string, formId: string): Promise<void> {
+  await db.query('SELECT 1 FROM forms WHERE organization_id = $1 AND id = $2 FOR KEY SHARE', [organizationId, formId]);
+}
+
+/** The task, for update, its form's workflow held first (`holdWorkflow`; the form, then the task). */
 export async function lockTask(db: Queryable, organizationId: string, taskId: string): Promise<TaskRow | undefined> {
+  await db.query(
+    `SELECT 1 FROM forms f JOIN tasks t ON t.form_id = f.id
+      WHERE t.organization_id = $1 AND t.id = $2 FOR KEY SHARE OF f`,
+    [organizationId, taskId],
+  );
   const { rows } = await db.query<TaskRow>(
     `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.organization_id = $1 AND t.id = $2 AND t.deleted_at IS NULL FOR UPDATE`,
     [organizationId, taskId],

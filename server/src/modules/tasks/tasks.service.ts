@@ -129,6 +129,7 @@ function validationProblem(errors: ProblemFieldError[]): Problem {
 }
 
 async function usableForm(tx: Queryable, auth: AuthContext, formId: string): Promise<FormDefinition> {
+  await repo.holdWorkflow(tx, auth.organizationId, formId);
   const definition = await getFormDefinition(tx, auth.organizationId, formId);
   if (!definition || !canUseForm(auth, definition.form)) throw formNotFound(formId);
   if (definition.form.deleted_at) throw Problem.of('form_deleted', 'The form is deleted and takes no new tasks.');

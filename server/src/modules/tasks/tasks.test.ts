@@ -258,6 +258,30 @@ describe('transitions', () => {
     const foreign = await alice.client.post(`/api/tasks/${task.id}/transition`, { statusId: randomUUID() });
     expect(foreign.status).toBe(400);
   });
+
+  it('never leaves a task in a status removed at the moment it moved there', async () => {
+    // A few rounds: requests that truly overlap are up to the scheduler.
+    for (let round = 0; round < 4; round++) {
+      const own = await createForm(admin);
+      type Status = { id: string; name: string; initial: boolean; final: boolean };
+      const [first, second, third] = own.statuses as [Status, Status, Status];
+      const task = await createTask(admin, own.id);
+      const kept = [first, third].map((s) => ({ id: s.id, name: s.name, initial: s.initial, final: s.final }));
+      const [replaced, moved] = await Promise.all([
+        admin.client.put(`/api/forms/${own.id}/statuses`, {
+          statuses: kept,
+          transitions: [{ from: first.id, to: third.id }],
+        }),
+        admin.client.post(`/api/tasks/${task.id}/transition`, { statusId: second.id }),
+      ]);
+      // Whichever came second saw the first: the move into a removed status, or the removal of a
+      // status a task is now in, is refused.
+      expect([replaced.status, moved.status].filter((status) => status === 200)).toHaveLength(1);
+      const workflow = (await admin.client.get(`/api/forms/${own.id}/statuses`)).body.statuses as { id: string }[];
+      const { statusId } = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+      expect(workflow.map((s) => s.id)).toContain(statusId);
+    }
+  });
 });
 
 describe('history and audit', () => {
