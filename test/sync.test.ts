@@ -844,6 +844,51 @@ describe('push', () => {
     expect(rowsAnswer.data.lost.map((edit) => edit.attempted)).toEqual([null]);
   });
 
+  it('takes a new task and a new row pushed several times at once as one each, telling no push it was not kept', async () => {
+    // A replica retrying a push whose first attempt still runs sends the same new records again.
+    const clients = await Promise.all([replica(admin), replica(admin), replica(admin), replica(admin)]);
+    const initial = (form.statuses as { id: string; initial: boolean }[]).find((status) => status.initial)?.id;
+    const directory = (await admin.client.post('/api/directories', { name: 'Twice', columns: [{ name: 'Name' }] }))
+      .body as { id: string };
+    // A few rounds: requests that truly overlap are up to the scheduler.
+    for (let round = 0; round < 3; round++) {
+      const task = {
+        id: randomUUID(),
+        _deleted: false,
+        formId: form.id,
+        statusId: initial,
+        title: `Sent twice ${round}`,
+        description: '',
+        fields: {},
+        assignees: [],
+      };
+      const row = {
+        id: randomUUID(),
+        _deleted: false,
+        directoryId: directory.id,
+        parentId: null,
+        cells: [`Row sent twice ${round}`],
+        parentRowIds: [],
+      };
+      const answers = await Promise.all([
+        ...clients.map((client) => client.push('tasks', [{ assumedMasterState: null, newDocumentState: task }])),
+        ...clients.map((client) =>
+          client.push('directory_rows', [{ assumedMasterState: null, newDocumentState: row }]),
+        ),
+      ]);
+      for (const answer of answers) {
+        if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+        expect(answer.data.lost).toEqual([]);
+      }
+      expect((await admin.client.get(`/api/tasks/${task.id}`)).body.title).toBe(`Sent twice ${round}`);
+      const rows = (await admin.client.get(`/api/directories/${directory.id}/rows?limit=500`)).body.items as {
+        id: string;
+        cells: string[];
+      }[];
+      expect(rows.find((r) => r.id === row.id)?.cells).toEqual([`Row sent twice ${round}`]);
+    }
+  });
+
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
     const client = await replica(alice);
     const id = randomUUID();

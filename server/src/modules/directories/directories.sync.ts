@@ -9,6 +9,7 @@ import {
   changedSince,
   checkpointParams,
   clientWins,
+  createdOrMerged,
   keptValuesWithoutBase,
   keptWithoutBase,
   knownBase,
@@ -102,7 +103,7 @@ async function pushRow(
   next: RowState,
   lost: LostEdit[],
   beforePush: SyncDocument | undefined,
-) {
+): Promise<void> {
   const id = next.id;
   const current = await currentRow(deps, auth, id);
   if (!current) {
@@ -116,17 +117,22 @@ async function pushRow(
     const directoryId = String(next.directoryId);
     const parentId = typeof next.parentId === 'string' ? next.parentId : null;
     const order = typeof next.position === 'number' ? next.position : undefined;
-    await directories.createRow(deps, auth, directoryId, {
-      id,
-      parentId,
-      position:
-        order === undefined
-          ? undefined
-          : await repo.countSiblingsBefore(deps.db, auth.organizationId, directoryId, parentId, id, order),
-      cells: (next.cells as Cell[]) ?? [],
-      parentRowIds: (next.parentRowIds as string[]) ?? [],
-    });
-    return;
+    return createdOrMerged(
+      async () => {
+        await directories.createRow(deps, auth, directoryId, {
+          id,
+          parentId,
+          position:
+            order === undefined
+              ? undefined
+              : await repo.countSiblingsBefore(deps.db, auth.organizationId, directoryId, parentId, id, order),
+          cells: (next.cells as Cell[]) ?? [],
+          parentRowIds: (next.parentRowIds as string[]) ?? [],
+        });
+      },
+      async () => (await currentRow(deps, auth, id)) !== undefined,
+      () => pushRow(deps, auth, pushedBase, next, lost, undefined),
+    );
   }
   // The version a row without a base names is looked up as the server held it when the push began:
   // an earlier row of the same push (a sibling deleted or moved) renumbers the row, a new version

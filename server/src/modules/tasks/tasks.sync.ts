@@ -6,6 +6,7 @@ import {
   changedSince,
   checkpointParams,
   clientWins,
+  createdOrMerged,
   keptValuesWithoutBase,
   keptWithoutBase,
   knownBase,
@@ -114,7 +115,7 @@ async function pushTask(
   pushedBase: SyncDocument | null,
   next: SyncDocument,
   lost: LostEdit[],
-) {
+): Promise<void> {
   const id = next.id;
   const current = await tasks.getTask(deps, auth, id).catch((error: unknown) => {
     if (error instanceof Problem && error.status === 404) return undefined;
@@ -127,16 +128,27 @@ async function pushTask(
       // the user is told what they changed.
       return lostWithRecord(lost, id, taskRecord(next), { base: taskValues(pushedBase), next: taskValues(next) });
     }
-    const created = await tasks.createTask(deps, auth, {
-      id,
-      formId: String(next.formId),
-      title: String(next.title),
-      description: typeof next.description === 'string' ? next.description : '',
-      fields: (next.fields as Record<string, unknown>) ?? {},
-    });
-    // People assigned on the device beyond those the form's fields assign.
-    await mergeAssignees(deps, auth, id, { base: [], current: assigneeIds(created), next: assigneeIds(next) }, lost);
-    return;
+    return createdOrMerged(
+      async () => {
+        const created = await tasks.createTask(deps, auth, {
+          id,
+          formId: String(next.formId),
+          title: String(next.title),
+          description: typeof next.description === 'string' ? next.description : '',
+          fields: (next.fields as Record<string, unknown>) ?? {},
+        });
+        // People assigned on the device beyond those the form's fields assign.
+        await mergeAssignees(
+          deps,
+          auth,
+          id,
+          { base: [], current: assigneeIds(created), next: assigneeIds(next) },
+          lost,
+        );
+      },
+      async () => (await tasks.getTask(deps, auth, id).catch(() => undefined)) !== undefined,
+      () => pushTask(deps, auth, pushedBase, next, lost),
+    );
   }
   const base = knownBase(pushedBase, current, next);
   if (base === null) {

@@ -44,6 +44,25 @@ export function malformedPush(
   return { detail: issues.join('; '), attempted: tooDeep ? null : document };
 }
 
+/**
+ * Creates a record pushed as new. When a push running alongside created it first — the same record
+ * sent again while the first attempt still ran — the creation answers `conflict` and the record
+ * now `exists()`: it is pushed again (`asExisting`), merged as the record the server holds, so the
+ * user is not told that their own record was not kept.
+ */
+export async function createdOrMerged(
+  create: () => Promise<void>,
+  exists: () => Promise<boolean>,
+  asExisting: () => Promise<void>,
+): Promise<void> {
+  try {
+    await create();
+  } catch (error) {
+    if (error instanceof Problem && error.code === 'conflict' && (await exists())) return asExisting();
+    throw error;
+  }
+}
+
 /** A replicated collection, provided by the module that owns its records. */
 export interface SyncSource {
   /** A product collection, or another name (tests register their own). */
