@@ -229,19 +229,10 @@ export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
         if (!z.uuid().safeParse(next.id).success) {
           throw Problem.of('validation_failed', 'Every pushed row needs its UUID in id.');
         }
-        const malformed = malformedPush(PushedRow, row);
-        if (malformed) {
+        const refused = malformedPush(PushedRow, row);
+        if (refused) {
           // One malformed row is refused on its own; the replica lands on the server's state.
-          const { detail, attempted } = malformed;
-          lost.push({
-            id: next.id,
-            path: '',
-            attempted,
-            kept: null,
-            reason: 'refused',
-            detail,
-            code: 'validation_failed',
-          });
+          lost.push(refused);
           conflicts.push((await currentRow(deps, auth, next.id)) ?? tombstone(next.id));
           continue;
         }

@@ -241,21 +241,11 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
         if (!z.uuid().safeParse(row.newDocumentState.id).success) {
           throw Problem.of('validation_failed', 'Every pushed task needs its UUID in id.');
         }
-        const malformed = malformedPush(PushedTask, row);
-        if (malformed) {
+        const refused = malformedPush(PushedTask, row);
+        if (refused) {
           // One malformed task is refused on its own; the replica lands on the server's state.
-          const { id } = row.newDocumentState;
-          const { detail, attempted } = malformed;
-          lost.push({
-            id,
-            path: '',
-            attempted,
-            kept: null,
-            reason: 'refused',
-            detail,
-            code: 'validation_failed',
-          });
-          conflicts.push(await masterOf(id));
+          lost.push(refused);
+          conflicts.push(await masterOf(row.newDocumentState.id));
           continue;
         }
         const before = lost.length;

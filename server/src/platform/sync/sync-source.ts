@@ -13,16 +13,16 @@ import type { Queryable } from '../db/db';
 import { inadmissibleValues, Problem } from '../http/problem';
 
 /**
- * Why a pushed document cannot go to the services at all, or undefined when it can: a live one not
- * of the `shape` they take; any one holding what no request may carry (`inadmissibleValues`: a NUL
- * character, nesting too deep). Such a document is refused on its own, so the rest of the push goes
- * through; `attempted` is what the answer may echo of it (nothing of one nested too deep, which
- * the answer's encoding could not take either).
+ * The refusal of a pushed document that cannot go to the services at all, or undefined when it
+ * can: a live one not of the `shape` they take; any one holding what no request may carry
+ * (`inadmissibleValues`: a NUL character, nesting too deep). Such a document is refused on its
+ * own (reported lost, value `''`), so the rest of the push goes through; the refusal echoes
+ * nothing of one nested too deep, which the answer's encoding could not take either.
  */
 export function malformedPush(
   shape: z.ZodType,
   row: { assumedMasterState: SyncDocument | null; newDocumentState: SyncDocument },
-): { detail: string; attempted: SyncDocument | null } | undefined {
+): LostEdit | undefined {
   const document = row.newDocumentState;
   const parsed = document._deleted ? undefined : shape.safeParse(document);
   // The base is compared value by value with the server's: held to the same limits.
@@ -41,7 +41,15 @@ export function malformedPush(
   ];
   if (issues.length === 0) return undefined;
   const tooDeep = inadmissible.some((error) => error.code === 'too_deep');
-  return { detail: issues.join('; '), attempted: tooDeep ? null : document };
+  return {
+    id: String(document.id),
+    path: '',
+    attempted: tooDeep ? null : document,
+    kept: null,
+    reason: 'refused',
+    detail: issues.join('; '),
+    code: 'validation_failed',
+  };
 }
 
 /**
