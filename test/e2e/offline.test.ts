@@ -101,6 +101,13 @@ async function heldOnDevice(page: Page): Promise<() => Promise<string[]>> {
     }, userId);
 }
 
+/** Takes each of the parent rows named off the open row editor's bindings, or puts it on. */
+async function toggleParentRows(page: Page, labels: string[]): Promise<void> {
+  await page.getByLabel('Offered under parent rows').click();
+  for (const label of labels) await page.getByTitle(label, { exact: true }).last().click();
+  await page.keyboard.press('Escape');
+}
+
 type Picks = (document: Record<string, unknown>) => boolean;
 
 /** The JSON of a server's Socket.IO frame (`42/sync,[…]`, `43/sync,7[…]`) and what precedes it; none without documents. */
@@ -1189,10 +1196,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();
     await rowNode(page, 'Tula').click();
-    await page.getByLabel('Offered under parent rows').click();
-    await page.getByTitle('North', { exact: true }).last().click();
-    await page.getByTitle('South', { exact: true }).last().click();
-    await page.keyboard.press('Escape');
+    await toggleParentRows(page, ['North', 'South']);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved on this device').first().waitFor();
     const theirs = await serverCall(page, 'PATCH', `/api/directories/${towns.id}/rows/${tula.id}`, {
@@ -1252,10 +1256,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByTestId('offline-banner').waitFor();
     await rowNode(page, 'Quay 1').click();
     await page.getByLabel('Region', { exact: true }).fill('Barents');
-    await page.getByLabel('Offered under parent rows').click();
-    await page.getByTitle('White Sea', { exact: true }).last().click();
-    await page.getByTitle('Barents Sea', { exact: true }).last().click();
-    await page.keyboard.press('Escape');
+    await toggleParentRows(page, ['White Sea', 'Barents Sea']);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved on this device').first().waitFor();
     await rowNode(page, 'Quay 1').click();
