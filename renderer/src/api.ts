@@ -54,6 +54,9 @@ export function serverUrl(): string {
   return desktopBridge()?.serverUrl ?? '';
 }
 
+/** The server cannot be reached: no answer, or a gateway's answer in its place. */
+const UNREACHABLE: Problem = { type: 'about:blank', title: 'Network', status: 0, detail: '', code: 'network' };
+
 async function send(
   method: string,
   path: string,
@@ -72,7 +75,7 @@ async function send(
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError({ type: 'about:blank', title: 'Network', status: 0, detail: '', code: 'network' });
+    throw new ApiError(UNREACHABLE);
   }
 }
 
@@ -134,29 +137,70 @@ export function sendUnsentSignOuts(): Promise<void> {
 }
 
 /**
- * Trades the refresh token for new tokens. Concurrent callers share one request (a refresh token
- * is single-use). Resolves undefined when the session is over (and forgets it); a network failure
- * throws and keeps the session for a later try.
+ * Runs `work` while no other tab of this browser refreshes the session. A refresh token is
+ * single-use, and the server takes only the token just replaced as a second refresh (within its
+ * grace period): a third tab refreshing with the same token would be taken for a stolen one and
+ * end the session everywhere. Without Web Locks (plain HTTP on a LAN address) tabs refresh as
+ * they did, each on its own.
  */
-export function refreshSession(): Promise<Tokens | undefined> {
+function oneTabAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+  return locks ? (locks.request('orbita.session.refresh', work) as Promise<T>) : work();
+}
+
+/**
+ * Trades the refresh token for new tokens. Concurrent callers share one request, and the tabs of a
+ * browser take turns (`oneTabAtATime`): a tab whose turn comes after another tab refreshed — the
+ * stored tokens are no longer those it began with, or no longer hold the access token the server
+ * refused (`rejected`) — takes those tokens instead of refreshing again. Resolves undefined when
+ * the session is over (and forgets it); a failure to reach the server, or its failure to answer
+ * (5xx, too many requests), throws and keeps the session for a later try.
+ */
+export function refreshSession(rejected?: string): Promise<Tokens | undefined> {
   refreshing ??= (async () => {
-    const tokens = storedTokens();
-    if (!tokens) return undefined;
-    const refreshed = await send('POST', '/api/auth/refresh', { refreshToken: tokens.refreshToken });
-    if (!refreshed.ok) {
-      // Another tab may have refreshed first: its tokens are the session now.
-      const current = storedTokens();
-      if (current && current.refreshToken !== tokens.refreshToken) return current;
-      storeTokens(undefined);
-      return undefined;
-    }
-    const next = (await refreshed.json()) as Tokens;
-    storeTokens(next);
-    return next;
+    const began = storedTokens();
+    return oneTabAtATime(async () => {
+      const tokens = storedTokens();
+      if (!tokens) return undefined;
+      const refreshedElsewhere =
+        tokens.refreshToken !== began?.refreshToken || (rejected !== undefined && tokens.accessToken !== rejected);
+      if (refreshedElsewhere) return tokens;
+      const refreshed = await send('POST', '/api/auth/refresh', { refreshToken: tokens.refreshToken });
+      if (!refreshed.ok) {
+        if (refreshed.status >= 500 || refreshed.status === 408 || refreshed.status === 429) {
+          throw new ApiError(await problemOf(refreshed));
+        }
+        // Another tab without Web Locks may have refreshed first: its tokens are the session now.
+        const current = storedTokens();
+        if (current && current.refreshToken !== tokens.refreshToken) return current;
+        storeTokens(undefined);
+        return undefined;
+      }
+      const next = (await refreshed.json()) as Tokens;
+      storeTokens(next);
+      return next;
+    });
   })().finally(() => {
     refreshing = undefined;
   });
   return refreshing;
+}
+
+/**
+ * The problem a failed answer carries. One without (a proxy's page) from a gateway that could not
+ * reach the server (502, 503, 504) means what no answer means: the device works on without it.
+ */
+async function problemOf(response: Response): Promise<Problem> {
+  const body: unknown = await response.json().catch(() => undefined);
+  if (body && typeof body === 'object' && 'status' in body && 'detail' in body) return body as Problem;
+  if ([502, 503, 504].includes(response.status)) return UNREACHABLE;
+  return {
+    type: 'about:blank',
+    title: response.statusText || 'Error',
+    status: response.status,
+    detail: `The server answered ${response.status} ${response.statusText}.`.replace(' .', '.'),
+    code: 'internal_error',
+  };
 }
 
 /** Calls the API with the stored access token, refreshing it once when it has expired. */
@@ -243,9 +287,9 @@ async function authorized(
   let tokens = storedTokens();
   let response = await send(method, path, body, tokens?.accessToken, headers);
   if (response.status === 401 && tokens) {
-    tokens = await refreshSession();
+    tokens = await refreshSession(tokens.accessToken);
     if (tokens) response = await send(method, path, body, tokens.accessToken, headers);
   }
-  if (!response.ok) throw new ApiError((await response.json()) as Problem);
+  if (!response.ok) throw new ApiError(await problemOf(response));
   return response;
 }

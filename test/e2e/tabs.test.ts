@@ -1,10 +1,11 @@
+import type { Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
 
 const suite = browserSuite();
 
-describe.skipIf(!suite.available)('two tabs of one browser', { timeout: 120_000 }, () => {
-  it('work with the one copy of the data in turn: the second asks, takes over, and gives it back when closed', async () => {
+describe.skipIf(!suite.available)('the tabs of one browser and their session', { timeout: 120_000 }, () => {
+  it('two tabs work with the one copy of the data in turn: the second asks, takes over, and gives it back when closed', async () => {
     const { context, page: first } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Twin Tabs',
       name: 'Lena',
@@ -35,6 +36,92 @@ describe.skipIf(!suite.available)('two tabs of one browser', { timeout: 120_000 
     await first.getByTestId('other-tab').waitFor({ state: 'detached' });
     await first.getByRole('menuitem', { name: 'Tasks' }).click();
     await first.getByRole('link', { name: 'Seen in both tabs' }).waitFor();
+    await context.close();
+  });
+
+  it('three tabs refresh an expired session in turn: all whose token is refused at once stay signed in', async () => {
+    const { context, page: first } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Triple Tabs',
+      name: 'Oleg',
+      email: 'oleg@example.org',
+    });
+    const tabs = [first, await context.newPage(), await context.newPage()];
+    for (const tab of tabs.slice(1)) {
+      tab.setDefaultTimeout(15_000);
+      await tab.goto(suite.t.url);
+      await tab.getByTestId('organization-name').waitFor();
+    }
+    // Every refresh is held until three have come (or two seconds have passed), so the tabs' requests
+    // meet at the server as when their token expires at one moment.
+    const held: Route[] = [];
+    let sent = 0;
+    let release: ReturnType<typeof setTimeout> | undefined;
+    const releaseAll = () => {
+      clearTimeout(release);
+      for (const route of held.splice(0)) void route.continue();
+    };
+    await context.route('**/api/auth/refresh', (route) => {
+      sent++;
+      held.push(route);
+      if (held.length === 3) releaseAll();
+      else release ??= setTimeout(releaseAll, 2_000);
+    });
+    const before = await first.evaluate(() => localStorage.getItem('orbita.tokens') as string);
+    // The access token is refused from now on (as once it expires); the refresh token still holds.
+    await first.evaluate(
+      (tokens) =>
+        localStorage.setItem('orbita.tokens', JSON.stringify({ ...JSON.parse(tokens), accessToken: 'expired' })),
+      before,
+    );
+    await Promise.all(tabs.map((tab) => tab.reload()));
+    for (const tab of tabs) await tab.getByTestId('organization-name').waitFor();
+    // Each tab asks the server with the session it holds now, and is answered.
+    for (const tab of tabs) {
+      await tab.getByRole('menuitem', { name: 'Settings' }).click();
+      await tab.getByRole('tab', { name: 'Users' }).click();
+      await tab.getByText('oleg@example.org').first().waitFor();
+    }
+    const me = (await apiInPage(tabs[2] as (typeof tabs)[number], 'GET', '/api/auth/me')) as {
+      user?: { name: string };
+    };
+    expect(me.user?.name).toBe('Oleg');
+    // One tab refreshed; the others took its tokens instead of presenting the old refresh token again.
+    expect(sent).toBe(1);
+    expect(await first.evaluate(() => localStorage.getItem('orbita.tokens'))).not.toBe(before);
+    await context.close();
+  });
+
+  it('keeps the session when the server fails to answer a refresh, and refreshes once it answers again', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Restarting Server',
+      name: 'Pavel',
+      email: 'pavel@example.org',
+    });
+    const before = JSON.parse(await page.evaluate(() => localStorage.getItem('orbita.tokens') as string)) as {
+      refreshToken: string;
+    };
+    await page.evaluate(
+      (tokens) => localStorage.setItem('orbita.tokens', JSON.stringify({ ...tokens, accessToken: 'expired' })),
+      before,
+    );
+    // A proxy in front of a restarting server: no problem object, just the status.
+    let refused = 0;
+    await context.route('**/api/auth/refresh', (route) => {
+      refused++;
+      return route.fulfill({ status: 503, contentType: 'text/html', body: '<h1>503 Service Unavailable</h1>' });
+    });
+    await page.reload();
+    await page.getByTestId('organization-name').waitFor();
+    expect(refused).toBeGreaterThan(0);
+    const kept = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) ?? 'null') as {
+      refreshToken: string;
+    } | null;
+    expect(kept?.refreshToken).toBe(before.refreshToken);
+
+    await context.unroute('**/api/auth/refresh');
+    await page.getByRole('menuitem', { name: 'Settings' }).click();
+    await page.getByRole('tab', { name: 'Users' }).click();
+    await page.getByText('pavel@example.org').first().waitFor();
     await context.close();
   });
 });

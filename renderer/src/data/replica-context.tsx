@@ -70,7 +70,8 @@ async function whoAmI(): Promise<Me | undefined> {
     localStorage.setItem(ME_KEY, JSON.stringify(me));
     return me;
   } catch (caught) {
-    if (caught instanceof ApiError && caught.problem.status === 0) {
+    // Unreachable, or failing for now (a restart behind a proxy): the device works from its copy.
+    if (caught instanceof ApiError && (caught.problem.status === 0 || caught.problem.status >= 500)) {
       const remembered = localStorage.getItem(ME_KEY);
       return remembered ? (JSON.parse(remembered) as Me) : undefined;
     }
