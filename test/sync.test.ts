@@ -889,6 +889,46 @@ describe('push', () => {
     }
   });
 
+  it('takes a value a pushed task leaves out as unchanged, with a base or without one', async () => {
+    // A client pushing only what it changed, not the whole document as replicas do.
+    const task = await createTask(admin, form.id, {
+      title: 'Whole',
+      description: 'Kept description',
+      fields: { [amount()]: '7', [note()]: 'kept note' },
+    });
+    const client = await replica(alice);
+    const base = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    const renamed = await client.push('tasks', [
+      {
+        assumedMasterState: base,
+        newDocumentState: { id: task.id, _deleted: false, formId: form.id, title: 'Renamed' },
+      },
+    ]);
+    if (!renamed.ok) throw new Error(JSON.stringify(renamed.problem));
+    expect(renamed.data.lost).toEqual([]);
+    const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+    expect(stored).toMatchObject({
+      title: 'Renamed',
+      description: 'Kept description',
+      statusId: base.statusId,
+      fields: { [amount()]: '7', [note()]: 'kept note' },
+    });
+    // A new task pushed again (its first answer lost on the way) without what the server filled in.
+    const id = randomUUID();
+    const made = { id, _deleted: false, formId: form.id, title: 'Sent by a bot' };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const answer = await client.push('tasks', [{ assumedMasterState: null, newDocumentState: made }]);
+      if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+      expect(answer.data.lost).toEqual([]);
+    }
+    expect((await admin.client.get(`/api/tasks/${id}`)).body).toMatchObject({
+      title: 'Sent by a bot',
+      description: '',
+    });
+  });
+
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
     const client = await replica(alice);
     const id = randomUUID();
@@ -996,6 +1036,37 @@ describe('push of directory rows', () => {
       { id: row.id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' },
     ]);
     expect((await rowOf(directory.id, row.id)).cells).toEqual(['V-1', '65']);
+  });
+
+  it('takes a value a pushed row leaves out as unchanged, with a base or without one', async () => {
+    const directory = await newDirectory('Pumps', [{ name: 'Name' }, { name: 'Power' }]);
+    const parent = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['Station'] })).body;
+    const row = (
+      await admin.client.post(`/api/directories/${directory.id}/rows`, { parentId: parent.id, cells: ['P-1', '4'] })
+    ).body;
+    const client = await replica(alice);
+    const base = (await client.pullUntil('directory_rows', (docs) => ids(docs).includes(row.id))).documents.find(
+      (d) => d.id === row.id,
+    ) as SyncDocument;
+    // Only the cells sent: the row stays in its place under its parent.
+    const edited = await client.push('directory_rows', [
+      {
+        assumedMasterState: base,
+        newDocumentState: { id: row.id, _deleted: false, directoryId: directory.id, cells: ['P-1', '5'] },
+      },
+    ]);
+    if (!edited.ok) throw new Error(JSON.stringify(edited.problem));
+    expect(edited.data.lost).toEqual([]);
+    expect(await rowOf(directory.id, row.id)).toMatchObject({ cells: ['P-1', '5'], parentId: parent.id });
+    // A new row pushed again without the bindings and place the server gave it.
+    const id = randomUUID();
+    const made = { id, _deleted: false, directoryId: directory.id, cells: ['P-2', '5'] };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const answer = await client.push('directory_rows', [{ assumedMasterState: null, newDocumentState: made }]);
+      if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+      expect(answer.data.lost).toEqual([]);
+    }
+    expect(await rowOf(directory.id, id)).toMatchObject({ cells: ['P-2', '5'], parentId: null });
   });
 
   it('merges rows pushed without a base against the versions they name even when an earlier row of the push renumbered them', async () => {

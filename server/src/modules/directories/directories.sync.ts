@@ -22,6 +22,7 @@ import {
   sameValue as same,
   syncColumns,
   tombstone,
+  withValuesLeftOut,
 } from '../../platform/sync/sync-source';
 import type { DirectoryRow, RowRecord } from './directories.repo';
 import * as repo from './directories.repo';
@@ -76,6 +77,9 @@ async function rowRecord(deps: DirectoriesDeps, auth: AuthContext, document: Row
   return { name: String(label), directoryId };
 }
 
+/** The values of a row document that a replica edits (the rest are the server's). */
+const ROW_VALUES = ['cells', 'parentId', 'position', 'parentRowIds'] as const;
+
 /** A row document's values as a replica edits them, by lost-edit path. */
 function rowValues(document: object): Map<string, unknown> {
   const doc = document as Record<string, unknown>;
@@ -100,12 +104,13 @@ async function pushRow(
   deps: DirectoriesDeps,
   auth: AuthContext,
   pushedBase: RowState | null,
-  next: RowState,
+  pushed: RowState,
   lost: LostEdit[],
   beforePush: SyncDocument | undefined,
 ): Promise<void> {
-  const id = next.id;
+  const id = pushed.id;
   const current = await currentRow(deps, auth, id);
+  const next = withValuesLeftOut(pushed, pushedBase ?? current, ROW_VALUES);
   if (!current) {
     if (next._deleted) return; // deleted on both sides
     if (pushedBase !== null) {
@@ -131,7 +136,7 @@ async function pushRow(
         });
       },
       async () => (await currentRow(deps, auth, id)) !== undefined,
-      () => pushRow(deps, auth, pushedBase, next, lost, undefined),
+      () => pushRow(deps, auth, pushedBase, pushed, lost, undefined),
     );
   }
   // The version a row without a base names is looked up as the server held it when the push began:

@@ -20,6 +20,7 @@ import {
   sameValue as same,
   syncColumns,
   tombstone,
+  withValuesLeftOut,
 } from '../../platform/sync/sync-source';
 import { presentTasks } from './tasks.presenter';
 import type { TaskRow } from './tasks.repo';
@@ -59,6 +60,9 @@ const PushedTask = z.object({
 function taskRecord(document: SyncDocument): GoneRecord {
   return { name: String(document.title ?? ''), formId: String(document.formId) };
 }
+
+/** The values of a task document that a replica edits (the rest are the server's). */
+const TASK_VALUES = ['title', 'description', 'statusId', 'fields', 'assignees'] as const;
 
 /** A task document's values as a replica edits them, by lost-edit path. */
 function taskValues(document: object): Map<string, unknown> {
@@ -113,14 +117,15 @@ async function pushTask(
   deps: tasks.TasksDeps,
   auth: AuthContext,
   pushedBase: SyncDocument | null,
-  next: SyncDocument,
+  pushed: SyncDocument,
   lost: LostEdit[],
 ): Promise<void> {
-  const id = next.id;
+  const id = pushed.id;
   const current = await tasks.getTask(deps, auth, id).catch((error: unknown) => {
     if (error instanceof Problem && error.status === 404) return undefined;
     throw error;
   });
+  const next = withValuesLeftOut(pushed, pushedBase ?? current, TASK_VALUES);
   if (!current) {
     if (next._deleted) return; // deleted on both sides
     if (pushedBase !== null) {
@@ -147,7 +152,7 @@ async function pushTask(
         );
       },
       async () => (await tasks.getTask(deps, auth, id).catch(() => undefined)) !== undefined,
-      () => pushTask(deps, auth, pushedBase, next, lost),
+      () => pushTask(deps, auth, pushedBase, pushed, lost),
     );
   }
   const base = knownBase(pushedBase, current, next);

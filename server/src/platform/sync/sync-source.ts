@@ -53,6 +53,24 @@ export function malformedPush(
 }
 
 /**
+ * A pushed document with each of its values (`keys`) that it leaves out taken from `from`: the
+ * state it was edited from (its base), else the server's. A push says what the document is now,
+ * and a value it does not carry is one it did not change. Replicas push whole documents; a client
+ * pushing only what it changed would otherwise clear the rest (a title "undefined", every field
+ * emptied, a row moved to the root), or be told without a base that those values were lost.
+ */
+export function withValuesLeftOut<T extends Record<string, unknown>>(
+  next: T,
+  from: object | null | undefined,
+  keys: readonly string[],
+): T {
+  if (!from || next._deleted) return next;
+  const source = from as Record<string, unknown>;
+  const leftOut = keys.filter((key) => next[key] === undefined && source[key] !== undefined);
+  return leftOut.length === 0 ? next : { ...next, ...Object.fromEntries(leftOut.map((key) => [key, source[key]])) };
+}
+
+/**
  * Creates a record pushed as new. When a push running alongside created it first — the same record
  * sent again while the first attempt still ran — the creation answers `conflict` and the record
  * now `exists()`: it is pushed again (`asExisting`), merged as the record the server holds, so the
@@ -180,12 +198,6 @@ export function knownBase<Base extends object>(
     : null;
 }
 
-/**
- * A value pushed without the server state it was based on, for a record the server has (the
- * replica held no server state for it, or the record was created on both sides with one id):
- * whose change a difference is cannot be told, so the server's value stays and a different pushed
- * one is reported lost — never dropped unseen.
- */
 /** Every path whose value differs between two states of a record (its values by lost-edit path). */
 export function differingValues(
   a: ReadonlyMap<string, unknown>,
@@ -257,6 +269,12 @@ export function keptValuesWithoutBase(
   }
 }
 
+/**
+ * A value pushed without the server state it was based on, for a record the server has (the
+ * replica held no server state for it, or the record was created on both sides with one id):
+ * whose change a difference is cannot be told, so the server's value stays and a different pushed
+ * one is reported lost — never dropped unseen.
+ */
 export function keptWithoutBase(
   lost: LostEdit[],
   edit: { id: string; path: string },
