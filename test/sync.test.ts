@@ -392,6 +392,53 @@ describe('push', () => {
     stop();
   });
 
+  it('moves a task made offline into the status it was moved to there, as a transition from the initial one', async () => {
+    const events: string[] = [];
+    const stop = t.app.events.subscribe('task.status_changed', (event) => {
+      events.push(event.taskId);
+    });
+    const line = await createForm(admin, {
+      statuses: [
+        { name: 'Filed', initial: true, final: false },
+        { name: 'Checked', initial: false, final: false },
+        { name: 'Closed', initial: false, final: true },
+      ],
+      transitions: [
+        { from: 'Filed', to: 'Checked' },
+        { from: 'Checked', to: 'Closed' },
+      ],
+    });
+    const [filed, checked, closed] = (line.statuses as { id: string }[]).map((status) => status.id);
+    const client = await replica(alice);
+    const made = (statusId: string, title: string) => ({
+      id: randomUUID(),
+      _deleted: false,
+      formId: line.id,
+      statusId,
+      title,
+      description: '',
+      fields: {},
+      assignees: [],
+    });
+    const moved = made(checked as string, 'Checked on the train');
+    const skipped = made(closed as string, 'Closed on the train');
+    const answer = await client.push('tasks', [
+      { assumedMasterState: null, newDocumentState: moved },
+      { assumedMasterState: null, newDocumentState: skipped },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect((await admin.client.get(`/api/tasks/${moved.id}`)).body.statusId).toBe(checked);
+    await t.app.events.idle();
+    expect(events.filter((id) => id === moved.id)).toHaveLength(1);
+    // Filed → Closed is no move of this workflow: the task stays filed, and the user is told.
+    expect((await admin.client.get(`/api/tasks/${skipped.id}`)).body.statusId).toBe(filed);
+    expect(answer.data.lost).toEqual([
+      expect.objectContaining({ id: skipped.id, path: 'statusId', attempted: closed, kept: filed, reason: 'refused' }),
+    ]);
+    expect(answer.data.conflicts).toEqual([expect.objectContaining({ id: skipped.id, statusId: filed })]);
+    stop();
+  });
+
   it('merges a push without a base against the version its document names, while the server still holds it', async () => {
     const task = await createTask(admin, form.id, { title: 'Known here', fields: { [amount()]: '1' } });
     const doomed = await createTask(admin, form.id, { title: 'To delete' });

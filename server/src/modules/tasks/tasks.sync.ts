@@ -150,6 +150,14 @@ async function pushTask(
           { base: [], current: assigneeIds(created), next: assigneeIds(next) },
           lost,
         );
+        // Moved on the device before it was sent: a transition from the initial status, checked
+        // as one (and firing `task.status_changed`); a move the workflow refuses is reported.
+        if (typeof next.statusId === 'string' && next.statusId !== created.statusId) {
+          const attempted = next.statusId;
+          await refusedAsLost(lost, { id, path: 'statusId', attempted, kept: created.statusId }, () =>
+            tasks.executeTaskTransition(deps, auth, id, { statusId: attempted }),
+          );
+        }
       },
       async () => (await tasks.getTask(deps, auth, id).catch(() => undefined)) !== undefined,
       () => pushTask(deps, auth, pushedBase, pushed, lost),
