@@ -976,6 +976,41 @@ describe('push', () => {
     });
   });
 
+  it('merges edits of one task pushed at the same moment in turn: whichever comes second is told it lost', async () => {
+    const clients = await Promise.all([replica(alice), replica(alice), replica(admin)]);
+    // A few rounds: requests that truly overlap are up to the scheduler.
+    for (let round = 0; round < 4; round++) {
+      const task = await createTask(admin, form.id, { title: `Contested ${round}`, fields: { [note()]: 'start' } });
+      const base = (await clients[0]?.pullUntil('tasks', (docs) => ids(docs).includes(task.id)))?.documents.find(
+        (d) => d.id === task.id,
+      ) as SyncDocument;
+      const answers = await Promise.all(
+        clients.map((client, index) =>
+          client.push('tasks', [
+            {
+              assumedMasterState: base,
+              newDocumentState: {
+                ...base,
+                title: `Title ${index}`,
+                fields: { ...(base.fields as object), [note()]: `note ${index}` },
+              },
+            },
+          ]),
+        ),
+      );
+      const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+      // One replica's values stand, all of them; every other replica is told that its values lost.
+      expect(clients.map((_, index) => stored.title === `Title ${index}`).filter(Boolean)).toHaveLength(1);
+      for (const [index, answer] of answers.entries()) {
+        if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+        const kept = stored.title === `Title ${index}`;
+        expect(stored.fields[note()] === `note ${index}`).toBe(kept);
+        const told = answer.data.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path);
+        expect(told.sort()).toEqual(kept ? [] : [`fields.${note()}`, 'title']);
+      }
+    }
+  });
+
   it('creates tasks made offline with their own ids, and refuses writes to read-only collections', async () => {
     const client = await replica(alice);
     const id = randomUUID();
@@ -1114,6 +1149,32 @@ describe('push of directory rows', () => {
       expect(answer.data.lost).toEqual([]);
     }
     expect(await rowOf(directory.id, id)).toMatchObject({ cells: ['P-2', '5'], parentId: null });
+  });
+
+  it('merges edits of one row pushed at the same moment in turn: whichever comes second is told it lost', async () => {
+    const directory = await newDirectory('Contested', [{ name: 'Name' }, { name: 'Size' }]);
+    const clients = await Promise.all([replica(alice), replica(alice), replica(admin)]);
+    for (let round = 0; round < 4; round++) {
+      const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: [`R${round}`, '1'] }))
+        .body;
+      const base = (
+        await clients[0]?.pullUntil('directory_rows', (docs) => ids(docs).includes(row.id))
+      )?.documents.find((d) => d.id === row.id) as SyncDocument;
+      const answers = await Promise.all(
+        clients.map((client, index) =>
+          client.push('directory_rows', [
+            { assumedMasterState: base, newDocumentState: { ...base, cells: [`R${round}`, `size ${index}`] } },
+          ]),
+        ),
+      );
+      const stored = await rowOf(directory.id, row.id);
+      expect(clients.map((_, index) => stored.cells[1] === `size ${index}`).filter(Boolean)).toHaveLength(1);
+      for (const [index, answer] of answers.entries()) {
+        if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+        const told = answer.data.lost.filter((edit) => edit.id === row.id).map((edit) => edit.path);
+        expect(told).toEqual(stored.cells[1] === `size ${index}` ? [] : ['cells.1']);
+      }
+    }
   });
 
   it('merges rows pushed without a base against the versions they name even when an earlier row of the push renumbered them', async () => {

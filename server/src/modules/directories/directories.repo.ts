@@ -233,6 +233,14 @@ export async function countSiblingsBefore(
   return rows[0]?.n ?? 0;
 }
 
+/** Takes a row for update (a change that reads its values first), whatever its state. */
+export async function lockRow(db: Queryable, organizationId: string, rowId: string): Promise<void> {
+  await db.query('SELECT 1 FROM directory_rows WHERE organization_id = $1 AND id = $2 FOR UPDATE', [
+    organizationId,
+    rowId,
+  ]);
+}
+
 /**
  * Takes the directory's row tree for the rest of the transaction: changes of its shape (moves,
  * new rows, deletions, imports) run one after another, so each sees the tree the one before left.

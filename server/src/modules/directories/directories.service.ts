@@ -399,6 +399,8 @@ export async function updateRow(
 ) {
   await deps.db.transaction(async (tx) => {
     const directory = await requireDirectory(tx, auth, directoryId);
+    // The values not patched are written back as read: no other change may come in between.
+    await repo.lockRow(tx, auth.organizationId, rowId);
     const row = await requireRow(tx, auth, directoryId, rowId);
     const { cells, errors } = normalizeCells(directory.columns, patch.cells ?? row.cells, '#/cells');
     const parentRowIds = patch.parentRowIds ?? row.parent_row_ids;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { Problem } from '../../platform/http/problem';
 import {
+  appliedTogether,
   refusedAsLost as attempt,
   changedSince,
   checkpointParams,
@@ -109,6 +110,11 @@ async function pushRow(
   beforePush: SyncDocument | undefined,
 ): Promise<void> {
   const id = pushed.id;
+  // Held until the push of this row commits (`appliedTogether`): its directory's tree first, as
+  // moves and deletions take it, then the row.
+  const [stored] = await repo.findRows(deps.db, auth.organizationId, [id]);
+  await repo.lockRowTree(deps.db, stored?.directory_id ?? String(pushed.directoryId));
+  await repo.lockRow(deps.db, auth.organizationId, id);
   const current = await currentRow(deps, auth, id);
   const next = withValuesLeftOut(pushed, pushedBase ?? current, ROW_VALUES);
   if (!current) {
@@ -243,7 +249,9 @@ export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
         }
         const before = lost.length;
         await attempt(lost, { id: next.id, path: '', attempted: next, kept: null }, () =>
-          pushRow(deps, auth, row.assumedMasterState, next, lost, beforePush.get(next.id)),
+          appliedTogether(deps, (held) =>
+            pushRow(held, auth, row.assumedMasterState, next, lost, beforePush.get(next.id)),
+          ),
         );
         const master = (await currentRow(deps, auth, next.id)) ?? tombstone(next.id);
         // Refused and not on the server (a row made offline): what the user entered, value by value.

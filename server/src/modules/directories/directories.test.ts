@@ -237,6 +237,25 @@ describe('rows made with the client’s id', () => {
 });
 
 describe('sub-directories', () => {
+  it('keeps both of two changes of one row made at once, its cells and its bindings', async () => {
+    const regions = await directory({ name: 'Districts', columns: [{ name: 'Name' }] });
+    const east = await row(regions.id, ['East']);
+    const towns = await directory({ name: 'Towns', columns: [{ name: 'Name' }], parentDirectoryId: regions.id });
+    // A few rounds: requests that truly overlap are up to the scheduler.
+    for (let round = 0; round < 5; round++) {
+      const town = await row(towns.id, [`Town ${round}`]);
+      const answers = await Promise.all([
+        admin.client.patch(`/api/directories/${towns.id}/rows/${town.id}`, { cells: [`Renamed ${round}`] }),
+        admin.client.patch(`/api/directories/${towns.id}/rows/${town.id}`, { parentRowIds: [east.id] }),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      const stored = (await admin.client.get(`/api/directories/${towns.id}/rows`)).body.items.find(
+        (r: { id: string }) => r.id === town.id,
+      );
+      expect(stored).toMatchObject({ cells: [`Renamed ${round}`], parentRowIds: [east.id] });
+    }
+  });
+
   it('offers only the sub-directory rows bound to the selected parent row', async () => {
     const regions = await directory({ name: 'Regions', columns: [{ name: 'Name' }] });
     const center = await row(regions.id, ['Center']);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { Problem } from '../../platform/http/problem';
 import {
+  appliedTogether,
   changedSince,
   checkpointParams,
   clientWins,
@@ -23,7 +24,7 @@ import {
   withValuesLeftOut,
 } from '../../platform/sync/sync-source';
 import { presentTasks } from './tasks.presenter';
-import type { TaskRow } from './tasks.repo';
+import { lockTask, type TaskRow } from './tasks.repo';
 import * as tasks from './tasks.service';
 
 const TASK_COLUMNS = `t.id, t.form_id, t.status_id, t.title, t.description, t.fields, t.created_by, t.created_at, t.updated_at,
@@ -121,6 +122,8 @@ async function pushTask(
   lost: LostEdit[],
 ): Promise<void> {
   const id = pushed.id;
+  // Held until the push of this task commits (`appliedTogether`).
+  await lockTask(deps.db, auth.organizationId, id);
   const current = await tasks.getTask(deps, auth, id).catch((error: unknown) => {
     if (error instanceof Problem && error.status === 404) return undefined;
     throw error;
@@ -265,7 +268,8 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
         await refusedAsLost(
           lost,
           { id: row.newDocumentState.id, path: '', attempted: row.newDocumentState, kept: null },
-          () => pushTask(deps, auth, row.assumedMasterState, row.newDocumentState, lost),
+          () =>
+            appliedTogether(deps, (held) => pushTask(held, auth, row.assumedMasterState, row.newDocumentState, lost)),
         );
         const master = await masterOf(row.newDocumentState.id);
         const pushed = row.newDocumentState;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase, testEngine } from '../../../../test/helpers/database';
 import { DataDirLockedError } from './data-dir-lock';
+import { withinTransaction } from './db';
 import { openDatabase } from './open';
 import { createPgliteDb } from './pglite';
 
@@ -37,6 +38,39 @@ describe.each(engines)('Db on %s', (engine) => {
     ).rejects.toThrow(/division by zero/);
     const { rows } = await db.query<{ name: string }>('SELECT name FROM organizations ORDER BY name');
     expect(rows.map((row) => row.name)).toEqual(['Kept']);
+  });
+
+  it('runs the transactions of a Db within a transaction as its steps: a failed one is undone alone', async () => {
+    const { db } = database;
+    const insert = (tx: { query: typeof db.query }, id: string, name: string) =>
+      tx.query('INSERT INTO organizations (id, name) VALUES ($1, $2)', [id, name]);
+    await expect(
+      db.transaction(async (tx) => {
+        const inner = withinTransaction(tx, db.engine);
+        await inner.transaction((step) => insert(step, '00000000-0000-4000-8000-000000000011', 'Step kept'));
+        await expect(
+          inner.transaction(async (step) => {
+            await insert(step, '00000000-0000-4000-8000-000000000012', 'Step undone');
+            await step.query('SELECT 1 / 0');
+          }),
+        ).rejects.toThrow(/division by zero/);
+        // The transaction goes on after the failed step, and sees what its steps kept.
+        const { rows } = await inner.query<{ name: string }>("SELECT name FROM organizations WHERE name LIKE 'Step%'");
+        expect(rows.map((row) => row.name)).toEqual(['Step kept']);
+        await insert(tx, '00000000-0000-4000-8000-000000000013', 'Step later');
+        throw new Error('the whole transaction fails');
+      }),
+    ).rejects.toThrow(/whole transaction/);
+    // Its failure undoes every step, those that succeeded too.
+    const { rows } = await db.query("SELECT name FROM organizations WHERE name LIKE 'Step%'");
+    expect(rows).toEqual([]);
+    await db.transaction(async (tx) => {
+      await withinTransaction(tx, db.engine).transaction((step) =>
+        insert(step, '00000000-0000-4000-8000-000000000014', 'Step committed'),
+      );
+    });
+    const committed = await db.query<{ name: string }>("SELECT name FROM organizations WHERE name LIKE 'Step%'");
+    expect(committed.rows.map((row) => row.name)).toEqual(['Step committed']);
   });
 
   it('returns the same JavaScript types on either engine', async () => {

@@ -40,3 +40,32 @@ export function parseUnquotedArray(value: string): (string | null)[] {
   if (inner === '') return [];
   return inner.split(',').map((element) => (element === 'NULL' ? null : element));
 }
+
+let savepoints = 0;
+
+/**
+ * A `Db` inside the transaction `tx`: its queries run in that transaction, and each of its own
+ * transactions is a savepoint of it, undone alone when its work fails while `tx` goes on. Lets a
+ * service's units of work run as steps of a larger transaction that holds locks across all of
+ * them. Closing it does nothing: `tx` belongs to whoever opened it.
+ */
+export function withinTransaction(tx: Queryable, engine: DatabaseEngine): Db {
+  return {
+    engine,
+    query: (sql, params) => tx.query(sql, params),
+    exec: (sql) => tx.exec(sql),
+    async transaction(work) {
+      const name = `step_${++savepoints}`;
+      await tx.query(`SAVEPOINT ${name}`);
+      try {
+        const result = await work(tx);
+        await tx.query(`RELEASE SAVEPOINT ${name}`);
+        return result;
+      } catch (error) {
+        await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+        throw error;
+      }
+    },
+    close: async () => undefined,
+  };
+}
