@@ -560,6 +560,25 @@ describe('push', () => {
     expect(rows.find((r: { id: string }) => r.id === row.id)?.cells).toEqual(['P-2']);
   });
 
+  it('keeps a task deleted offline whose assignees changed on the server meanwhile, and says so', async () => {
+    const task = await createTask(admin, form.id, { title: 'Assigned meanwhile' });
+    const client = await replica(alice);
+    const base = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: alice.userId });
+    const answer = await client.push('tasks', [
+      { assumedMasterState: base, newDocumentState: { ...base, _deleted: true } },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      { id: task.id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' },
+    ]);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).body.assignees).toEqual([
+      expect.objectContaining({ userId: alice.userId }),
+    ]);
+  });
+
   it('takes a deletion of a task deleted on the server too as agreed, whatever the tombstones carry', async () => {
     const task = await createTask(admin, form.id, { title: 'Gone twice' });
     const client = await replica(alice);

@@ -173,10 +173,12 @@ async function pushTask(
     return;
   }
   if (next._deleted && !base._deleted) {
-    // A task changed on the server since the client's base is not deleted from under that change.
-    const changed = ['title', 'description', 'statusId', 'fields'].some(
-      (key) => !same(current[key as keyof typeof current], base[key]),
-    );
+    // A task changed on the server since the client's base is not deleted from under that change
+    // (people assigned or taken off meanwhile included).
+    const changed =
+      ['title', 'description', 'statusId', 'fields'].some(
+        (key) => !same(current[key as keyof typeof current], base[key]),
+      ) || !same(assigneeIds(current), assigneeIds(base));
     if (changed) lost.push({ id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' });
     else await tasks.deleteTask(deps, auth, id);
     return;
