@@ -1,0 +1,414 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { LostEdit } from '@shared/sync';
+import type { RxDocument } from 'rxdb';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { replicaStorage } from '../electron/backend/replica-host';
+import {
+  createOrbitaDatabase,
+  type OrbitaDatabase,
+  type ReplicaSync,
+  startReplicaSync,
+} from '../renderer/src/data/database';
+import type { CollectionName, RowDocument, TaskDocument } from '../renderer/src/data/schemas';
+import { startTestApp, type TestApp } from './helpers/app';
+import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
+
+/**
+ * Randomized runs of two replicas of one user and the office editing the same tasks and rows, the
+ * replicas going off and on line at random: each run's choices come from its seed, the timing of
+ * the replication does not. Whatever the interleaving, the replicas end holding what the server
+ * holds, and an edit that nobody else made a competing change to is on the server or reported.
+ */
+
+interface Replica {
+  name: string;
+  db: OrbitaDatabase;
+  socket: Socket;
+  sync: ReplicaSync;
+  lost: LostEdit[];
+  online: boolean;
+}
+
+/** An edit of one value: `path` as lost edits name it; `round` orders the edits. */
+interface Edit {
+  by: string;
+  id: string;
+  path: string;
+  value: unknown;
+  round: number;
+}
+
+let t: TestApp;
+let dir: string;
+let admin: Member;
+let alice: Member;
+
+beforeAll(async () => {
+  t = await startTestApp({ config: { syncPollMs: 50 } });
+  dir = await mkdtemp(path.join(tmpdir(), 'orbita-convergence-'));
+  admin = await createOrg(t);
+  alice = await createMember(t, admin, { name: 'Alice' });
+});
+afterAll(async () => {
+  await t.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A pseudo-random sequence in [0, 1) from `seed` (a linear congruential generator). */
+function randomFrom(seed: number) {
+  let state = seed;
+  const next = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  return { next, pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T };
+}
+
+async function openReplicas(name: string, collections: CollectionName[]): Promise<Replica[]> {
+  return Promise.all(
+    ['laptop', 'desktop'].map(async (device) => {
+      const db = await createOrbitaDatabase({
+        name: `${name}-${device}`,
+        storage: replicaStorage(dir) as never,
+        collections,
+      });
+      const socket = io(`${t.url}/sync`, { auth: { token: alice.client.accessToken }, transports: ['websocket'] });
+      const lost: LostEdit[] = [];
+      const sync = startReplicaSync(db, socket, { retryTimeMs: 100, onLostEdits: (edits) => lost.push(...edits) });
+      await sync.awaitInitial();
+      return { name: device, db, socket, sync, lost, online: true };
+    }),
+  );
+}
+
+async function closeReplicas(replicas: Replica[]): Promise<void> {
+  for (const replica of replicas) {
+    await replica.sync.cancel();
+    replica.socket.close();
+    await replica.db.close();
+  }
+}
+
+/** Takes replicas off line or back at random, as a train does. */
+function toggleNetwork(replicas: Replica[], random: ReturnType<typeof randomFrom>): void {
+  for (const replica of replicas) {
+    if (random.next() >= 0.25) continue;
+    replica.online = !replica.online;
+    if (replica.online) replica.socket.connect();
+    else replica.socket.disconnect();
+  }
+}
+
+function backOnline(replicas: Replica[]): void {
+  for (const replica of replicas) {
+    if (replica.online) continue;
+    replica.online = true;
+    replica.socket.connect();
+  }
+}
+
+/**
+ * Edits of the replicas that are neither on the server nor reported lost, among those nobody else
+ * competed with: no other replica nor the office changed that value of that record, or deleted
+ * it, and the replica did not change it again. (Where others did, the three-way rule decides, and
+ * `sync.test.ts` checks it case by case.)
+ */
+function unseenLosses(
+  edits: readonly Edit[],
+  replicas: readonly Replica[],
+  finalValue: (edit: Edit) => unknown,
+): { edit: Edit; now: unknown }[] {
+  return edits
+    .filter((edit) => edit.by !== 'office')
+    .filter((edit) => {
+      const others = edits.filter((other) => other !== edit && other.id === edit.id);
+      return !others.some(
+        (other) =>
+          other.path === '_deleted' || (other.path === edit.path && (other.by !== edit.by || other.round > edit.round)),
+      );
+    })
+    .map((edit) => ({ edit, now: finalValue(edit) }))
+    .filter(({ edit, now }) => JSON.stringify(now) !== JSON.stringify(edit.value))
+    .filter(({ edit }) => {
+      const lost = replicas.find((replica) => replica.name === edit.by)?.lost ?? [];
+      return !lost.some((entry) => entry.id === edit.id && (entry.path === edit.path || entry.path === ''));
+    });
+}
+
+describe('replicas and the office editing the same records at random', { timeout: 120_000 }, () => {
+  it.each([1, 2, 3])('end with the server’s tasks, nothing lost unseen (seed %i)', async (seed) => {
+    const random = randomFrom(seed);
+    const form = await createForm(admin, {
+      fields: [
+        { name: 'Amount', type: 'number' },
+        { name: 'Note', type: 'text' },
+      ],
+    });
+    const fieldIds = (form.fields as { id: string }[]).map((field) => field.id);
+    const statuses = (form.statuses as { id: string }[]).map((status) => status.id);
+    const people = [admin.userId, alice.userId];
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await createTask(admin, form.id, { title: `Task ${seed}.${i}` })).id);
+    const replicas = await openReplicas(`tasks-${seed}`, ['tasks', 'users']);
+    const edits: Edit[] = [];
+    try {
+      for (let round = 1; round <= 40; round++) {
+        toggleNetwork(replicas, random);
+        const replica = random.pick(replicas);
+        const docs = (await replica.db.tasks
+          .find({ selector: { formId: form.id } })
+          .exec()) as RxDocument<TaskDocument>[];
+        const edit = (id: string, path: string, value: unknown) =>
+          edits.push({ by: replica.name, id, path, value, round });
+        const what = random.next();
+        if (what < 0.08 || docs.length === 0) {
+          const id = randomUUID();
+          ids.push(id);
+          const now = new Date().toISOString();
+          const statusId = random.pick(statuses);
+          await replica.db.tasks.insert({
+            id,
+            formId: form.id,
+            statusId,
+            title: `Made on the ${replica.name} ${round}`,
+            description: '',
+            fields: {},
+            labels: {},
+            assignees: [],
+            createdAt: now,
+            updatedAt: now,
+          });
+          edit(id, 'statusId', statusId);
+        } else if (what < 0.12) {
+          const doc = random.pick(docs);
+          edit(doc.primary, '_deleted', true);
+          await doc.remove();
+        } else {
+          const doc = random.pick(docs);
+          const current = doc.toJSON() as TaskDocument;
+          const kind = Math.floor(random.next() * 5);
+          const change: Partial<TaskDocument> = {};
+          if (kind === 0) change.title = `Title ${replica.name} ${round}`;
+          if (kind === 1) change.description = `Description ${replica.name} ${round}`;
+          if (kind === 2) {
+            const fieldId = random.pick(fieldIds);
+            const value = fieldId === fieldIds[0] ? String(round) : `note ${round}`;
+            change.fields = { ...current.fields, [fieldId]: value };
+            edit(doc.primary, `fields.${fieldId}`, value);
+          }
+          if (kind === 3) change.statusId = random.pick(statuses);
+          if (kind === 4) {
+            const userId = random.pick(people);
+            const assigned = (current.assignees ?? []).some((assignee) => assignee.userId === userId);
+            change.assignees = assigned
+              ? (current.assignees ?? []).filter((assignee) => assignee.userId !== userId)
+              : [
+                  ...(current.assignees ?? []),
+                  {
+                    userId,
+                    source: 'manual',
+                    delegated_from_user_id: null,
+                    pending_review: false,
+                    addedAt: new Date().toISOString(),
+                  },
+                ];
+            edit(doc.primary, `assignees.${userId}`, !assigned);
+          }
+          for (const key of ['title', 'description', 'statusId'] as const) {
+            if (change[key] !== undefined && change[key] !== current[key]) edit(doc.primary, key, change[key]);
+          }
+          await doc.incrementalModify((state) => ({ ...state, ...change }));
+        }
+        // The office, over REST, at the same time.
+        const id = random.pick(ids);
+        const office = (path: string) => (response: { status: number }) => {
+          if (response.status < 300) edits.push({ by: 'office', id, path, value: undefined, round });
+        };
+        const kind = Math.floor(random.next() * 6);
+        const fieldId = random.pick(fieldIds);
+        const userId = random.pick(people);
+        if (kind === 0)
+          await admin.client.patch(`/api/tasks/${id}`, { title: `Office ${round}` }).then(office('title'));
+        if (kind === 1)
+          await admin.client
+            .patch(`/api/tasks/${id}`, { fields: { [fieldId]: String(round * 3) } })
+            .then(office(`fields.${fieldId}`));
+        if (kind === 2)
+          await admin.client
+            .post(`/api/tasks/${id}/transition`, { statusId: random.pick(statuses) })
+            .then(office('statusId'));
+        if (kind === 3)
+          await admin.client.post(`/api/tasks/${id}/assignees`, { userId }).then(office(`assignees.${userId}`));
+        if (kind === 4)
+          await admin.client.delete(`/api/tasks/${id}/assignees/${userId}`).then(office(`assignees.${userId}`));
+        if (kind === 5 && random.next() < 0.3) await admin.client.delete(`/api/tasks/${id}`).then(office('_deleted'));
+        await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
+      }
+      backOnline(replicas);
+      const view = (task: TaskDocument) => ({
+        title: task.title,
+        description: task.description,
+        statusId: task.statusId,
+        fields: Object.fromEntries(Object.entries(task.fields ?? {}).filter(([, value]) => value !== null)),
+        assignees: (task.assignees ?? []).map((assignee) => assignee.userId).sort(),
+      });
+      const server = new Map<string, TaskDocument>();
+      await vi.waitFor(
+        async () => {
+          server.clear();
+          for (const id of ids) {
+            const answer = await alice.client.get(`/api/tasks/${id}`);
+            if (answer.status === 200) server.set(id, answer.body as TaskDocument);
+          }
+          const expected = Object.fromEntries([...server].map(([id, task]) => [id, view(task)]));
+          for (const replica of replicas) {
+            // Tasks of the other runs' forms are theirs.
+            const docs = (await replica.db.tasks
+              .find({ selector: { formId: form.id } })
+              .exec()) as RxDocument<TaskDocument>[];
+            const held = Object.fromEntries(docs.map((doc) => [doc.primary, view(doc.toJSON() as TaskDocument)]));
+            expect(held, `the ${replica.name}'s tasks`).toEqual(expected);
+          }
+        },
+        { timeout: 30_000, interval: 250 },
+      );
+      const losses = unseenLosses(edits, replicas, (edit) => {
+        const task = server.get(edit.id);
+        if (edit.path === '_deleted') return !task;
+        if (!task) return undefined;
+        if (edit.path.startsWith('fields.')) return task.fields?.[edit.path.slice('fields.'.length)] ?? null;
+        const assignee = edit.path.startsWith('assignees.') ? edit.path.slice('assignees.'.length) : undefined;
+        if (assignee) return (task.assignees ?? []).some((entry) => entry.userId === assignee);
+        return task[edit.path as 'title' | 'description' | 'statusId'];
+      });
+      expect(losses).toEqual([]);
+    } finally {
+      await closeReplicas(replicas);
+    }
+  });
+
+  it.each([1, 2])('end with the server’s directory rows, nothing lost unseen (seed %i)', async (seed) => {
+    const random = randomFrom(seed);
+    const directory = (
+      await admin.client.post('/api/directories', {
+        name: `Random ${seed}`,
+        columns: [{ name: 'Name' }, { name: 'Size' }],
+      })
+    ).body as { id: string };
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const parentId = i > 2 ? random.pick(ids.slice(0, 3)) : null;
+      const created = await admin.client.post(`/api/directories/${directory.id}/rows`, {
+        cells: [`Row ${i}`, String(i)],
+        parentId,
+      });
+      ids.push(created.body.id as string);
+    }
+    const replicas = await openReplicas(`rows-${seed}`, ['directories', 'directory_rows']);
+    const edits: Edit[] = [];
+    try {
+      await vi.waitFor(async () => {
+        for (const replica of replicas)
+          expect(await replica.db.directory_rows.count({ selector: { directoryId: directory.id } }).exec()).toBe(8);
+      });
+      for (let round = 1; round <= 40; round++) {
+        toggleNetwork(replicas, random);
+        const replica = random.pick(replicas);
+        const docs = (await replica.db.directory_rows
+          .find({ selector: { directoryId: directory.id } })
+          .exec()) as RxDocument<RowDocument>[];
+        const what = random.next();
+        if (what < 0.08 || docs.length < 2) {
+          const id = randomUUID();
+          ids.push(id);
+          await replica.db.directory_rows.insert({
+            id,
+            directoryId: directory.id,
+            parentId: null,
+            position: 1_000 + round,
+            cells: [`Made on the ${replica.name} ${round}`, ''],
+            parentRowIds: [],
+            updatedAt: new Date().toISOString(),
+          });
+        } else if (what < 0.12) {
+          const doc = random.pick(docs);
+          edits.push({ by: replica.name, id: doc.primary, path: '_deleted', value: true, round });
+          await doc.remove();
+        } else if (what < 0.25) {
+          const doc = random.pick(docs);
+          const parentId = random.pick([
+            null,
+            ...docs.map((other) => other.primary).filter((id) => id !== doc.primary),
+          ]);
+          // A move's outcome depends on the tree around it (a cycle is refused, a deleted parent
+          // moves its children up): only the convergence of moves is checked.
+          await doc.incrementalPatch({ parentId, position: 500 + random.next() });
+        } else {
+          const doc = random.pick(docs);
+          const column = Math.floor(random.next() * 2);
+          const value = `${replica.name} ${round}`;
+          edits.push({ by: replica.name, id: doc.primary, path: `cells.${column}`, value, round });
+          await doc.incrementalModify((state) => {
+            const cells = [...state.cells];
+            cells[column] = value;
+            return { ...state, cells };
+          });
+        }
+        const id = random.pick(ids);
+        const kind = Math.floor(random.next() * 4);
+        const rowPath = `/api/directories/${directory.id}/rows/${id}`;
+        const office = (paths: string[]) => (response: { status: number }) => {
+          if (response.status >= 300) return;
+          for (const path of paths) edits.push({ by: 'office', id, path, value: undefined, round });
+        };
+        if (kind === 0)
+          await admin.client
+            .patch(rowPath, { cells: [`Office ${round}`, `${round}`] })
+            .then(office(['cells.0', 'cells.1']));
+        if (kind === 1)
+          await admin.client.patch(`${rowPath}/move`, {
+            parentId: random.pick([null, ...ids.filter((other) => other !== id)]),
+            position: 0,
+          });
+        if (kind === 2 && random.next() < 0.3) await admin.client.delete(rowPath).then(office(['_deleted']));
+        await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
+      }
+      backOnline(replicas);
+      const view = (row: RowDocument) => ({
+        cells: row.cells,
+        parentId: row.parentId ?? null,
+        parentRowIds: row.parentRowIds,
+      });
+      const server = new Map<string, RowDocument>();
+      await vi.waitFor(
+        async () => {
+          server.clear();
+          const listed = (await alice.client.get(`/api/directories/${directory.id}/rows?limit=500`)).body
+            .items as RowDocument[];
+          for (const row of listed) server.set(row.id, row);
+          const expected = Object.fromEntries([...server].map(([id, row]) => [id, view(row)]));
+          for (const replica of replicas) {
+            const docs = (await replica.db.directory_rows
+              .find({ selector: { directoryId: directory.id } })
+              .exec()) as RxDocument<RowDocument>[];
+            const held = Object.fromEntries(docs.map((doc) => [doc.primary, view(doc.toJSON() as RowDocument)]));
+            expect(held, `the ${replica.name}'s rows`).toEqual(expected);
+          }
+        },
+        { timeout: 30_000, interval: 250 },
+      );
+      const losses = unseenLosses(edits, replicas, (edit) => {
+        const row = server.get(edit.id);
+        if (edit.path === '_deleted') return !row;
+        return row?.cells[Number(edit.path.slice('cells.'.length))];
+      });
+      expect(losses).toEqual([]);
+    } finally {
+      await closeReplicas(replicas);
+    }
+  });
+});
