@@ -77,9 +77,11 @@ async function replica(
     onDisk?: boolean;
     wrap?: (storage: RxStorage<unknown, unknown>) => RxStorage<unknown, unknown>;
     markUnrecordedPulls?: boolean;
+    /** Called with each push's answer before the replication gets it (it may hold it back). */
+    beforePushAnswer?: () => Promise<void>;
   } = {},
 ): Promise<Replica> {
-  const { onSignedOut, onDisk, wrap = (storage) => storage, markUnrecordedPulls } = options;
+  const { onSignedOut, onDisk, wrap = (storage) => storage, markUnrecordedPulls, beforePushAnswer } = options;
   const db = await createOrbitaDatabase({
     name: `replica-${name}`,
     storage: wrap(
@@ -91,6 +93,19 @@ async function replica(
     collections: ['tasks', 'users'],
   });
   const socket = io(`${t.url}/sync`, { auth: { token: member.client.accessToken }, transports: ['websocket'] });
+  if (beforePushAnswer) {
+    const timeout = socket.timeout.bind(socket);
+    socket.timeout = (ms: number) => {
+      const timed = timeout(ms);
+      const emitWithAck = timed.emitWithAck.bind(timed);
+      timed.emitWithAck = (async (event: string, ...args: unknown[]) => {
+        const answer = await emitWithAck(event, ...args);
+        if (event === 'sync:push') await beforePushAnswer();
+        return answer;
+      }) as typeof timed.emitWithAck;
+      return timed;
+    };
+  }
   const lost: LostEdit[] = [];
   const sync = startReplicaSync(db, socket, {
     retryTimeMs: 200,
@@ -458,6 +473,62 @@ describe('desktop replicas', () => {
     } finally {
       await closeReplica(alices);
     }
+  });
+
+  it('keeps an edit made while a push answered with a conflict was on its way: taking off a person it had assigned', async () => {
+    const task = await createTask(admin, form.id, { title: 'Assigned and taken off' });
+    let answered: () => void = () => undefined;
+    let holding: Promise<void> | undefined;
+    const arrived: (() => void)[] = [];
+    const alices = await replica(alice, 'held-answer', {
+      beforePushAnswer: () => {
+        for (const resolve of arrived.splice(0)) resolve();
+        return holding ?? Promise.resolve();
+      },
+    });
+    await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
+    // The office renames the task; Alice, not having it yet, renames it too and assigns herself.
+    await admin.client.patch(`/api/tasks/${task.id}`, { title: 'Office title' });
+    holding = new Promise((resolve) => {
+      answered = resolve;
+    });
+    const pushAnswered = new Promise<void>((resolve) => arrived.push(resolve));
+    alices.socket.disconnect();
+    await (await alices.db.tasks.findOne(task.id).exec())?.incrementalModify((current: TaskDocument) => ({
+      ...current,
+      title: 'Alice title',
+      assignees: [
+        ...(current.assignees ?? []),
+        {
+          userId: alice.userId,
+          source: 'manual',
+          delegated_from_user_id: null,
+          pending_review: false,
+          addedAt: new Date().toISOString(),
+        },
+      ],
+    }));
+    alices.socket.connect();
+    // The server has taken the push (her title lost to the office's), its answer is on its way…
+    await pushAnswered;
+    // …while she takes herself off again.
+    await (await alices.db.tasks.findOne(task.id).exec())?.incrementalModify((current: TaskDocument) => ({
+      ...current,
+      assignees: (current.assignees ?? []).filter((assignee) => assignee.userId !== alice.userId),
+    }));
+    holding = undefined;
+    answered();
+    await vi.waitFor(async () => {
+      const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+      expect(stored.title).toBe('Office title');
+      expect(stored.assignees).toEqual([]);
+      const local = await taskIn(alices, task.id);
+      expect(local?.title).toBe('Office title');
+      expect(local?.assignees).toEqual([]);
+    }, WAIT);
+    // Her title was lost once, and said so once; taking herself off was not.
+    expect(alices.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path)).toEqual(['title']);
+    await closeReplica(alices);
   });
 
   it('pauses replication when the session ends, keeping local edits for later', async () => {

@@ -19,6 +19,7 @@ import {
 import { type RxReplicationState, replicateRxCollection } from 'rxdb/plugins/replication';
 import { Subject } from 'rxjs';
 import type { Socket } from 'socket.io-client';
+import { rebaseOnServerState } from './rebase';
 
 /** The name of the replication of a collection, the same at every start (RxDB keys its records by it). */
 export function syncReplicationIdentifier(remoteCollection: string): string {
@@ -328,14 +329,62 @@ export function replicateOverSocket<RxDocType>(
    * pushed again against the older state, and a colleague's change pulled meanwhile would be
    * taken for a conflict: the user's value, already kept, reported lost.
    */
-  const recordSentStates = async (rows: RxReplicationWriteToMasterRow<RxDocType>[]): Promise<void> => {
+  const recordSentStates = (rows: RxReplicationWriteToMasterRow<RxDocType>[]): Promise<void> =>
+    recordServerStates(rows.map((row) => row.newDocumentState as unknown as SyncDocument));
+  /** Records these documents' states as the server's (what their next push is merged against). */
+  const recordServerStates = async (documents: SyncDocument[]): Promise<void> => {
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
-    if (rows.length === 0 || !internal) return;
-    const known = await getAssumedMasterState(internal, rows.map(key));
+    if (documents.length === 0 || !internal) return;
+    const idOf = (document: SyncDocument) => String(document[primaryPath]);
+    const known = await getAssumedMasterState(internal, documents.map(idOf));
     const writes = await Promise.all(
-      rows.map((row) => getMetaWriteRow(internal, row.newDocumentState as never, known[key(row)]?.metaDocument)),
+      documents.map((document) => getMetaWriteRow(internal, document as never, known[idOf(document)]?.metaDocument)),
     );
     await internal.input.metaInstance.bulkWrite(writes, 'orbita-sync-sent-state');
+  };
+  /**
+   * RxDB takes the server's state that a push was answered with (a conflict: the push merged with
+   * what changed there) into the document and its record only while the document is still as
+   * pushed. One the user changed again while the push was on its way kept its record from before
+   * the push, and its next push was merged against that: what the push itself had changed looked
+   * unchanged (a person assigned, then taken off again, stayed assigned, unseen). Such a document
+   * is rebased onto the server's state instead (`rebaseOnServerState`), and that state recorded:
+   * its next push carries only the changes made since.
+   */
+  const rebaseChangedMeanwhile = async (
+    rows: RxReplicationWriteToMasterRow<RxDocType>[],
+    sent: RxReplicationWriteToMasterRow<RxDocType>[],
+    conflicts: SyncDocument[],
+  ): Promise<void> => {
+    if (conflicts.length === 0) return;
+    const handed = new Map(rows.map((row) => [key(row), row]));
+    // The last state of each document the server took from this push (a newer one may follow RxDB's).
+    const lastSent = new Map(sent.map((row) => [key(row), row.newDocumentState as unknown as Record<string, unknown>]));
+    // One answer may name a document twice (a row sent again and its newer state): its last state counts.
+    const latest = [...new Map(conflicts.map((document) => [String(document[primaryPath]), document])).values()];
+    const held = await heldStates(latest.map((document) => String(document[primaryPath])));
+    const changed = complete(latest).filter((document) => {
+      const id = String(document[primaryPath]);
+      const row = handed.get(id);
+      const current = held.get(id);
+      return row !== undefined && current !== undefined && !sameState(current, row);
+    });
+    if (changed.length === 0) return;
+    await recordServerStates(changed);
+    for (const server of changed) {
+      const id = String(server[primaryPath]);
+      const pushed = lastSent.get(id);
+      const doc = await options.collection.findOne(id).exec();
+      if (!doc || !pushed) continue;
+      await doc.incrementalModify(
+        (current: RxDocType) =>
+          rebaseOnServerState(
+            pushed,
+            current as unknown as Record<string, unknown>,
+            server as unknown as Record<string, unknown>,
+          ) as unknown as RxDocType,
+      );
+    }
   };
   const pullBatch = async (
     checkpoint: SyncCheckpoint | null,
@@ -447,6 +496,9 @@ export function replicateOverSocket<RxDocType>(
               // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
               await recordSentStates(sent.filter((row) => !rows.includes(row) && !conflicting.has(key(row)))).catch(
                 () => undefined,
+              );
+              await rebaseChangedMeanwhile(rows, sent, result.conflicts).catch((error) =>
+                console.warn(`Rebasing the documents of ${remoteCollection} changed during their push failed:`, error),
               );
               // A row sent again and the newer state after it may each lose the same value: the
               // newer state's loss is what the user last tried (the server answers rows in order).
