@@ -112,6 +112,31 @@ function backOnline(replicas: Replica[]): void {
 }
 
 /**
+ * Waits until every replica holds exactly the records the server holds (`onServer`), compared as
+ * `view` shows them (`held`: the replica's records of this run); returns the server's, by id.
+ */
+async function untilConverged<T extends { id: string }>(
+  replicas: Replica[],
+  onServer: () => Promise<T[]>,
+  held: (replica: Replica) => Promise<T[]>,
+  view: (record: T) => unknown,
+): Promise<Map<string, T>> {
+  let server = new Map<string, T>();
+  await vi.waitFor(
+    async () => {
+      server = new Map((await onServer()).map((record) => [record.id, record]));
+      const expected = Object.fromEntries([...server].map(([id, record]) => [id, view(record)]));
+      for (const replica of replicas) {
+        const records = Object.fromEntries((await held(replica)).map((record) => [record.id, view(record)]));
+        expect(records, `what the ${replica.name} holds`).toEqual(expected);
+      }
+    },
+    { timeout: 30_000, interval: 250 },
+  );
+  return server;
+}
+
+/**
  * Edits of the replicas that are neither on the server nor reported lost, among those nobody else
  * competed with: no other replica nor the office changed that value of that record, or deleted
  * it, and the replica did not change it again. (Where others did, the three-way rule decides, and
@@ -256,25 +281,22 @@ describe('replicas and the office editing the same records at random', { timeout
         fields: Object.fromEntries(Object.entries(task.fields ?? {}).filter(([, value]) => value !== null)),
         assignees: (task.assignees ?? []).map((assignee) => assignee.userId).sort(),
       });
-      const server = new Map<string, TaskDocument>();
-      await vi.waitFor(
+      const server = await untilConverged(
+        replicas,
         async () => {
-          server.clear();
+          const tasks: TaskDocument[] = [];
           for (const id of ids) {
             const answer = await alice.client.get(`/api/tasks/${id}`);
-            if (answer.status === 200) server.set(id, answer.body as TaskDocument);
+            if (answer.status === 200) tasks.push(answer.body as TaskDocument);
           }
-          const expected = Object.fromEntries([...server].map(([id, task]) => [id, view(task)]));
-          for (const replica of replicas) {
-            // Tasks of the other runs' forms are theirs.
-            const docs = (await replica.db.tasks
-              .find({ selector: { formId: form.id } })
-              .exec()) as RxDocument<TaskDocument>[];
-            const held = Object.fromEntries(docs.map((doc) => [doc.primary, view(doc.toJSON() as TaskDocument)]));
-            expect(held, `the ${replica.name}'s tasks`).toEqual(expected);
-          }
+          return tasks;
         },
-        { timeout: 30_000, interval: 250 },
+        // Tasks of the other runs' forms are theirs.
+        async (replica) =>
+          (await replica.db.tasks.find({ selector: { formId: form.id } }).exec()).map(
+            (doc) => doc.toJSON() as TaskDocument,
+          ),
+        view,
       );
       const losses = unseenLosses(edits, replicas, (edit) => {
         const task = server.get(edit.id);
@@ -383,23 +405,15 @@ describe('replicas and the office editing the same records at random', { timeout
         parentId: row.parentId ?? null,
         parentRowIds: row.parentRowIds,
       });
-      const server = new Map<string, RowDocument>();
-      await vi.waitFor(
-        async () => {
-          server.clear();
-          const listed = (await alice.client.get(`/api/directories/${directory.id}/rows?limit=500`)).body
-            .items as RowDocument[];
-          for (const row of listed) server.set(row.id, row);
-          const expected = Object.fromEntries([...server].map(([id, row]) => [id, view(row)]));
-          for (const replica of replicas) {
-            const docs = (await replica.db.directory_rows
-              .find({ selector: { directoryId: directory.id } })
-              .exec()) as RxDocument<RowDocument>[];
-            const held = Object.fromEntries(docs.map((doc) => [doc.primary, view(doc.toJSON() as RowDocument)]));
-            expect(held, `the ${replica.name}'s rows`).toEqual(expected);
-          }
-        },
-        { timeout: 30_000, interval: 250 },
+      const server = await untilConverged(
+        replicas,
+        async () =>
+          (await alice.client.get(`/api/directories/${directory.id}/rows?limit=500`)).body.items as RowDocument[],
+        async (replica) =>
+          (await replica.db.directory_rows.find({ selector: { directoryId: directory.id } }).exec()).map(
+            (doc) => doc.toJSON() as RowDocument,
+          ),
+        view,
       );
       const losses = unseenLosses(edits, replicas, (edit) => {
         const row = server.get(edit.id);

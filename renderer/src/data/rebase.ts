@@ -56,7 +56,8 @@ export function rebaseOnServerState(pushed: State, held: State, server: State): 
   for (const key of new Set([...Object.keys(server), ...Object.keys(held)])) {
     if (key.startsWith('_')) continue;
     const idOf = SETS[key];
-    if (deepEqual(held[key], pushed[key])) rebased[key] = server[key];
+    // A value the server's state does not carry (a field of the replica's own) stays as held.
+    if (deepEqual(held[key], pushed[key])) rebased[key] = key in server ? server[key] : held[key];
     else if (idOf) rebased[key] = rebaseSet(idOf, pushed[key], held[key], server[key]);
     else if (PARTS.has(key)) rebased[key] = rebaseParts(pushed[key], held[key], server[key]);
     if (rebased[key] === undefined) delete rebased[key];

@@ -367,7 +367,8 @@ export function replicateOverSocket<RxDocType>(
       const id = String(document[primaryPath]);
       const row = handed.get(id);
       const current = held.get(id);
-      return row !== undefined && current !== undefined && !sameState(current, row);
+      // A record gone on the server is not rebased: its edits come back as lost, the record leaves.
+      return !document._deleted && row !== undefined && current !== undefined && !sameState(current, row);
     });
     if (changed.length === 0) return;
     await recordServerStates(changed);
