@@ -21,7 +21,7 @@ import {
 } from 'rxdb';
 import { createMemoryStorageInstance, getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import type { Observable } from 'rxjs';
-import { closedError, removedError } from '../rx-storage-sqlite/helpers';
+import { closedError, removedError, runsWithoutRepeatedIds } from '../rx-storage-sqlite/helpers';
 
 type AnyInstance = RxStorageInstance<unknown, unknown, unknown, RxStorageDefaultCheckpoint>;
 type AnyDocument = RxDocumentData<unknown>;
@@ -296,16 +296,22 @@ export class RxStorageInstanceMemoryMapped<RxDocType>
     const { collection } = this;
     // A disk that refused the last batch gets another try before anything more is accepted.
     if (collection.failure) await persist(collection);
-    const result = await this.memory.bulkWrite(documentWrites, context);
-    const refused = new Set(result.error.map((error) => error.documentId));
-    for (const row of documentWrites) {
-      const id = (row.document as Record<string, unknown>)[collection.primaryPath] as string;
-      if (refused.has(id)) continue;
-      const waiting = collection.pending.get(id);
-      collection.pending.set(id, {
-        previous: waiting ? waiting.previous : (row.previous as AnyDocument | undefined),
-        document: row.document as AnyDocument,
-      });
+    const result: RxStorageBulkWriteResponse<RxDocType> = { error: [] };
+    // A document named twice is written in order, the later write checked against the earlier
+    // (RxDB's memory storage would check both against the state before the batch).
+    for (const run of runsWithoutRepeatedIds(documentWrites, collection.primaryPath)) {
+      const { error } = await this.memory.bulkWrite(run, context);
+      result.error.push(...error);
+      const refused = new Set(error.map((failed) => failed.documentId));
+      for (const row of run) {
+        const id = (row.document as Record<string, unknown>)[collection.primaryPath] as string;
+        if (refused.has(id)) continue;
+        const waiting = collection.pending.get(id);
+        collection.pending.set(id, {
+          previous: waiting ? waiting.previous : (row.previous as AnyDocument | undefined),
+          document: row.document as AnyDocument,
+        });
+      }
     }
     if (this.settings.awaitWritePersistence) await persist(collection);
     else schedulePersist(collection);

@@ -209,6 +209,29 @@ describe('memory-mapped storage over better-sqlite3', () => {
     ]);
   });
 
+  it('writes a document named twice in one batch in order, in memory and on disk', async () => {
+    const name = `db${randomToken(6)}`;
+    const mapped = await open(getRxStorageMemoryMapped({ storage: sqlite() }), name);
+    const first = item('twice', { title: 'first' });
+    const second = revise(first, { title: 'second' });
+    const result = await write(mapped, [
+      { document: first },
+      { previous: first, document: second },
+      // Written against the state before the batch: it meets `second` and conflicts.
+      { document: item('twice', { title: 'stale' }) },
+      { document: item('other') },
+    ]);
+    expect(result.error.map((error) => [error.documentId, error.status])).toEqual([['twice', 409]]);
+    expect((result.error[0] as { documentInDb?: ItemDoc }).documentInDb).toEqual(second);
+    expect(await mapped.findDocumentsById(['twice'], false)).toEqual([second]);
+    await (mapped as unknown as { persisted(): Promise<void> }).persisted();
+    const disk = await open(sqlite(), name);
+    expect(await disk.findDocumentsById(['twice', 'other'], false)).toEqual([
+      second,
+      expect.objectContaining({ id: 'other' }),
+    ]);
+  });
+
   it('persists several writes of one document in one turn as its newest state', async () => {
     const name = `db${randomToken(6)}`;
     const mapped = await open(getRxStorageMemoryMapped({ storage: sqlite() }), name);

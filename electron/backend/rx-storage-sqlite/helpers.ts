@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RxJsonSchema } from 'rxdb';
+import type { BulkWriteRow, RxJsonSchema } from 'rxdb';
 import { toArray } from 'rxdb';
 
 /** Name of this storage in RxDB (`RxStorage.name`). */
@@ -94,4 +94,29 @@ export function closedError(what: string, instance = 'RxStorageInstanceBetterSql
 /** The error of a call on an instance of a removed collection. */
 export function removedError(what: string, instance = 'RxStorageInstanceBetterSqlite'): Error {
   return new Error(`${instance} was removed: ${what}`);
+}
+
+/**
+ * The rows of a batch in runs that name each document at most once, in order. A batch without a
+ * repeated id (every batch RxDB itself sends) is one run.
+ */
+export function runsWithoutRepeatedIds<RxDocType>(
+  rows: BulkWriteRow<RxDocType>[],
+  primaryPath: string,
+): BulkWriteRow<RxDocType>[][] {
+  const runs: BulkWriteRow<RxDocType>[][] = [];
+  let run: BulkWriteRow<RxDocType>[] = [];
+  let seen = new Set<string>();
+  for (const row of rows) {
+    const id = (row.document as Record<string, unknown>)[primaryPath] as string;
+    if (seen.has(id)) {
+      runs.push(run);
+      run = [];
+      seen = new Set();
+    }
+    seen.add(id);
+    run.push(row);
+  }
+  runs.push(run);
+  return runs;
 }

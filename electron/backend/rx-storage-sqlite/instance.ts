@@ -15,7 +15,7 @@ import { categorizeBulkWriteRows, now } from 'rxdb';
 import { type Observable, Subject, type Subscription } from 'rxjs';
 import type { BetterSqliteSettings, ChangeBulk, CollectionState } from './database';
 import { dropCollection, releaseCollection, releaseDatabase } from './database';
-import { closedError, idList, indexKey, removedError } from './helpers';
+import { closedError, idList, indexKey, removedError, runsWithoutRepeatedIds } from './helpers';
 import { countDocuments, explainQuery, queryDocuments } from './query';
 
 /** What `instance.internals` exposes: where the documents live. */
@@ -68,37 +68,18 @@ export class RxStorageInstanceBetterSqlite<RxDocType>
   ): Promise<RxStorageBulkWriteResponse<RxDocType>> {
     const state = this.usable('bulkWrite');
     const { db } = state.database;
-    const { statements, indexes, primaryPath } = state;
+    const { primaryPath } = state;
     // Read, conflict check and write in one immediate transaction: no other writer in between.
     const categorized = db
       .transaction(() => {
-        const ids = documentWrites.map((row) => (row.document as Record<string, unknown>)[primaryPath] as string);
-        const inDb = new Map<string, RxDocumentData<RxDocType>>();
-        const rows = (ids.length === 1 ? statements.byId.all(ids[0]) : statements.byIds.all(idList(ids))) as string[];
-        for (const data of rows) {
-          const doc = JSON.parse(data) as RxDocumentData<RxDocType>;
-          inDb.set((doc as Record<string, unknown>)[primaryPath] as string, doc);
+        let result: CategorizedWrites<RxDocType> | undefined;
+        // A document named twice is written in order: the later write meets the earlier one's
+        // outcome (a 409 unless its `previous` is that state), as two bulkWrites in a row would.
+        for (const run of runsWithoutRepeatedIds(documentWrites, primaryPath)) {
+          const part = this.writeRun(state, run, context);
+          result = result ? mergeCategorized(result, part) : part;
         }
-        const result = categorizeBulkWriteRows<RxDocType>(this, primaryPath as never, inDb, documentWrites, context);
-        for (const row of result.bulkInsertDocs) {
-          const doc = row.document as RxDocumentData<unknown>;
-          const values: unknown[] = [
-            (doc as Record<string, unknown>)[primaryPath],
-            doc._deleted ? 1 : 0,
-            doc._meta.lwt,
-            JSON.stringify(doc),
-          ];
-          for (const index of indexes) values.push(indexKey(index.indexableString(doc)));
-          statements.insert.run(values);
-        }
-        for (const row of result.bulkUpdateDocs) {
-          const doc = row.document as RxDocumentData<unknown>;
-          const values: unknown[] = [doc._deleted ? 1 : 0, doc._meta.lwt, JSON.stringify(doc)];
-          for (const index of indexes) values.push(indexKey(index.indexableString(doc)));
-          values.push((doc as Record<string, unknown>)[primaryPath]);
-          statements.update.run(values);
-        }
-        return result;
+        return result as CategorizedWrites<RxDocType>;
       })
       .immediate();
 
@@ -111,6 +92,42 @@ export class RxStorageInstanceBetterSqlite<RxDocType>
       state.changes$.next(categorized.eventBulk as unknown as ChangeBulk);
     }
     return { error: categorized.errors };
+  }
+
+  /** Conflict check and write of rows naming each document once, inside the caller's transaction. */
+  private writeRun(
+    state: CollectionState,
+    documentWrites: BulkWriteRow<RxDocType>[],
+    context: string,
+  ): CategorizedWrites<RxDocType> {
+    const { statements, indexes, primaryPath } = state;
+    const ids = documentWrites.map((row) => (row.document as Record<string, unknown>)[primaryPath] as string);
+    const inDb = new Map<string, RxDocumentData<RxDocType>>();
+    const rows = (ids.length === 1 ? statements.byId.all(ids[0]) : statements.byIds.all(idList(ids))) as string[];
+    for (const data of rows) {
+      const doc = JSON.parse(data) as RxDocumentData<RxDocType>;
+      inDb.set((doc as Record<string, unknown>)[primaryPath] as string, doc);
+    }
+    const result = categorizeBulkWriteRows<RxDocType>(this, primaryPath as never, inDb, documentWrites, context);
+    for (const row of result.bulkInsertDocs) {
+      const doc = row.document as RxDocumentData<unknown>;
+      const values: unknown[] = [
+        (doc as Record<string, unknown>)[primaryPath],
+        doc._deleted ? 1 : 0,
+        doc._meta.lwt,
+        JSON.stringify(doc),
+      ];
+      for (const index of indexes) values.push(indexKey(index.indexableString(doc)));
+      statements.insert.run(values);
+    }
+    for (const row of result.bulkUpdateDocs) {
+      const doc = row.document as RxDocumentData<unknown>;
+      const values: unknown[] = [doc._deleted ? 1 : 0, doc._meta.lwt, JSON.stringify(doc)];
+      for (const index of indexes) values.push(indexKey(index.indexableString(doc)));
+      values.push((doc as Record<string, unknown>)[primaryPath]);
+      statements.update.run(values);
+    }
+    return result;
   }
 
   async findDocumentsById(ids: string[], withDeleted: boolean): Promise<RxDocumentData<RxDocType>[]> {
@@ -192,4 +209,17 @@ export class RxStorageInstanceBetterSqlite<RxDocType>
     releaseCollection(this.state);
     releaseDatabase(this.state.database);
   }
+}
+
+type CategorizedWrites<RxDocType> = ReturnType<typeof categorizeBulkWriteRows<RxDocType>>;
+
+/** One batch's outcome from its runs': every error and change event, in order, and the newest write. */
+function mergeCategorized<RxDocType>(
+  earlier: CategorizedWrites<RxDocType>,
+  later: CategorizedWrites<RxDocType>,
+): CategorizedWrites<RxDocType> {
+  earlier.errors.push(...later.errors);
+  earlier.eventBulk.events.push(...later.eventBulk.events);
+  if (later.newestRow) earlier.newestRow = later.newestRow;
+  return earlier;
 }

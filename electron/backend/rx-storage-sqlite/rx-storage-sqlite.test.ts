@@ -291,11 +291,50 @@ describe('bulkWrite', () => {
 
   it('runs a batch in one transaction: a failing batch writes nothing', async () => {
     const instance = await openOurs();
-    // Two inserts of one id in one batch violate the primary key inside the transaction.
+    await insert(instance, [person('kept')]);
+    const kept = (await instance.findDocumentsById(['kept'], false))[0] as PersonDoc;
+    // A write time that is not a number is refused by the table in the middle of the batch.
+    const unstorable = { ...person('bad'), _meta: { lwt: 'soon' as unknown as number } };
     await expect(
-      instance.bulkWrite([{ document: person('dup') }, { document: person('ok') }, { document: person('dup') }], ctx),
+      instance.bulkWrite(
+        [
+          { document: person('ok') },
+          { previous: kept, document: revise(kept, { name: 'changed' }) },
+          { document: unstorable },
+        ],
+        ctx,
+      ),
     ).rejects.toThrow();
-    expect(await instance.findDocumentsById(['dup', 'ok'], true)).toEqual([]);
+    expect(await instance.findDocumentsById(['ok', 'bad'], true)).toEqual([]);
+    expect(await instance.findDocumentsById(['kept'], false)).toEqual([kept]);
+  });
+
+  it('writes a document named twice in one batch in order, the later write checked against the earlier', async () => {
+    const instance = await openOurs();
+    const bulks = collect(instance);
+    const first = person('twice', { name: 'first' });
+    const second = revise(first, { name: 'second' });
+    const result = await instance.bulkWrite(
+      [
+        { document: first },
+        { document: person('other') },
+        { previous: first, document: second },
+        // Written against the state before the batch: it meets `second` and conflicts.
+        { document: person('twice', { name: 'stale' }) },
+      ],
+      ctx,
+    );
+    expect(result.error.map((error) => [error.documentId, error.status])).toEqual([['twice', 409]]);
+    const conflict = result.error[0];
+    expect(conflict && 'documentInDb' in conflict ? conflict.documentInDb : undefined).toEqual(second);
+    expect(await instance.findDocumentsById(['twice'], false)).toEqual([second]);
+    await waitFor(() => bulks.length === 1);
+    expect(bulks[0]?.events.map((event) => [event.documentId, event.operation, event.documentData.name])).toEqual([
+      ['twice', 'INSERT', 'first'],
+      ['other', 'INSERT', 'name'],
+      ['twice', 'UPDATE', 'second'],
+    ]);
+    expect(bulks[0]?.checkpoint).toEqual({ id: 'twice', lwt: second._meta.lwt });
   });
 
   it('inserts tombstones (replication does) without a change event, found only with deleted', async () => {
