@@ -207,6 +207,7 @@ export function replicateOverSocket<RxDocType>(
   /** Documents of pushes under way, with how many pushes carry each. */
   const pushing = new Map<string, number>();
   const primaryPath = options.collection.schema.primaryPath as string;
+  const idOf = (document: Record<string, unknown>): string => String(document[primaryPath]);
   const onStream = (message: StreamMessage) => {
     if (message.collection !== remoteCollection) return;
     // The server answers a socket's messages in the order it read them: a stream message arriving
@@ -218,9 +219,7 @@ export function replicateOverSocket<RxDocType>(
     // states of the pushed documents are older than the push's outcome (which RxDB holds once the
     // push is answered), and the server sends no newer one when the push went through unchanged.
     const documents =
-      pushing.size > 0
-        ? message.documents.filter((document) => !pushing.has(String(document[primaryPath])))
-        : message.documents;
+      pushing.size > 0 ? message.documents.filter((document) => !pushing.has(idOf(document))) : message.documents;
     if (documents.length === 0) return;
     stream$.next({
       documents: complete(documents) as never,
@@ -249,8 +248,7 @@ export function replicateOverSocket<RxDocType>(
    * between the two writes) then goes without one, and the server could only report every
    * difference as lost; by the time the row is sent that state is often there: it is read again.
    */
-  const key = (row: RxReplicationWriteToMasterRow<RxDocType>) =>
-    String((row.newDocumentState as Record<string, unknown>)[primaryPath]);
+  const key = (row: RxReplicationWriteToMasterRow<RxDocType>) => idOf(row.newDocumentState as Record<string, unknown>);
   const withCurrentBase = async (
     rows: RxReplicationWriteToMasterRow<RxDocType>[],
   ): Promise<RxReplicationWriteToMasterRow<RxDocType>[]> => {
@@ -275,7 +273,7 @@ export function replicateOverSocket<RxDocType>(
     return new Map(
       stored.map((doc) => {
         const { _meta, _rev, _attachments, ...held } = doc as Record<string, unknown>;
-        return [String(held[primaryPath]), held];
+        return [idOf(held), held];
       }),
     );
   };
@@ -335,7 +333,6 @@ export function replicateOverSocket<RxDocType>(
   const recordServerStates = async (documents: SyncDocument[]): Promise<void> => {
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
     if (documents.length === 0 || !internal) return;
-    const idOf = (document: SyncDocument) => String(document[primaryPath]);
     const known = await getAssumedMasterState(internal, documents.map(idOf));
     const writes = await Promise.all(
       documents.map((document) => getMetaWriteRow(internal, document as never, known[idOf(document)]?.metaDocument)),
@@ -361,10 +358,10 @@ export function replicateOverSocket<RxDocType>(
     // The last state of each document the server took from this push (a newer one may follow RxDB's).
     const lastSent = new Map(sent.map((row) => [key(row), row.newDocumentState as unknown as Record<string, unknown>]));
     // One answer may name a document twice (a row sent again and its newer state): its last state counts.
-    const latest = [...new Map(conflicts.map((document) => [String(document[primaryPath]), document])).values()];
-    const held = await heldStates(latest.map((document) => String(document[primaryPath])));
+    const latest = [...new Map(conflicts.map((document) => [idOf(document), document])).values()];
+    const held = await heldStates(latest.map(idOf));
     const changed = complete(latest).filter((document) => {
-      const id = String(document[primaryPath]);
+      const id = idOf(document);
       const row = handed.get(id);
       const current = held.get(id);
       // A record gone on the server is not rebased: its edits come back as lost, the record leaves.
@@ -373,7 +370,7 @@ export function replicateOverSocket<RxDocType>(
     if (changed.length === 0) return;
     await recordServerStates(changed);
     for (const server of changed) {
-      const id = String(server[primaryPath]);
+      const id = idOf(server);
       const pushed = lastSent.get(id);
       const doc = await options.collection.findOne(id).exec();
       if (!doc || !pushed) continue;
@@ -493,7 +490,7 @@ export function replicateOverSocket<RxDocType>(
                 }
               }
               options.onSyncProblem?.('send', undefined);
-              const conflicting = new Set(result.conflicts.map((document) => String(document[primaryPath])));
+              const conflicting = new Set(result.conflicts.map(idOf));
               // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
               await recordSentStates(sent.filter((row) => !rows.includes(row) && !conflicting.has(key(row)))).catch(
                 () => undefined,
