@@ -26,6 +26,7 @@ import { createForm, createMember, createOrg, createTask, type Member } from './
 
 interface Replica {
   name: string;
+  member: Member;
   db: OrbitaDatabase;
   socket: Socket;
   sync: ReplicaSync;
@@ -68,19 +69,27 @@ function randomFrom(seed: number) {
   return { next, pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T };
 }
 
-async function openReplicas(name: string, collections: CollectionName[]): Promise<Replica[]> {
+/** Opens a replica per device (by default two of Alice's), each synced with its user's token. */
+async function openReplicas(
+  name: string,
+  collections: CollectionName[],
+  devices: [string, Member][] = [
+    ['laptop', alice],
+    ['desktop', alice],
+  ],
+): Promise<Replica[]> {
   return Promise.all(
-    ['laptop', 'desktop'].map(async (device) => {
+    devices.map(async ([device, member]) => {
       const db = await createOrbitaDatabase({
         name: `${name}-${device}`,
         storage: replicaStorage(dir) as never,
         collections,
       });
-      const socket = io(`${t.url}/sync`, { auth: { token: alice.client.accessToken }, transports: ['websocket'] });
+      const socket = io(`${t.url}/sync`, { auth: { token: member.client.accessToken }, transports: ['websocket'] });
       const lost: LostEdit[] = [];
       const sync = startReplicaSync(db, socket, { retryTimeMs: 100, onLostEdits: (edits) => lost.push(...edits) });
       await sync.awaitInitial();
-      return { name: device, db, socket, sync, lost, online: true };
+      return { name: device, member, db, socket, sync, lost, online: true };
     }),
   );
 }
@@ -112,21 +121,22 @@ function backOnline(replicas: Replica[]): void {
 }
 
 /**
- * Waits until every replica holds exactly the records the server holds (`onServer`), compared as
- * `view` shows them (`held`: the replica's records of this run); returns the server's, by id.
+ * Waits until every replica holds exactly the records the server shows its user (`onServer`),
+ * compared as `view` shows them (`held`: the replica's records of this run); returns the server's,
+ * by id, as the last replica's user sees them.
  */
 async function untilConverged<T extends { id: string }>(
   replicas: Replica[],
-  onServer: () => Promise<T[]>,
+  onServer: (member: Member) => Promise<T[]>,
   held: (replica: Replica) => Promise<T[]>,
   view: (record: T) => unknown,
 ): Promise<Map<string, T>> {
   let server = new Map<string, T>();
   await vi.waitFor(
     async () => {
-      server = new Map((await onServer()).map((record) => [record.id, record]));
-      const expected = Object.fromEntries([...server].map(([id, record]) => [id, view(record)]));
       for (const replica of replicas) {
+        server = new Map((await onServer(replica.member)).map((record) => [record.id, record]));
+        const expected = Object.fromEntries([...server].map(([id, record]) => [id, view(record)]));
         const records = Object.fromEntries((await held(replica)).map((record) => [record.id, view(record)]));
         expect(records, `what the ${replica.name} holds`).toEqual(expected);
       }
@@ -162,6 +172,35 @@ function unseenLosses(
       const lost = replicas.find((replica) => replica.name === edit.by)?.lost ?? [];
       return !lost.some((entry) => entry.id === edit.id && (entry.path === edit.path || entry.path === ''));
     });
+}
+
+/** The tasks among `ids` that `member` may see, as the server shows them. */
+async function visibleTasks(member: Member, ids: readonly string[]): Promise<TaskDocument[]> {
+  const tasks: TaskDocument[] = [];
+  for (const id of ids) {
+    const answer = await member.client.get(`/api/tasks/${id}`);
+    if (answer.status === 200) tasks.push(answer.body as TaskDocument);
+  }
+  return tasks;
+}
+
+/** How a task is compared between a replica and the server. */
+const taskView = (task: TaskDocument) => ({
+  title: task.title,
+  description: task.description,
+  statusId: task.statusId,
+  fields: Object.fromEntries(Object.entries(task.fields ?? {}).filter(([, value]) => value !== null)),
+  assignees: (task.assignees ?? []).map((assignee) => assignee.userId).sort(),
+});
+
+/** A task's value at `path` (as edits and lost edits name it); `_deleted` when there is no task. */
+function taskValue(task: TaskDocument | undefined, path: string): unknown {
+  if (path === '_deleted') return !task;
+  if (!task) return undefined;
+  if (path.startsWith('fields.')) return task.fields?.[path.slice('fields.'.length)] ?? null;
+  const assignee = path.startsWith('assignees.') ? path.slice('assignees.'.length) : undefined;
+  if (assignee) return (task.assignees ?? []).some((entry) => entry.userId === assignee);
+  return task[path as 'title' | 'description' | 'statusId'];
 }
 
 describe('replicas and the office editing the same records at random', { timeout: 120_000 }, () => {
@@ -274,40 +313,17 @@ describe('replicas and the office editing the same records at random', { timeout
         await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
       }
       backOnline(replicas);
-      const view = (task: TaskDocument) => ({
-        title: task.title,
-        description: task.description,
-        statusId: task.statusId,
-        fields: Object.fromEntries(Object.entries(task.fields ?? {}).filter(([, value]) => value !== null)),
-        assignees: (task.assignees ?? []).map((assignee) => assignee.userId).sort(),
-      });
       const server = await untilConverged(
         replicas,
-        async () => {
-          const tasks: TaskDocument[] = [];
-          for (const id of ids) {
-            const answer = await alice.client.get(`/api/tasks/${id}`);
-            if (answer.status === 200) tasks.push(answer.body as TaskDocument);
-          }
-          return tasks;
-        },
+        (member) => visibleTasks(member, ids),
         // Tasks of the other runs' forms are theirs.
         async (replica) =>
           (await replica.db.tasks.find({ selector: { formId: form.id } }).exec()).map(
             (doc) => doc.toJSON() as TaskDocument,
           ),
-        view,
+        taskView,
       );
-      const losses = unseenLosses(edits, replicas, (edit) => {
-        const task = server.get(edit.id);
-        if (edit.path === '_deleted') return !task;
-        if (!task) return undefined;
-        if (edit.path.startsWith('fields.')) return task.fields?.[edit.path.slice('fields.'.length)] ?? null;
-        const assignee = edit.path.startsWith('assignees.') ? edit.path.slice('assignees.'.length) : undefined;
-        if (assignee) return (task.assignees ?? []).some((entry) => entry.userId === assignee);
-        return task[edit.path as 'title' | 'description' | 'statusId'];
-      });
-      expect(losses).toEqual([]);
+      expect(unseenLosses(edits, replicas, (edit) => taskValue(server.get(edit.id), edit.path))).toEqual([]);
     } finally {
       await closeReplicas(replicas);
     }
@@ -407,8 +423,8 @@ describe('replicas and the office editing the same records at random', { timeout
       });
       const server = await untilConverged(
         replicas,
-        async () =>
-          (await alice.client.get(`/api/directories/${directory.id}/rows?limit=500`)).body.items as RowDocument[],
+        async (member) =>
+          (await member.client.get(`/api/directories/${directory.id}/rows?limit=500`)).body.items as RowDocument[],
         async (replica) =>
           (await replica.db.directory_rows.find({ selector: { directoryId: directory.id } }).exec()).map(
             (doc) => doc.toJSON() as RowDocument,
@@ -421,6 +437,103 @@ describe('replicas and the office editing the same records at random', { timeout
         return row?.cells[Number(edit.path.slice('cells.'.length))];
       });
       expect(losses).toEqual([]);
+    } finally {
+      await closeReplicas(replicas);
+    }
+  });
+});
+
+describe('replicas of members whose view of the tasks changes while they edit them', { timeout: 120_000 }, () => {
+  it.each([1, 2, 3])('hold exactly what each member may see, nothing lost unseen (seed %i)', async (seed) => {
+    const random = randomFrom(seed);
+    const bob = await createMember(t, admin, { name: `Bob ${seed}` });
+    const role = (
+      await admin.client.post('/api/roles', { name: `Crew ${seed} ${randomUUID()}`, memberIds: [alice.userId] })
+    ).body as { id: string };
+    const form = await createForm(admin, { visibleRoleIds: [role.id], fields: [{ name: 'Note', type: 'text' }] });
+    const fieldId = (form.fields as { id: string }[])[0]?.id as string;
+    const statuses = (form.statuses as { id: string }[]).map((status) => status.id);
+    const people = [alice.userId, bob.userId];
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await createTask(admin, form.id, { title: `Task ${seed}.${i}` })).id);
+    const replicas = await openReplicas(
+      `view-${seed}`,
+      ['tasks', 'users'],
+      [
+        ['alice', alice],
+        ['bob', bob],
+      ],
+    );
+    const edits: Edit[] = [];
+    try {
+      for (let round = 1; round <= 40; round++) {
+        toggleNetwork(replicas, random);
+        const replica = random.pick(replicas);
+        const docs = (await replica.db.tasks
+          .find({ selector: { formId: form.id } })
+          .exec()) as RxDocument<TaskDocument>[];
+        if (docs.length > 0) {
+          const doc = random.pick(docs);
+          const edit = (path: string, value: unknown) =>
+            edits.push({ by: replica.name, id: doc.primary, path, value, round });
+          const kind = Math.floor(random.next() * 10);
+          if (kind === 0) {
+            edit('_deleted', true);
+            await doc.remove();
+          } else {
+            const current = doc.toJSON() as TaskDocument;
+            const change: Partial<TaskDocument> = {};
+            if (kind <= 3) change.title = `Title ${replica.name} ${round}`;
+            else if (kind <= 6) {
+              change.fields = { ...current.fields, [fieldId]: `note ${replica.name} ${round}` };
+              edit(`fields.${fieldId}`, change.fields[fieldId]);
+            } else change.statusId = random.pick(statuses);
+            for (const key of ['title', 'statusId'] as const) {
+              if (change[key] !== undefined && change[key] !== current[key]) edit(key, change[key]);
+            }
+            await doc.incrementalModify((state) => ({ ...state, ...change }));
+          }
+        }
+        // The office changes who sees what, and edits too.
+        const id = random.pick(ids);
+        const office = (path: string) => (response: { status: number }) => {
+          if (response.status < 300) edits.push({ by: 'office', id, path, value: undefined, round });
+        };
+        const kind = Math.floor(random.next() * 7);
+        const userId = random.pick(people);
+        if (kind === 0)
+          await admin.client.put(`/api/roles/${role.id}/members`, {
+            userIds: people.filter(() => random.next() < 0.5),
+          });
+        if (kind === 1)
+          await admin.client.patch(`/api/forms/${form.id}`, { visibleRoleIds: random.next() < 0.5 ? [] : [role.id] });
+        if (kind === 2)
+          await admin.client.post(`/api/tasks/${id}/assignees`, { userId }).then(office(`assignees.${userId}`));
+        if (kind === 3)
+          await admin.client.delete(`/api/tasks/${id}/assignees/${userId}`).then(office(`assignees.${userId}`));
+        if (kind === 4)
+          await admin.client.patch(`/api/tasks/${id}`, { title: `Office ${round}` }).then(office('title'));
+        if (kind === 5)
+          await admin.client
+            .patch(`/api/tasks/${id}`, { fields: { [fieldId]: `office ${round}` } })
+            .then(office(`fields.${fieldId}`));
+        if (kind === 6 && random.next() < 0.3) await admin.client.delete(`/api/tasks/${id}`).then(office('_deleted'));
+        await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
+      }
+      backOnline(replicas);
+      await untilConverged(
+        replicas,
+        (member) => visibleTasks(member, ids),
+        async (replica) =>
+          (await replica.db.tasks.find({ selector: { formId: form.id } }).exec()).map(
+            (doc) => doc.toJSON() as TaskDocument,
+          ),
+        taskView,
+      );
+      // Whatever each member may see now, an edit of theirs that nobody competed with is on the
+      // server, or they were told it was not kept.
+      const server = new Map((await visibleTasks(admin, ids)).map((task) => [task.id, task]));
+      expect(unseenLosses(edits, replicas, (edit) => taskValue(server.get(edit.id), edit.path))).toEqual([]);
     } finally {
       await closeReplicas(replicas);
     }

@@ -723,13 +723,14 @@ describe('push', () => {
     expect({ title: stored.title, assignees: stored.assignees }).toEqual({ title: 'Before', assignees: [] });
   });
 
-  it('reports every value edited offline on a task deleted or no longer shared meanwhile, naming the task, and changes nothing', async () => {
+  it('reports every value edited offline, and a deletion, on a task deleted or no longer shared meanwhile, naming the task, and changes nothing', async () => {
     const boris = await createMember(t, admin, { name: 'Boris' });
     const role = (await admin.client.post('/api/roles', { name: `Night ${randomUUID()}`, memberIds: [boris.userId] }))
       .body;
     const restricted = await createForm(admin, { visibleRoleIds: [role.id] });
     const deleted = await createTask(admin, form.id, { title: 'Pump 4' });
     const hidden = await createTask(admin, restricted.id, { title: 'Safe audit', description: 'Before' });
+    const hiddenToo = await createTask(admin, restricted.id, { title: 'Vault check' });
     const untouched = await createTask(admin, form.id, { title: 'Pump 5' });
     const client = await replica(boris);
     const pulled = (await client.pullUntil('tasks', (docs) => ids(docs).includes(untouched.id))).documents;
@@ -746,6 +747,8 @@ describe('push', () => {
         newDocumentState: { ...base(deleted.id), title: 'Pump 4 (checked)', fields: { [note]: 'Seal worn' } },
       },
       { assumedMasterState: base(hidden.id), newDocumentState: { ...base(hidden.id), description: 'After' } },
+      // Deleted offline: no longer Boris's to delete.
+      { assumedMasterState: base(hiddenToo.id), newDocumentState: { ...base(hiddenToo.id), _deleted: true } },
       // Sent again with nothing changed: nothing to tell.
       { assumedMasterState: base(untouched.id), newDocumentState: base(untouched.id) },
     ]);
@@ -760,10 +763,12 @@ describe('push', () => {
       { ...gone(deleted.id, 'Pump 4 (checked)', form.id), path: 'title', attempted: 'Pump 4 (checked)' },
       { ...gone(deleted.id, 'Pump 4 (checked)', form.id), path: `fields.${note}`, attempted: 'Seal worn' },
       { ...gone(hidden.id, 'Safe audit', restricted.id), path: 'description', attempted: 'After' },
+      { ...gone(hiddenToo.id, 'Vault check', restricted.id), path: '_deleted', attempted: true },
     ]);
-    // The server's copies are as they were: still deleted, the hidden one unchanged.
+    // The server's copies are as they were: still deleted, the hidden ones unchanged and live.
     expect((await admin.client.get(`/api/tasks/${deleted.id}`)).status).toBe(404);
     expect((await admin.client.get(`/api/tasks/${hidden.id}`)).body.description).toBe('Before');
+    expect((await admin.client.get(`/api/tasks/${hiddenToo.id}`)).status).toBe(200);
   });
 
   it('reports a task made offline on a form deleted meanwhile value by value, with the reason and its name', async () => {

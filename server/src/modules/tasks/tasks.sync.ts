@@ -122,15 +122,29 @@ async function pushTask(
   lost: LostEdit[],
 ): Promise<void> {
   const id = pushed.id;
-  // Held until the push of this task commits (`appliedTogether`).
-  await lockTask(deps.db, auth.organizationId, id);
+  // Held until the push of this task commits (`appliedTogether`); live, whoever may see it.
+  const live = await lockTask(deps.db, auth.organizationId, id);
   const current = await tasks.getTask(deps, auth, id).catch((error: unknown) => {
     if (error instanceof Problem && error.status === 404) return undefined;
     throw error;
   });
   const next = withValuesLeftOut(pushed, pushedBase ?? current, TASK_VALUES);
   if (!current) {
-    if (next._deleted) return; // deleted on both sides
+    if (next._deleted) {
+      // Still there but no longer shared with the user: the deletion is not theirs to make, and
+      // they are told, as for any edit of it. Else deleted on both sides.
+      if (live && pushedBase !== null && !pushedBase._deleted) {
+        lost.push({
+          id,
+          path: '_deleted',
+          attempted: true,
+          kept: null,
+          reason: 'gone_on_server',
+          record: taskRecord(next),
+        });
+      }
+      return;
+    }
     if (pushedBase !== null) {
       // Deleted on the server meanwhile, or no longer shared with the user: the server wins, and
       // the user is told what they changed.
