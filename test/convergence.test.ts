@@ -170,7 +170,12 @@ function unseenLosses(
     .filter(({ edit, now }) => JSON.stringify(now) !== JSON.stringify(edit.value))
     .filter(({ edit }) => {
       const lost = replicas.find((replica) => replica.name === edit.by)?.lost ?? [];
-      return !lost.some((entry) => entry.id === edit.id && (entry.path === edit.path || entry.path === ''));
+      // A report of the whole record (path ''), or of the whole set (`assignees`), covers the edit.
+      return !lost.some(
+        (entry) =>
+          entry.id === edit.id &&
+          (entry.path === edit.path || entry.path === '' || edit.path.startsWith(`${entry.path}.`)),
+      );
     });
 }
 
@@ -487,7 +492,25 @@ describe('replicas of members whose view of the tasks changes while they edit th
             else if (kind <= 6) {
               change.fields = { ...current.fields, [fieldId]: `note ${replica.name} ${round}` };
               edit(`fields.${fieldId}`, change.fields[fieldId]);
-            } else change.statusId = random.pick(statuses);
+            } else if (kind <= 7) change.statusId = random.pick(statuses);
+            else {
+              // Taking oneself off may hide the task; putting a colleague on shares it with them.
+              const userId = random.pick(people);
+              const assigned = (current.assignees ?? []).some((assignee) => assignee.userId === userId);
+              change.assignees = assigned
+                ? (current.assignees ?? []).filter((assignee) => assignee.userId !== userId)
+                : [
+                    ...(current.assignees ?? []),
+                    {
+                      userId,
+                      source: 'manual',
+                      delegated_from_user_id: null,
+                      pending_review: false,
+                      addedAt: new Date().toISOString(),
+                    },
+                  ];
+              edit(`assignees.${userId}`, !assigned);
+            }
             for (const key of ['title', 'statusId'] as const) {
               if (change[key] !== undefined && change[key] !== current[key]) edit(key, change[key]);
             }

@@ -731,6 +731,7 @@ describe('push', () => {
     const deleted = await createTask(admin, form.id, { title: 'Pump 4' });
     const hidden = await createTask(admin, restricted.id, { title: 'Safe audit', description: 'Before' });
     const hiddenToo = await createTask(admin, restricted.id, { title: 'Vault check' });
+    const hiddenFirst = await createTask(admin, restricted.id, { title: 'Key count' });
     const untouched = await createTask(admin, form.id, { title: 'Pump 5' });
     const client = await replica(boris);
     const pulled = (await client.pullUntil('tasks', (docs) => ids(docs).includes(untouched.id))).documents;
@@ -749,6 +750,14 @@ describe('push', () => {
       { assumedMasterState: base(hidden.id), newDocumentState: { ...base(hidden.id), description: 'After' } },
       // Deleted offline: no longer Boris's to delete.
       { assumedMasterState: base(hiddenToo.id), newDocumentState: { ...base(hiddenToo.id), _deleted: true } },
+      // Deleted offline, and the replica learned it was hidden before sending that: RxDB sends the
+      // deleted task against the tombstone it received.
+      {
+        assumedMasterState: { id: hiddenFirst.id, _deleted: true },
+        newDocumentState: { ...base(hiddenFirst.id), _deleted: true },
+      },
+      // A tombstone sent again against one: nothing to tell.
+      { assumedMasterState: { id: hidden.id, _deleted: true }, newDocumentState: { id: hidden.id, _deleted: true } },
       // Sent again with nothing changed: nothing to tell.
       { assumedMasterState: base(untouched.id), newDocumentState: base(untouched.id) },
     ]);
@@ -764,11 +773,13 @@ describe('push', () => {
       { ...gone(deleted.id, 'Pump 4 (checked)', form.id), path: `fields.${note}`, attempted: 'Seal worn' },
       { ...gone(hidden.id, 'Safe audit', restricted.id), path: 'description', attempted: 'After' },
       { ...gone(hiddenToo.id, 'Vault check', restricted.id), path: '_deleted', attempted: true },
+      { ...gone(hiddenFirst.id, 'Key count', restricted.id), path: '_deleted', attempted: true },
     ]);
     // The server's copies are as they were: still deleted, the hidden ones unchanged and live.
     expect((await admin.client.get(`/api/tasks/${deleted.id}`)).status).toBe(404);
     expect((await admin.client.get(`/api/tasks/${hidden.id}`)).body.description).toBe('Before');
     expect((await admin.client.get(`/api/tasks/${hiddenToo.id}`)).status).toBe(200);
+    expect((await admin.client.get(`/api/tasks/${hiddenFirst.id}`)).status).toBe(200);
   });
 
   it('reports a task made offline on a form deleted meanwhile value by value, with the reason and its name', async () => {

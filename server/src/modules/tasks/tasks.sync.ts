@@ -110,6 +110,17 @@ async function mergeAssignees(
 }
 
 /**
+ * Whether a pushed tombstone is the user's deletion of a task they had: made against a live base,
+ * or against a tombstone (the replica learned the task was hidden only after the user deleted it:
+ * RxDB then keeps the user's deleted document, values and all, and pushes it against the
+ * tombstone). A bare tombstone sent again against one is nobody's deletion.
+ */
+function deletedByUser(base: SyncDocument | null, next: SyncDocument): boolean {
+  if (base === null) return false;
+  return !base._deleted || (typeof next.title === 'string' && base.title === undefined);
+}
+
+/**
  * Three-way merge of a task edited offline (SPEC: base = assumedMasterState): a field the client
  * changed and the server did not takes the client's value; a field changed on both sides keeps
  * the server's and is reported lost; a status change is re-validated as a transition.
@@ -133,7 +144,7 @@ async function pushTask(
     if (next._deleted) {
       // Still there but no longer shared with the user: the deletion is not theirs to make, and
       // they are told, as for any edit of it. Else deleted on both sides.
-      if (live && pushedBase !== null && !pushedBase._deleted) {
+      if (live && deletedByUser(pushedBase, next)) {
         lost.push({
           id,
           path: '_deleted',
