@@ -179,6 +179,11 @@ function unseenLosses(
     });
 }
 
+/** The replica's tasks of this run's form (tasks of the other runs' forms are theirs). */
+async function tasksOfForm(replica: Replica, formId: string): Promise<RxDocument<TaskDocument>[]> {
+  return (await replica.db.tasks.find({ selector: { formId } }).exec()) as RxDocument<TaskDocument>[];
+}
+
 /** The tasks among `ids` that `member` may see, as the server shows them. */
 async function visibleTasks(member: Member, ids: readonly string[]): Promise<TaskDocument[]> {
   const tasks: TaskDocument[] = [];
@@ -197,6 +202,27 @@ const taskView = (task: TaskDocument) => ({
   fields: Object.fromEntries(Object.entries(task.fields ?? {}).filter(([, value]) => value !== null)),
   assignees: (task.assignees ?? []).map((assignee) => assignee.userId).sort(),
 });
+
+/** Records the office's change of `paths` of record `id`, once the server took it, as competing edits. */
+function officeEdits(edits: Edit[], id: string, round: number) {
+  return (...paths: string[]) =>
+    (response: { status: number }) => {
+      if (response.status >= 300) return;
+      for (const path of paths) edits.push({ by: 'office', id, path, value: undefined, round });
+    };
+}
+
+function isAssigned(task: TaskDocument, userId: string): boolean {
+  return (task.assignees ?? []).some((assignee) => assignee.userId === userId);
+}
+
+/** The task's assignees with `userId` taken off, or put on by hand, as the task page does. */
+function toggledAssignee(task: TaskDocument, userId: string): TaskDocument['assignees'] {
+  const assignees = task.assignees ?? [];
+  if (isAssigned(task, userId)) return assignees.filter((assignee) => assignee.userId !== userId);
+  const addedAt = new Date().toISOString();
+  return [...assignees, { userId, source: 'manual', delegated_from_user_id: null, pending_review: false, addedAt }];
+}
 
 /** A task's value at `path` (as edits and lost edits name it); `_deleted` when there is no task. */
 function taskValue(task: TaskDocument | undefined, path: string): unknown {
@@ -228,9 +254,7 @@ describe('replicas and the office editing the same records at random', { timeout
       for (let round = 1; round <= 40; round++) {
         toggleNetwork(replicas, random);
         const replica = random.pick(replicas);
-        const docs = (await replica.db.tasks
-          .find({ selector: { formId: form.id } })
-          .exec()) as RxDocument<TaskDocument>[];
+        const docs = await tasksOfForm(replica, form.id);
         const edit = (id: string, path: string, value: unknown) =>
           edits.push({ by: replica.name, id, path, value, round });
         const what = random.next();
@@ -272,20 +296,8 @@ describe('replicas and the office editing the same records at random', { timeout
           if (kind === 3) change.statusId = random.pick(statuses);
           if (kind === 4) {
             const userId = random.pick(people);
-            const assigned = (current.assignees ?? []).some((assignee) => assignee.userId === userId);
-            change.assignees = assigned
-              ? (current.assignees ?? []).filter((assignee) => assignee.userId !== userId)
-              : [
-                  ...(current.assignees ?? []),
-                  {
-                    userId,
-                    source: 'manual',
-                    delegated_from_user_id: null,
-                    pending_review: false,
-                    addedAt: new Date().toISOString(),
-                  },
-                ];
-            edit(doc.primary, `assignees.${userId}`, !assigned);
+            change.assignees = toggledAssignee(current, userId);
+            edit(doc.primary, `assignees.${userId}`, !isAssigned(current, userId));
           }
           for (const key of ['title', 'description', 'statusId'] as const) {
             if (change[key] !== undefined && change[key] !== current[key]) edit(doc.primary, key, change[key]);
@@ -294,9 +306,7 @@ describe('replicas and the office editing the same records at random', { timeout
         }
         // The office, over REST, at the same time.
         const id = random.pick(ids);
-        const office = (path: string) => (response: { status: number }) => {
-          if (response.status < 300) edits.push({ by: 'office', id, path, value: undefined, round });
-        };
+        const office = officeEdits(edits, id, round);
         const kind = Math.floor(random.next() * 6);
         const fieldId = random.pick(fieldIds);
         const userId = random.pick(people);
@@ -321,11 +331,7 @@ describe('replicas and the office editing the same records at random', { timeout
       const server = await untilConverged(
         replicas,
         (member) => visibleTasks(member, ids),
-        // Tasks of the other runs' forms are theirs.
-        async (replica) =>
-          (await replica.db.tasks.find({ selector: { formId: form.id } }).exec()).map(
-            (doc) => doc.toJSON() as TaskDocument,
-          ),
+        async (replica) => (await tasksOfForm(replica, form.id)).map((doc) => doc.toJSON() as TaskDocument),
         taskView,
       );
       expect(unseenLosses(edits, replicas, (edit) => taskValue(server.get(edit.id), edit.path))).toEqual([]);
@@ -404,20 +410,17 @@ describe('replicas and the office editing the same records at random', { timeout
         const id = random.pick(ids);
         const kind = Math.floor(random.next() * 4);
         const rowPath = `/api/directories/${directory.id}/rows/${id}`;
-        const office = (paths: string[]) => (response: { status: number }) => {
-          if (response.status >= 300) return;
-          for (const path of paths) edits.push({ by: 'office', id, path, value: undefined, round });
-        };
+        const office = officeEdits(edits, id, round);
         if (kind === 0)
           await admin.client
             .patch(rowPath, { cells: [`Office ${round}`, `${round}`] })
-            .then(office(['cells.0', 'cells.1']));
+            .then(office('cells.0', 'cells.1'));
         if (kind === 1)
           await admin.client.patch(`${rowPath}/move`, {
             parentId: random.pick([null, ...ids.filter((other) => other !== id)]),
             position: 0,
           });
-        if (kind === 2 && random.next() < 0.3) await admin.client.delete(rowPath).then(office(['_deleted']));
+        if (kind === 2 && random.next() < 0.3) await admin.client.delete(rowPath).then(office('_deleted'));
         await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
       }
       backOnline(replicas);
@@ -474,9 +477,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
       for (let round = 1; round <= 40; round++) {
         toggleNetwork(replicas, random);
         const replica = random.pick(replicas);
-        const docs = (await replica.db.tasks
-          .find({ selector: { formId: form.id } })
-          .exec()) as RxDocument<TaskDocument>[];
+        const docs = await tasksOfForm(replica, form.id);
         if (docs.length > 0) {
           const doc = random.pick(docs);
           const edit = (path: string, value: unknown) =>
@@ -496,20 +497,8 @@ describe('replicas of members whose view of the tasks changes while they edit th
             else {
               // Taking oneself off may hide the task; putting a colleague on shares it with them.
               const userId = random.pick(people);
-              const assigned = (current.assignees ?? []).some((assignee) => assignee.userId === userId);
-              change.assignees = assigned
-                ? (current.assignees ?? []).filter((assignee) => assignee.userId !== userId)
-                : [
-                    ...(current.assignees ?? []),
-                    {
-                      userId,
-                      source: 'manual',
-                      delegated_from_user_id: null,
-                      pending_review: false,
-                      addedAt: new Date().toISOString(),
-                    },
-                  ];
-              edit(`assignees.${userId}`, !assigned);
+              change.assignees = toggledAssignee(current, userId);
+              edit(`assignees.${userId}`, !isAssigned(current, userId));
             }
             for (const key of ['title', 'statusId'] as const) {
               if (change[key] !== undefined && change[key] !== current[key]) edit(key, change[key]);
@@ -519,9 +508,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
         }
         // The office changes who sees what, and edits too.
         const id = random.pick(ids);
-        const office = (path: string) => (response: { status: number }) => {
-          if (response.status < 300) edits.push({ by: 'office', id, path, value: undefined, round });
-        };
+        const office = officeEdits(edits, id, round);
         const kind = Math.floor(random.next() * 7);
         const userId = random.pick(people);
         if (kind === 0)
@@ -547,10 +534,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
       await untilConverged(
         replicas,
         (member) => visibleTasks(member, ids),
-        async (replica) =>
-          (await replica.db.tasks.find({ selector: { formId: form.id } }).exec()).map(
-            (doc) => doc.toJSON() as TaskDocument,
-          ),
+        async (replica) => (await tasksOfForm(replica, form.id)).map((doc) => doc.toJSON() as TaskDocument),
         taskView,
       );
       // Whatever each member may see now, an edit of theirs that nobody competed with is on the
