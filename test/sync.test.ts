@@ -782,6 +782,34 @@ describe('push', () => {
     expect((await admin.client.get(`/api/tasks/${hiddenFirst.id}`)).status).toBe(200);
   });
 
+  it('reports a deletion by someone it is not theirs to make (an assignee of a form not open to them) as refused', async () => {
+    const boris = await createMember(t, admin, { name: 'Boris' });
+    const role = (await admin.client.post('/api/roles', { name: `Day ${randomUUID()}` })).body;
+    const restricted = await createForm(admin, { visibleRoleIds: [role.id] });
+    const task = await createTask(admin, restricted.id, { title: 'Safe audit' });
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: boris.userId });
+    const client = await replica(boris);
+    const base = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    const answer = await client.push('tasks', [
+      { assumedMasterState: base, newDocumentState: { ...base, _deleted: true } },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      expect.objectContaining({
+        id: task.id,
+        path: '_deleted',
+        attempted: true,
+        kept: false,
+        reason: 'refused',
+        code: 'forbidden',
+      }),
+    ]);
+    expect(answer.data.conflicts).toEqual([expect.objectContaining({ id: task.id, _deleted: false })]);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(200);
+  });
+
   it('reports a task made offline on a form deleted meanwhile value by value, with the reason and its name', async () => {
     const gone = await createForm(admin, { fields: [{ name: 'Meter', type: 'text' }] });
     const meter = gone.fields[0].id as string;

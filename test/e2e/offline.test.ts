@@ -684,6 +684,48 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('deletes a task, offline too; a deletion that lost to a change made meanwhile comes back, and “Use my value” deletes it', async () => {
+    const { context, page, task } = await onTaskPage({
+      organization: 'Pump Station',
+      name: 'Yaroslava',
+      email: 'yaroslava@example.org',
+    });
+
+    // Offline she deletes the task; she is taken back to the list, which no longer shows it.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByRole('button', { name: 'Delete task' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByText('Task deleted on this device').waitFor();
+    await page.waitForURL(/\/tasks\?formId=/);
+    await page.getByRole('link', { name: 'Boiler room' }).waitFor({ state: 'detached' });
+    // Meanwhile a colleague renames it on the server.
+    const theirs = await serverCall(page, 'PATCH', `/api/tasks/${task.id}`, { title: 'Boiler room, east wing' });
+    expect(theirs.status).toBe(200);
+
+    // Back online, the task changed since she saw it is not deleted: it is back, and she is told.
+    await context.setOffline(false);
+    const notice = page.getByTestId('lost-notice');
+    await waitOrExplain(page, notice);
+    await page.getByRole('row').filter({ hasText: 'Boiler room, east wing' }).getByTestId('not-kept').waitFor();
+    await notice.getByRole('link', { name: 'Boiler room, east wing' }).click();
+    const lost = page.getByTestId('lost-edit');
+    await lost.waitFor();
+    expect(await lost.textContent()).toContain('Deletion: your value “deleted”; kept “not deleted”');
+    expect((await serverCall(page, 'GET', `/api/tasks/${task.id}`)).status).toBe(200);
+
+    // Having read the new title, she deletes it after all: on the server too.
+    await lost.getByRole('button', { name: 'Use my value' }).click();
+    await page.waitForURL(/\/tasks\?formId=/);
+    await page.getByRole('link', { name: 'Boiler room, east wing' }).waitFor({ state: 'detached' });
+    await expect
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).status, { timeout: 15_000 })
+      .toBe(404);
+    await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    expect(await notice.count()).toBe(0);
+    await context.close();
+  });
+
   it('says why changes are not sent while the server refuses them, and sends them once it takes them', async () => {
     const { context, page, task, note } = await onTaskPage({
       organization: 'Cold Store',

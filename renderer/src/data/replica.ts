@@ -403,6 +403,13 @@ export class Replica {
     );
   }
 
+  /** Deletes a task on this device; the deletion reaches the server with the next push. */
+  async removeTask(id: string): Promise<void> {
+    const doc = await this.db.tasks.findOne(id).exec();
+    if (!doc) throw new Error(`Task ${id} is not in the replica`);
+    await this.tracked(id, () => doc.incrementalRemove());
+  }
+
   /** Creates a directory row on this device (last among its siblings); it reaches the server with the next push. */
   async createRow(row: Omit<RowDocument, 'updatedAt'>): Promise<RowDocument> {
     const doc = await this.tracked(row.id, () =>

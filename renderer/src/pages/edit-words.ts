@@ -31,6 +31,7 @@ export function useTaskEditWords(form: Pick<Form, 'fields' | 'statuses'> | undef
   const assigneeOf = (edit: LostEdit) => /^assignees\.(.+)$/.exec(edit.path)?.[1];
   return {
     label(edit) {
+      if (edit.path === '_deleted') return t('task.deletion');
       if (edit.path === 'statusId') return t('tasks.status');
       if (edit.path === 'assignees') return t('task.assignees');
       const assignee = assigneeOf(edit);
@@ -41,6 +42,7 @@ export function useTaskEditWords(form: Pick<Form, 'fields' | 'statuses'> | undef
       return fields.find((f) => f.id === fieldId)?.name ?? fieldId;
     },
     show(edit, value) {
+      if (edit.path === '_deleted') return value ? t('task.wasDeleted') : t('task.notDeleted');
       if (edit.path === 'statusId') return form?.statuses.find((s) => s.id === value)?.name ?? shownEditValue(value);
       if (edit.path === 'assignees' && Array.isArray(value)) {
         return value.length > 0 ? value.map((id) => userName(String(id))).join(', ') : t('task.noAssignees');

@@ -1,10 +1,10 @@
 import type { Directory } from '@shared/api/directories';
 import type { GoneRecord, LostEdit } from '@shared/sync';
 import { Alert, App, Button, List, Modal, Typography } from 'antd';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
-import { map, switchMap } from 'rxjs';
+import { combineLatest, map, type Observable, switchMap } from 'rxjs';
 import type { Replica } from '../data/replica';
 import { useLive, useReplica } from '../data/replica-context';
 import type { FormDocument, RowDocument, TaskDocument } from '../data/schemas';
@@ -112,29 +112,29 @@ interface LostRecord {
 }
 
 /**
- * Names and places of the records `ids` (tasks, then directory rows, from the replica); those the
- * server reported gone (`gone`) as their edits had them, whether or not the replica has caught up.
+ * Names and places of the records `ids` (tasks, then directory rows, from the replica), kept up to
+ * date as the replica changes (a task the server kept after a deletion here comes back, a title
+ * changes); those the server reported gone (`gone`) as their edits had them, whether or not the
+ * replica has caught up.
  */
-async function lostRecords(
-  replica: Replica,
-  ids: string[],
-  gone: ReadonlyMap<string, GoneRecord>,
-): Promise<LostRecord[]> {
-  const tasks = await replica.db.tasks.findByIds(ids).exec();
-  const rows = await replica.db.directory_rows.findByIds(ids).exec();
-  const directoryIds = [...new Set([...rows.values()].map((row) => (row.toJSON() as RowDocument).directoryId))];
-  const directories = await replica.db.directories.findByIds(directoryIds).exec();
-  return ids.map((id) => {
-    const record = gone.get(id);
-    if (record) return { id, name: record.name, gone: record };
-    const task = tasks.get(id)?.toJSON() as TaskDocument | undefined;
-    if (task) return { id, to: `/tasks/${id}`, name: task.title ?? '' };
-    const row = rows.get(id)?.toJSON() as RowDocument | undefined;
-    if (!row) return { id, name: '' };
-    const directory = directories.get(row.directoryId)?.toJSON() as unknown as Directory | undefined;
-    const label = cellText(row.cells[directory?.tree_display_column_index ?? 0]);
-    return { id, to: `/directories/${row.directoryId}?row=${id}`, name: `${directory?.name ?? ''}: ${label}` };
-  });
+function lostRecords(replica: Replica, ids: string[], gone: ReadonlyMap<string, GoneRecord>): Observable<LostRecord[]> {
+  return combineLatest([replica.db.tasks.findByIds(ids).$, replica.db.directory_rows.findByIds(ids).$]).pipe(
+    switchMap(async ([tasks, rows]) => {
+      const directoryIds = [...new Set([...rows.values()].map((row) => (row.toJSON() as RowDocument).directoryId))];
+      const directories = await replica.db.directories.findByIds(directoryIds).exec();
+      return ids.map((id): LostRecord => {
+        const record = gone.get(id);
+        if (record) return { id, name: record.name, gone: record };
+        const task = tasks.get(id)?.toJSON() as TaskDocument | undefined;
+        if (task) return { id, to: `/tasks/${id}`, name: task.title ?? '' };
+        const row = rows.get(id)?.toJSON() as RowDocument | undefined;
+        if (!row) return { id, name: '' };
+        const directory = directories.get(row.directoryId)?.toJSON() as unknown as Directory | undefined;
+        const label = cellText(row.cells[directory?.tree_display_column_index ?? 0]);
+        return { id, to: `/directories/${row.directoryId}?row=${id}`, name: `${directory?.name ?? ''}: ${label}` };
+      });
+    }),
+  );
 }
 
 /**
@@ -261,21 +261,11 @@ export function LostEditsNotice() {
   const gone = new Map((lost ?? []).flatMap((edit) => (edit.record ? [[edit.id, edit.record]] : [])));
   const refused = new Set((lost ?? []).filter((edit) => edit.record && edit.reason === 'refused').map((e) => e.id));
   const key = JSON.stringify([ids ?? [], [...gone]]);
-  const [records, setRecords] = useState<LostRecord[]>([]);
   const [shown, setShown] = useState<LostRecord>();
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for the ids and the gone records.
-  useEffect(() => {
-    if (!replica || !ids?.length) return setRecords([]);
-    let current = true;
-    void lostRecords(replica, ids, gone).then((found) => {
-      if (current) setRecords(found);
-    });
-    return () => {
-      current = false;
-    };
-  }, [replica, key]);
+  // `key` stands for the ids and the gone records.
+  const records = useLive((r) => (ids?.length ? lostRecords(r, ids, gone) : undefined), [key]);
   if (!ids?.length) return null;
-  const named = records.slice(0, NOTICE_LIMIT);
+  const named = (records ?? []).slice(0, NOTICE_LIMIT);
   return (
     <Alert
       banner

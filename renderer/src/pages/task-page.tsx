@@ -1,12 +1,27 @@
 import type { Form } from '@shared/api/forms';
+import { formOpenTo } from '@shared/form-access';
 import type { LostEdit } from '@shared/sync';
-import { Alert, Form as AntForm, App, Button, Card, Input, List, Select, Space, Spin, Tooltip, Typography } from 'antd';
+import {
+  Alert,
+  Form as AntForm,
+  App,
+  Button,
+  Card,
+  Input,
+  List,
+  Popconfirm,
+  Select,
+  Space,
+  Spin,
+  Tooltip,
+  Typography,
+} from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { map } from 'rxjs';
 import { ApiError, api } from '../api';
-import { useLive, useReplica } from '../data/replica-context';
+import { useLive, useReplica, useViewer } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
 import { problemWords } from '../problem-words';
@@ -56,12 +71,13 @@ type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 't
   TaskDocument;
 
 /** Offline edits of this task that the server did not keep, with what it kept instead. */
-function TaskLostEdits({ taskId, form }: { taskId: string; form: Form }) {
+function TaskLostEdits({ taskId, form, remove }: { taskId: string; form: Form; remove: () => Promise<void> }) {
   const { replica } = useReplica();
   const { label, show } = useTaskEditWords(form);
   // The value the user chose is made again, as an edit made here now (sent as any edit is).
   const apply = (edit: LostEdit) => {
     if (!replica) return undefined;
+    if (edit.path === '_deleted' && edit.attempted === true) return remove;
     if (edit.path === 'title' || edit.path === 'description') {
       return () => replica.changeTask(taskId, { [edit.path]: String(edit.attempted ?? '') });
     }
@@ -92,7 +108,9 @@ export function TaskPage() {
   const { t, i18n } = useTranslation();
   const { message } = App.useApp();
   const { taskId = '' } = useParams();
-  const { replica, status } = useReplica();
+  const { replica, status, me } = useReplica();
+  const viewer = useViewer();
+  const navigate = useNavigate();
   const online = status?.online ?? false;
   const task = useLive(
     (r) => r.db.tasks.findOne(taskId).$.pipe(map((doc) => (doc ? (doc.toJSON() as unknown as ReplicaTask) : null))),
@@ -211,6 +229,16 @@ export function TaskPage() {
       fail(caught);
     }
   };
+  // As the server allows: its author, an administrator, or someone the form is open to.
+  const mayDelete =
+    viewer !== undefined &&
+    (viewer.isAdmin || current.createdBy === me?.user.id || formOpenTo(form.visibleRoleIds, viewer));
+  /** Deletes the task on this device (sent as any change is) and goes back to its list. */
+  const remove = async () => {
+    await replica.removeTask(current.id);
+    message.success(online ? t('task.deletedDone') : t('task.deletedOffline'));
+    navigate(`/tasks?formId=${current.formId}`);
+  };
   const fieldName = (id: string) => form.fields.find((f) => f.id === id)?.name ?? id;
   const quotedList = (names: string[]) => names.map((name) => t('task.quoted', { name })).join(', ');
   const statusName = (id: unknown) => form.statuses.find((s) => s.id === id)?.name ?? String(id);
@@ -301,7 +329,7 @@ export function TaskPage() {
           style={{ marginBottom: 16 }}
         />
       )}
-      <TaskLostEdits taskId={current.id} form={form} />
+      <TaskLostEdits taskId={current.id} form={form} remove={remove} />
       <Space style={{ marginBottom: 16 }}>
         <Typography.Text strong data-testid="task-status">
           {form.statuses.find((s) => s.id === current.statusId)?.name}
@@ -324,6 +352,18 @@ export function TaskPage() {
           }}
         />
         {form.qr_generation_enabled && <TaskQrButton taskId={current.id} title={current.title} />}
+        {mayDelete && (
+          <Popconfirm
+            title={t('task.deleteTitle')}
+            description={t('task.deleteText')}
+            okText={t('task.deleteConfirm')}
+            cancelText={t('task.deleteCancel')}
+            okButtonProps={{ danger: true }}
+            onConfirm={() => remove().catch(fail)}
+          >
+            <Button danger>{t('task.deleteTask')}</Button>
+          </Popconfirm>
+        )}
       </Space>
       <Card title={t('task.fields')} style={{ marginBottom: 16 }}>
         <AntForm form={editor} layout="vertical" initialValues={initial} onFinish={save}>

@@ -205,7 +205,11 @@ async function pushTask(
         (key) => !same(current[key as keyof typeof current], base[key]),
       ) || !same(assigneeIds(current), assigneeIds(base));
     if (changed) lost.push({ id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' });
-    else await tasks.deleteTask(deps, auth, id);
+    // Not the user's to delete (neither its author nor one the form is open to): said so, as a deletion.
+    else
+      await refusedAsLost(lost, { id, path: '_deleted', attempted: true, kept: false }, () =>
+        tasks.deleteTask(deps, auth, id),
+      );
     return;
   }
   const patch: { title?: string; description?: string; fields?: Record<string, unknown> } = {};
