@@ -102,6 +102,27 @@ async function closeReplicas(replicas: Replica[]): Promise<void> {
   }
 }
 
+/** Closes a replica as the app does when it quits, and opens it again, on line or not as it was. */
+async function restart(replica: Replica, name: string, collections: CollectionName[]): Promise<void> {
+  await replica.sync.cancel();
+  replica.socket.close();
+  await replica.db.close();
+  replica.db = await createOrbitaDatabase({
+    name: `${name}-${replica.name}`,
+    storage: replicaStorage(dir) as never,
+    collections,
+  });
+  replica.socket = io(`${t.url}/sync`, {
+    auth: { token: replica.member.client.accessToken },
+    transports: ['websocket'],
+    autoConnect: replica.online,
+  });
+  replica.sync = startReplicaSync(replica.db, replica.socket, {
+    retryTimeMs: 100,
+    onLostEdits: (edits) => replica.lost.push(...edits),
+  });
+}
+
 /** Takes replicas off line or back at random, as a train does. */
 function toggleNetwork(replicas: Replica[], random: ReturnType<typeof randomFrom>): void {
   for (const replica of replicas) {
@@ -476,6 +497,8 @@ describe('replicas of members whose view of the tasks changes while they edit th
     try {
       for (let round = 1; round <= 40; round++) {
         toggleNetwork(replicas, random);
+        // Now and then the app quits and is opened again, whatever was under way.
+        if (random.next() < 0.1) await restart(random.pick(replicas), `view-${seed}`, ['tasks', 'users']);
         const replica = random.pick(replicas);
         const docs = await tasksOfForm(replica, form.id);
         if (docs.length > 0) {

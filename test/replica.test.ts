@@ -79,9 +79,21 @@ async function replica(
     markUnrecordedPulls?: boolean;
     /** Called with each push's answer before the replication gets it (it may hold it back). */
     beforePushAnswer?: () => Promise<void>;
+    /** Likewise for each pull's answer. */
+    beforePullAnswer?: () => Promise<void>;
+    /** Whether to wait for the first pull (default: yes). */
+    awaitInitial?: boolean;
   } = {},
 ): Promise<Replica> {
-  const { onSignedOut, onDisk, wrap = (storage) => storage, markUnrecordedPulls, beforePushAnswer } = options;
+  const {
+    onSignedOut,
+    onDisk,
+    wrap = (storage) => storage,
+    markUnrecordedPulls,
+    beforePushAnswer,
+    beforePullAnswer,
+    awaitInitial = true,
+  } = options;
   const db = await createOrbitaDatabase({
     name: `replica-${name}`,
     storage: wrap(
@@ -93,14 +105,15 @@ async function replica(
     collections: ['tasks', 'users'],
   });
   const socket = io(`${t.url}/sync`, { auth: { token: member.client.accessToken }, transports: ['websocket'] });
-  if (beforePushAnswer) {
+  if (beforePushAnswer || beforePullAnswer) {
     const timeout = socket.timeout.bind(socket);
     socket.timeout = (ms: number) => {
       const timed = timeout(ms);
       const emitWithAck = timed.emitWithAck.bind(timed);
       timed.emitWithAck = (async (event: string, ...args: unknown[]) => {
         const answer = await emitWithAck(event, ...args);
-        if (event === 'sync:push') await beforePushAnswer();
+        if (event === 'sync:push') await beforePushAnswer?.();
+        if (event === 'sync:pull') await beforePullAnswer?.();
         return answer;
       }) as typeof timed.emitWithAck;
       return timed;
@@ -115,8 +128,32 @@ async function replica(
   });
   const created = { db, socket, sync, lost };
   replicas.push(created);
-  await sync.awaitInitial();
+  if (awaitInitial) await sync.awaitInitial();
   return created;
+}
+
+/** Holds answers back until opened; `reached` resolves when the first answer is held. */
+function gate() {
+  let open = () => undefined as void;
+  let reach = () => undefined as void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
+  let isOpen = false;
+  return {
+    reached,
+    open: () => {
+      isOpen = true;
+      open();
+    },
+    wait: () => {
+      reach();
+      return isOpen ? Promise.resolve() : opened;
+    },
+  };
 }
 
 /**
@@ -528,6 +565,52 @@ describe('desktop replicas', () => {
     }, WAIT);
     // Her title was lost once, and said so once; taking herself off was not.
     expect(alices.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path)).toEqual(['title']);
+    await closeReplica(alices);
+  });
+
+  it('takes the server’s change of a task pulled while an edit of it waited to be sent, once that edit is taken back', async () => {
+    const other = await createTask(admin, form.id, { title: 'Sent first' });
+    const task = await createTask(admin, form.id, { title: 'Pump 7' });
+    const first = await replica(alice, 'set-aside');
+    await vi.waitFor(async () => expect(await taskIn(first, task.id)).toBeDefined(), WAIT);
+    await closeReplica(first);
+    // While the app is closed the office changes the task's description.
+    await admin.client.patch(`/api/tasks/${task.id}`, { description: 'Seal replaced' });
+    // The app opens again; the answers to its first pull and to its first push are held back.
+    const held = { pull: gate(), push: gate() };
+    const alices = await replica(alice, 'set-aside', {
+      awaitInitial: false,
+      beforePullAnswer: () => held.pull.wait(),
+      beforePushAnswer: () => held.push.wait(),
+    });
+    // A push of another task is under way: edits made now wait for it.
+    await (await alices.db.tasks.findOne(other.id).exec())?.incrementalPatch({ title: 'Sent first (edited)' });
+    await held.push.reached;
+    // Alice renames the task; the pull, answered now, does not write over her edit (RxDB leaves
+    // that to the edit's push).
+    await (await alices.db.tasks.findOne(task.id).exec())?.incrementalPatch({ title: 'Pump 7, renamed' });
+    await held.pull.reached;
+    held.pull.open();
+    // The first pull written (the push is still held, so the replication is not in sync yet).
+    const internal = alices.sync.states.tasks?.internalReplicationState;
+    await vi.waitFor(() => expect(internal?.firstSyncDone.down.getValue()).toBe(true), WAIT);
+    expect((await taskIn(alices, task.id))?.description).not.toBe('Seal replaced');
+    // She takes her rename back before it is sent: nothing of hers is left to send.
+    await (await alices.db.tasks.findOne(task.id).exec())?.incrementalPatch({ title: 'Pump 7' });
+    held.push.open();
+    // The office's description, set aside when it was pulled, is taken now.
+    await vi.waitFor(async () => {
+      const local = await taskIn(alices, task.id);
+      expect({ title: local?.title, description: local?.description }).toEqual({
+        title: 'Pump 7',
+        description: 'Seal replaced',
+      });
+    }, WAIT);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).body).toMatchObject({
+      title: 'Pump 7',
+      description: 'Seal replaced',
+    });
+    expect(alices.lost).toEqual([]);
     await closeReplica(alices);
   });
 

@@ -208,6 +208,22 @@ export function replicateOverSocket<RxDocType>(
   const pushing = new Map<string, number>();
   const primaryPath = options.collection.schema.primaryPath as string;
   const idOf = (document: Record<string, unknown>): string => String(document[primaryPath]);
+  /** Documents written on this device since the server last answered a push of them. */
+  const changedHere = new Set<string>();
+  /**
+   * The newest pulled state of each document that had a change of its own when it came: RxDB does
+   * not write a pulled state over such a change (the change's push is to settle it) and forgets it.
+   * When the change is taken back before it is sent, RxDB has nothing to send, and the replica
+   * kept the older state until the server's copy changed again (`takeSetAside`).
+   */
+  const setAside = new Map<string, SyncDocument>();
+  const setAsideIfChangedHere = (documents: readonly SyncDocument[]) => {
+    for (const document of documents) {
+      const id = idOf(document);
+      if (changedHere.has(id)) setAside.set(id, document);
+      else setAside.delete(id);
+    }
+  };
   const onStream = (message: StreamMessage) => {
     if (message.collection !== remoteCollection) return;
     // The server answers a socket's messages in the order it read them: a stream message arriving
@@ -221,6 +237,7 @@ export function replicateOverSocket<RxDocType>(
     const documents =
       pushing.size > 0 ? message.documents.filter((document) => !pushing.has(idOf(document))) : message.documents;
     if (documents.length === 0) return;
+    setAsideIfChangedHere(documents);
     stream$.next({
       documents: complete(documents) as never,
       checkpoint: message.checkpoint ?? undefined,
@@ -420,6 +437,48 @@ export function replicateOverSocket<RxDocType>(
     );
     return preparing;
   };
+  /**
+   * Takes the set-aside pulled states of documents whose own change was taken back before it was
+   * sent (they hold their recorded server state again, so RxDB sends nothing): passed to RxDB
+   * again, they are written as any pulled state is. A document still differing from its recorded
+   * state is left to its push, whose answer settles it.
+   */
+  let taking: ReturnType<typeof setTimeout> | undefined;
+  const takeSetAside = async () => {
+    const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+    const ids = [...setAside.keys()].filter((id) => !pushing.has(id));
+    if (!internal || ids.length === 0 || state.isStopped()) return;
+    const [held, known] = await Promise.all([heldStates(ids), getAssumedMasterState(internal, ids)]);
+    const taken: SyncDocument[] = [];
+    for (const id of ids) {
+      const pulled = setAside.get(id);
+      const recorded = (known as Record<string, { docData: Record<string, unknown> }>)[id]?.docData;
+      const current = held.get(id);
+      if (!pulled || !recorded || !current) continue;
+      const { _attachments, ...server } = recorded;
+      if (!deepEqual(current, server)) continue;
+      setAside.delete(id);
+      changedHere.delete(id);
+      if (!deepEqual(server, pulled)) taken.push(pulled);
+    }
+    if (taken.length > 0 && !state.isStopped()) {
+      stream$.next({ documents: complete(taken) as never, checkpoint: undefined } as never);
+    }
+  };
+  const takeSetAsideSoon = () => {
+    if (taking) clearTimeout(taking);
+    taking = setTimeout(() => {
+      taking = undefined;
+      takeSetAside().catch((error) =>
+        console.warn(`Taking the pulled states of ${remoteCollection} set aside failed:`, error),
+      );
+    }, retryTimeMs);
+  };
+  const localWrites = options.collection.storageInstance.changeStream().subscribe((bulk) => {
+    if (String(bulk.context).startsWith('replication-downstream')) return;
+    for (const event of bulk.events) changedHere.add(event.documentId);
+    if (bulk.events.some((event) => setAside.has(event.documentId))) takeSetAsideSoon();
+  });
   const state = replicateRxCollection<RxDocType, SyncCheckpoint>({
     collection: options.collection,
     replicationIdentifier: syncReplicationIdentifier(remoteCollection),
@@ -437,6 +496,7 @@ export function replicateOverSocket<RxDocType>(
         try {
           await prepared();
           const batch = await pullBatch(checkpoint ?? null, batchSize);
+          if (changedHere.size > 0) setAsideIfChangedHere(batch.documents);
           options.onSyncProblem?.('receive', undefined);
           return batch;
         } catch (error) {
@@ -490,6 +550,11 @@ export function replicateOverSocket<RxDocType>(
                 }
               }
               options.onSyncProblem?.('send', undefined);
+              // Answered: RxDB holds the server's state of these documents now.
+              for (const id of ids) {
+                changedHere.delete(id);
+                setAside.delete(id);
+              }
               const conflicting = new Set(result.conflicts.map(idOf));
               // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
               await recordSentStates(sent.filter((row) => !rows.includes(row) && !conflicting.has(key(row)))).catch(
@@ -512,6 +577,8 @@ export function replicateOverSocket<RxDocType>(
     socket.off('sync:stream', onStream);
     socket.off('sync:resync', onResync);
     socket.off('connect', onConnect);
+    localWrites.unsubscribe();
+    if (taking) clearTimeout(taking);
     stream$.complete();
   });
   return state;
