@@ -134,8 +134,8 @@ async function replica(
 
 /** Holds answers back until opened; `reached` resolves when the first answer is held. */
 function gate() {
-  let open = () => undefined as void;
-  let reach = () => undefined as void;
+  let open: () => void = () => undefined;
+  let reach: () => void = () => undefined;
   const opened = new Promise<void>((resolve) => {
     open = resolve;
   });
