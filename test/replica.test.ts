@@ -595,8 +595,10 @@ describe('desktop replicas', () => {
     const internal = alices.sync.states.tasks?.internalReplicationState;
     await vi.waitFor(() => expect(internal?.firstSyncDone.down.getValue()).toBe(true), WAIT);
     expect((await taskIn(alices, task.id))?.description).not.toBe('Seal replaced');
-    // She takes her rename back before it is sent: nothing of hers is left to send.
+    // She takes her rename back before it is sent: nothing of hers is left to send. The push under
+    // way is answered only later, while RxDB still has her two writes to look at.
     await (await alices.db.tasks.findOne(task.id).exec())?.incrementalPatch({ title: 'Pump 7' });
+    await new Promise((resolve) => setTimeout(resolve, 600));
     held.push.open();
     // The office's description, set aside when it was pulled, is taken now.
     await vi.waitFor(async () => {
@@ -606,10 +608,17 @@ describe('desktop replicas', () => {
         description: 'Seal replaced',
       });
     }, WAIT);
+    await vi.waitFor(
+      () => expect(alices.sync.states.tasks?.internalReplicationState?.events.active.up.getValue()).toBe(false),
+      WAIT,
+    );
     expect((await admin.client.get(`/api/tasks/${task.id}`)).body).toMatchObject({
       title: 'Pump 7',
       description: 'Seal replaced',
     });
+    // Nothing of hers reached the server: no edit undid the office's description and made it again.
+    const audit = (await admin.client.get(`/api/tasks/${task.id}/audit`)).body.items as { actorUserId: string }[];
+    expect(audit.filter((entry) => entry.actorUserId === alice.userId)).toEqual([]);
     expect(alices.lost).toEqual([]);
     await closeReplica(alices);
   });

@@ -446,8 +446,12 @@ export function replicateOverSocket<RxDocType>(
   let taking: ReturnType<typeof setTimeout> | undefined;
   const takeSetAside = async () => {
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+    if (!internal || setAside.size === 0 || state.isStopped()) return;
+    // RxDB pushes the states its change events carried: while it has writes to look at, one taken
+    // back may still go out, against the state taken here, and undo it. Looked at once it is idle.
+    if (internal.events.active.up.getValue()) return takeSetAsideSoon();
     const ids = [...setAside.keys()].filter((id) => !pushing.has(id));
-    if (!internal || ids.length === 0 || state.isStopped()) return;
+    if (ids.length === 0) return;
     const [held, known] = await Promise.all([heldStates(ids), getAssumedMasterState(internal, ids)]);
     const taken: SyncDocument[] = [];
     for (const id of ids) {
