@@ -18,10 +18,12 @@ import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
 
 /**
- * Randomized runs of two replicas of one user and the office editing the same tasks and rows, the
- * replicas going off and on line at random: each run's choices come from its seed, the timing of
- * the replication does not. Whatever the interleaving, the replicas end holding what the server
- * holds, and an edit that nobody else made a competing change to is on the server or reported.
+ * Randomized runs of replicas and the office editing the same tasks and rows, the replicas going
+ * off and on line at random: two of one user, and two of members whose view of the tasks the
+ * office changes meanwhile (their app quitting and opening again now and then). Each run's choices
+ * come from its seed, the timing of the replication does not. Whatever the interleaving, each
+ * replica ends holding what the server shows its user, and an edit that nobody else made a
+ * competing change to is on the server or reported.
  */
 
 interface Replica {
