@@ -249,9 +249,17 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       })
       .toMatch(/^0 /);
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
-    const search = await serverCall(page, 'GET', '/api/tasks/search?q=Written%20offline');
-    const created = search.body.items as { title: string; fields: Record<string, unknown> }[];
-    expect(created.map((item) => item.title)).toEqual(['Written offline']);
+    // The new task may go in a push of its own, after a retry (meanwhile a failed attempt's banner,
+    // not the sending one, may be shown): it reaches the server all the same.
+    const found = async () =>
+      (await serverCall(page, 'GET', '/api/tasks/search?q=Written%20offline')).body.items as {
+        title: string;
+        fields: Record<string, unknown>;
+      }[];
+    await expect
+      .poll(async () => (await found()).map((item) => item.title), { timeout: 15_000 })
+      .toEqual(['Written offline']);
+    const created = await found();
     expect(created[0]?.fields[reading]).toBe('5.5');
     await saveScreenshot(page, 'tasks');
 
