@@ -112,7 +112,9 @@ describe.skipIf(!suite.available)('the tabs of one browser and their session', {
     });
     await page.reload();
     await page.getByTestId('organization-name').waitFor();
-    expect(refused).toBeGreaterThan(0);
+    // The page shows what it remembers before its first call to the server needs the refresh.
+    await expect.poll(() => refused, { timeout: 15_000 }).toBeGreaterThan(0);
+    await page.getByTestId('organization-name').waitFor();
     const kept = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) ?? 'null') as {
       refreshToken: string;
     } | null;
