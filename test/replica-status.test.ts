@@ -109,6 +109,28 @@ describe('replica status: connecting, online, offline', () => {
       await opened.close();
     }
   });
+  it('names the token the server refused when it asks for a fresh one, so a tab that refreshed first is followed', async () => {
+    let token: string | undefined = 'expired';
+    const refused: (string | undefined)[] = [];
+    const replica = await Replica.open({
+      userId: admin.userId,
+      serverUrl: t.url,
+      storage: getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never,
+      accessToken: () => token,
+      reauthenticate: async (rejected) => {
+        refused.push(rejected);
+        token = admin.client.accessToken;
+        return token;
+      },
+    });
+    try {
+      await expect.poll(() => replica.status$.value.online, WAIT).toBe(true);
+      await replica.sync.awaitInitial();
+      expect(refused).toEqual(['expired']);
+    } finally {
+      await replica.close();
+    }
+  });
 });
 
 describe('how old what the device shows may be', () => {

@@ -142,7 +142,7 @@ export function ReplicaProvider({
         serverUrl: serverUrl(),
         storage: replicaStorage,
         accessToken: () => storedTokens()?.accessToken,
-        reauthenticate: async () => (await refreshSession())?.accessToken,
+        reauthenticate: async (rejected) => (await refreshSession(rejected))?.accessToken,
         memory: replicaMemory,
         window,
         onUpgrade: (upgrading) => !closed && setState({ me, upgrading }),

@@ -60,7 +60,12 @@ export interface OpenReplicaOptions {
   serverUrl?: string;
   storage: RxStorage<unknown, unknown>;
   accessToken: () => string | undefined;
-  reauthenticate: () => Promise<string | undefined>;
+  /**
+   * A fresh access token, or undefined when the session is over. `rejected` is the token the server
+   * refused: another tab may have refreshed since, and then its tokens are taken rather than
+   * refreshing again.
+   */
+  reauthenticate: (rejected: string | undefined) => Promise<string | undefined>;
   memory?: Memory;
   /** Follow the browser's online/offline events (the window's network). */
   window?: Pick<Window, 'addEventListener' | 'removeEventListener'> & { navigator: { onLine: boolean } };
@@ -145,9 +150,14 @@ export class Replica {
       storage: options.storage,
       onUpgrade: options.onUpgrade,
     });
+    // The token the server last received (at the handshake, or with `sync:auth`).
+    let presented: string | undefined;
     const socket = io(`${options.serverUrl ?? ''}/sync`, {
       // Read at every (re)connect, so a refreshed token is used.
-      auth: (send) => send({ token: options.accessToken() }),
+      auth: (send) => {
+        presented = options.accessToken();
+        send({ token: presented });
+      },
       transports: ['websocket'],
       autoConnect: false,
     });
@@ -157,7 +167,11 @@ export class Replica {
       onPushed: (_collection, ids) => replica?.pushed(ids),
       onSyncProblem: (collection, direction, problem) => replica?.troubled(`${direction} ${collection}`, problem),
       onSignedOut: () => replica?.update({ signedOut: true, online: false }),
-      reauthenticate: options.reauthenticate,
+      reauthenticate: async () => {
+        const token = await options.reauthenticate(presented);
+        if (token) presented = token;
+        return token;
+      },
       // Once per replica: a document marked or recorded since keeps its mark or its record.
       markUnrecordedPulls: !options.memory?.get(Replica.memoryKey(options.userId, 'pullsMarked')),
     });
