@@ -13,6 +13,8 @@ import {
   type ReplicaSync,
   startReplicaSync,
 } from '../renderer/src/data/database';
+import { changedTask } from '../renderer/src/data/replica';
+import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import type { CollectionName, RowDocument, TaskDocument } from '../renderer/src/data/schemas';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
@@ -202,6 +204,21 @@ function unseenLosses(
     });
 }
 
+/**
+ * Saves `change` to a task as the task page does (`changedTask`); false when the task was deleted
+ * or hidden from the user as it was saved (a pulled deletion came first): nothing was written, and
+ * the user was told so.
+ */
+async function savedAsThePageSaves(doc: RxDocument<TaskDocument>, change: Partial<TaskDocument>): Promise<boolean> {
+  try {
+    await doc.incrementalModify((state) => changedTask(state, change));
+    return true;
+  } catch (error) {
+    if (error instanceof RecordGoneError) return false;
+    throw error;
+  }
+}
+
 /** The replica's tasks of this run's form (tasks of the other runs' forms are theirs). */
 async function tasksOfForm(replica: Replica, formId: string): Promise<RxDocument<TaskDocument>[]> {
   return (await replica.db.tasks.find({ selector: { formId } }).exec()) as RxDocument<TaskDocument>[];
@@ -306,6 +323,7 @@ describe('replicas and the office editing the same records at random', { timeout
         } else {
           const doc = random.pick(docs);
           const current = doc.toJSON() as TaskDocument;
+          const made = edits.length;
           const kind = Math.floor(random.next() * 5);
           const change: Partial<TaskDocument> = {};
           if (kind === 0) change.title = `Title ${replica.name} ${round}`;
@@ -313,7 +331,7 @@ describe('replicas and the office editing the same records at random', { timeout
           if (kind === 2) {
             const fieldId = random.pick(fieldIds);
             const value = fieldId === fieldIds[0] ? String(round) : `note ${round}`;
-            change.fields = { ...current.fields, [fieldId]: value };
+            change.fields = { [fieldId]: value };
             edit(doc.primary, `fields.${fieldId}`, value);
           }
           if (kind === 3) change.statusId = random.pick(statuses);
@@ -325,7 +343,7 @@ describe('replicas and the office editing the same records at random', { timeout
           for (const key of ['title', 'description', 'statusId'] as const) {
             if (change[key] !== undefined && change[key] !== current[key]) edit(doc.primary, key, change[key]);
           }
-          await doc.incrementalModify((state) => ({ ...state, ...change }));
+          if (!(await savedAsThePageSaves(doc, change))) edits.splice(made);
         }
         // The office, over REST, at the same time.
         const id = random.pick(ids);
@@ -425,6 +443,8 @@ describe('replicas and the office editing the same records at random', { timeout
           const value = `${replica.name} ${round}`;
           edits.push({ by: replica.name, id: doc.primary, path: `cells.${column}`, value, round });
           await doc.incrementalModify((state) => {
+            // Deleted meanwhile (a pulled deletion came first): a tombstone carries no cells.
+            if (state._deleted) return state;
             const cells = [...state.cells];
             cells[column] = value;
             return { ...state, cells };
@@ -513,10 +533,11 @@ describe('replicas of members whose view of the tasks changes while they edit th
             await doc.remove();
           } else {
             const current = doc.toJSON() as TaskDocument;
+            const made = edits.length;
             const change: Partial<TaskDocument> = {};
             if (kind <= 3) change.title = `Title ${replica.name} ${round}`;
             else if (kind <= 6) {
-              change.fields = { ...current.fields, [fieldId]: `note ${replica.name} ${round}` };
+              change.fields = { [fieldId]: `note ${replica.name} ${round}` };
               edit(`fields.${fieldId}`, change.fields[fieldId]);
             } else if (kind <= 7) change.statusId = random.pick(statuses);
             else {
@@ -528,7 +549,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
             for (const key of ['title', 'statusId'] as const) {
               if (change[key] !== undefined && change[key] !== current[key]) edit(key, change[key]);
             }
-            await doc.incrementalModify((state) => ({ ...state, ...change }));
+            if (!(await savedAsThePageSaves(doc, change))) edits.splice(made);
           }
         }
         // The office changes who sees what, and edits too.

@@ -15,6 +15,8 @@ import {
   type ReplicaSync,
   startReplicaSync,
 } from '../renderer/src/data/database';
+import { changedTask } from '../renderer/src/data/replica';
+import { RecordGoneError, replicaFailureText } from '../renderer/src/data/replica-errors';
 import type { TaskDocument } from '../renderer/src/data/schemas';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
@@ -566,6 +568,97 @@ describe('desktop replicas', () => {
     // Her title was lost once, and said so once; taking herself off was not.
     expect(alices.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path)).toEqual(['title']);
     await closeReplica(alices);
+  });
+
+  it('does not save an edit onto a task deleted on the server as it was being saved, and says so', async () => {
+    const task = await createTask(admin, form.id, { title: 'Deleted while edited' });
+    const alices = await replica(alice, 'deleted-while-edited');
+    try {
+      await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
+      // The task page holds the task; the office deletes it, and the deletion is pulled.
+      const shown = await alices.db.tasks.findOne(task.id).exec(true);
+      await admin.client.delete(`/api/tasks/${task.id}`);
+      await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeUndefined(), WAIT);
+      // Alice's save comes a moment later: refused, in words, and nothing is written or sent.
+      const saving = shown.incrementalModify((current: TaskDocument) => changedTask(current, { title: 'Too late' }));
+      await expect(saving).rejects.toBeInstanceOf(RecordGoneError);
+      const error = await saving.catch((caught: unknown) => caught);
+      expect(replicaFailureText(error, ((key: string) => key) as never)).toBe('errors.recordGone');
+      const [tombstone] = await alices.db.tasks.storageInstance.findDocumentsById([task.id], true);
+      expect(tombstone?.title).toBeUndefined();
+      await alices.sync.awaitInSync();
+      expect(alices.lost).toEqual([]);
+    } finally {
+      await closeReplica(alices);
+    }
+  });
+
+  it('keeps an edit made as the answer to a push is taken: taking off a person the push had assigned', async () => {
+    const task = await createTask(admin, form.id, { title: 'Taken off as answered' });
+    // RxDB writes the answer to a push (the server's merge) into the document in a write of its
+    // own, a moment after the answer came; the edit is made right before that write.
+    let beforeAnswerWrite: (() => Promise<void>) | undefined;
+    const wrap = (storage: RxStorage<unknown, unknown>): RxStorage<unknown, unknown> => ({
+      ...storage,
+      async createStorageInstance(params) {
+        const instance = await storage.createStorageInstance(params);
+        return new Proxy(instance, {
+          get(target, key) {
+            const value = Reflect.get(target, key, target);
+            if (key !== 'bulkWrite') return typeof value === 'function' ? value.bind(target) : value;
+            return async (rows: never, context: string) => {
+              const edit = context === 'replication-up-write-conflict' ? beforeAnswerWrite : undefined;
+              beforeAnswerWrite = edit ? undefined : beforeAnswerWrite;
+              await edit?.();
+              return target.bulkWrite(rows, context);
+            };
+          },
+        });
+      },
+    });
+    const alices = await replica(alice, 'answer-taken', { wrap });
+    try {
+      await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
+      // The office renames the task while Alice, offline, assigns herself.
+      alices.socket.disconnect();
+      await admin.client.patch(`/api/tasks/${task.id}`, { title: 'Office title' });
+      await (await alices.db.tasks.findOne(task.id).exec(true)).incrementalModify((current: TaskDocument) => ({
+        ...current,
+        assignees: [
+          ...(current.assignees ?? []),
+          {
+            userId: alice.userId,
+            source: 'manual',
+            delegated_from_user_id: null,
+            pending_review: false,
+            addedAt: new Date().toISOString(),
+          },
+        ],
+      }));
+      let tookOff = false;
+      beforeAnswerWrite = async () => {
+        await (await alices.db.tasks.findOne(task.id).exec(true)).incrementalModify((current: TaskDocument) => ({
+          ...current,
+          assignees: (current.assignees ?? []).filter((assignee) => assignee.userId !== alice.userId),
+        }));
+        tookOff = true;
+      };
+      // Back online: the push is merged with the office's title and answered with that state; as
+      // it is taken, she takes herself off again.
+      alices.socket.connect();
+      await vi.waitFor(() => expect(tookOff).toBe(true), WAIT);
+      await vi.waitFor(async () => {
+        const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+        expect(stored.title).toBe('Office title');
+        expect(stored.assignees).toEqual([]);
+        const local = await taskIn(alices, task.id);
+        expect(local?.title).toBe('Office title');
+        expect(local?.assignees).toEqual([]);
+      }, WAIT);
+      expect(alices.lost.filter((edit) => edit.id === task.id)).toEqual([]);
+    } finally {
+      await closeReplica(alices);
+    }
   });
 
   it('takes the server’s change of a task pulled while an edit of it waited to be sent, once that edit is taken back', async () => {

@@ -19,8 +19,20 @@ function replicaReason(caught: unknown): string {
   return message.slice(0, at).trim() || message.split('\n')[0] || message;
 }
 
+/**
+ * An edit of a record the replica no longer holds: deleted on the server, or no longer shared with
+ * the user, as the edit was being saved. Nothing was written.
+ */
+export class RecordGoneError extends Error {
+  constructor(readonly id: string) {
+    super(`Record ${id} is no longer on this device`);
+    this.name = 'RecordGoneError';
+  }
+}
+
 /** A failed write to the replica in the user's words: a full or read-only disk says what to do. */
 export function replicaFailureText(caught: unknown, t: TFunction): string {
+  if (caught instanceof RecordGoneError) return t('errors.recordGone');
   const reason = replicaReason(caught);
   if (reason.includes(DISK_REFUSED)) return t('errors.replicaDisk');
   return t('errors.replicaWrite', { reason: reason.split('\n')[0] });

@@ -9,6 +9,7 @@ import {
   startReplicaSync,
   type UpgradeProgress,
 } from './database';
+import { RecordGoneError } from './replica-errors';
 import { type RowDocument, type TaskDocument, WRITABLE } from './schemas';
 import type { SyncDirection, SyncTrouble } from './socket-replication';
 
@@ -79,6 +80,25 @@ const MAX_LOST = 1_000;
 /** Connected, with the first pull since opening done: every change of the server arrives at once. */
 function insync(status: ReplicaStatus): boolean {
   return status.online && status.ready && !status.signedOut;
+}
+
+/**
+ * A task as `change` leaves it (its fields merge into the task's values). A task deleted or hidden
+ * from the user while the edit was being saved — a pulled deletion came first — is not written to:
+ * the edit would be a deletion carrying values, which the server takes for nothing to report.
+ */
+export function changedTask(
+  current: TaskDocument & { _deleted?: boolean },
+  change: Partial<Pick<TaskDocument, 'title' | 'description' | 'statusId' | 'fields' | 'assignees'>>,
+): TaskDocument {
+  if (current._deleted) throw new RecordGoneError(current.id);
+  return { ...current, ...change, fields: change.fields ? { ...current.fields, ...change.fields } : current.fields };
+}
+
+/** A directory row as `change` leaves it; like a task, one deleted meanwhile is not written to. */
+export function changedRow(current: RowDocument & { _deleted?: boolean }, change: Partial<RowDocument>): RowDocument {
+  if (current._deleted) throw new RecordGoneError(current.id);
+  return { ...current, ...change };
 }
 
 /**
@@ -407,14 +427,8 @@ export class Replica {
     change: Partial<Pick<TaskDocument, 'title' | 'description' | 'statusId' | 'fields' | 'assignees'>>,
   ) {
     const doc = await this.db.tasks.findOne(id).exec();
-    if (!doc) throw new Error(`Task ${id} is not in the replica`);
-    await this.tracked(id, () =>
-      doc.incrementalModify((current: TaskDocument) => ({
-        ...current,
-        ...change,
-        fields: change.fields ? { ...current.fields, ...change.fields } : current.fields,
-      })),
-    );
+    if (!doc) throw new RecordGoneError(id);
+    await this.tracked(id, () => doc.incrementalModify((current: TaskDocument) => changedTask(current, change)));
   }
 
   /** Deletes a task on this device; the deletion reaches the server with the next push. */
@@ -485,7 +499,7 @@ export class Replica {
       return taken.toJSON() as unknown as RowDocument;
     }
     return this.tracked(id, async () => {
-      const changed = await doc.incrementalModify((current: RowDocument) => ({ ...current, ...change }));
+      const changed = await doc.incrementalModify((current: RowDocument) => changedRow(current, change));
       return changed.toJSON() as unknown as RowDocument;
     });
   }

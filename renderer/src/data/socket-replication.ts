@@ -359,47 +359,53 @@ export function replicateOverSocket<RxDocType>(
   /**
    * RxDB takes the server's state that a push was answered with (a conflict: the push merged with
    * what changed there) into the document and its record only while the document is still as
-   * pushed. One the user changed again while the push was on its way kept its record from before
+   * pushed. One the user changed again while the answer was on its way kept its record from before
    * the push, and its next push was merged against that: what the push itself had changed looked
-   * unchanged (a person assigned, then taken off again, stayed assigned, unseen). Such a document
-   * is rebased onto the server's state instead (`rebaseOnServerState`), and that state recorded:
-   * its next push carries only the changes made since.
+   * unchanged (a person assigned, then taken off again, stayed assigned, unseen). Whether the
+   * document is still as pushed cannot be told ahead of RxDB's write: an edit may land after any
+   * look and before that write. So every answered document is rebased onto the server's state here
+   * (`rebaseOnServerState`: one still as pushed becomes the server's state, one changed since keeps
+   * those changes) in one write that RxDB retries on the newest state, and that state recorded;
+   * RxDB's own write of the answer then finds the document changed and leaves it. Resolves, for
+   * each document the answer was taken into, whether it was still as pushed (nothing of it waits
+   * to be sent).
    */
-  const rebaseChangedMeanwhile = async (
-    rows: RxReplicationWriteToMasterRow<RxDocType>[],
+  const rebaseOnAnswer = async (
     sent: RxReplicationWriteToMasterRow<RxDocType>[],
     conflicts: SyncDocument[],
-  ): Promise<void> => {
-    if (conflicts.length === 0) return;
-    const handed = new Map(rows.map((row) => [key(row), row]));
+  ): Promise<Map<string, boolean>> => {
+    const asPushed = new Map<string, boolean>();
+    if (conflicts.length === 0) return asPushed;
     // The last state of each document the server took from this push (a newer one may follow RxDB's).
-    const lastSent = new Map(sent.map((row) => [key(row), row.newDocumentState as unknown as Record<string, unknown>]));
+    const lastRows = new Map(sent.map((row) => [key(row), row]));
+    const lastSent = new Map(
+      [...lastRows].map(([id, row]) => [id, row.newDocumentState as unknown as Record<string, unknown>]),
+    );
     // One answer may name a document twice (a row sent again and its newer state): its last state counts.
     const latest = [...new Map(conflicts.map((document) => [idOf(document), document])).values()];
-    const held = await heldStates(latest.map(idOf));
-    const changed = complete(latest).filter((document) => {
-      const id = idOf(document);
-      const row = handed.get(id);
-      const current = held.get(id);
-      // A record gone on the server is not rebased: its edits come back as lost, the record leaves.
-      return !document._deleted && row !== undefined && current !== undefined && !sameState(current, row);
-    });
-    if (changed.length === 0) return;
-    await recordServerStates(changed);
-    for (const server of changed) {
+    // A record gone on the server is not rebased: its edits come back as lost, the record leaves.
+    const answered = complete(latest).filter((document) => !document._deleted && lastSent.has(idOf(document)));
+    if (answered.length === 0) return asPushed;
+    await recordServerStates(answered);
+    const docs = await options.collection.findByIds(answered.map(idOf)).exec();
+    for (const server of answered) {
       const id = idOf(server);
+      const row = lastRows.get(id);
       const pushed = lastSent.get(id);
-      const doc = await options.collection.findOne(id).exec();
-      if (!doc || !pushed) continue;
-      await doc.incrementalModify(
-        (current: RxDocType) =>
-          rebaseOnServerState(
-            pushed,
-            current as unknown as Record<string, unknown>,
-            server as unknown as Record<string, unknown>,
-          ) as unknown as RxDocType,
-      );
+      const doc = docs.get(id);
+      if (!doc || !row || !pushed) continue;
+      await doc.incrementalModify((current: RxDocType) => {
+        const { _meta, _rev, _attachments, ...held } = current as Record<string, unknown>;
+        // Run again on a newer state when a write came first: its last run tells.
+        asPushed.set(id, sameState(held, row));
+        return rebaseOnServerState(
+          pushed,
+          current as unknown as Record<string, unknown>,
+          server as unknown as Record<string, unknown>,
+        ) as unknown as RxDocType;
+      });
     }
+    return asPushed;
   };
   const pullBatch = async (
     checkpoint: SyncCheckpoint | null,
@@ -564,14 +570,19 @@ export function replicateOverSocket<RxDocType>(
               await recordSentStates(sent.filter((row) => !rows.includes(row) && !conflicting.has(key(row)))).catch(
                 () => undefined,
               );
-              await rebaseChangedMeanwhile(rows, sent, result.conflicts).catch((error) =>
-                console.warn(`Rebasing the documents of ${remoteCollection} changed during their push failed:`, error),
-              );
+              const taken = await rebaseOnAnswer(sent, result.conflicts).catch((error) => {
+                console.warn(`Taking the answer to a push of ${remoteCollection} failed:`, error);
+                return new Map<string, boolean>();
+              });
               // A row sent again and the newer state after it may each lose the same value: the
               // newer state's loss is what the user last tried (the server answers rows in order).
               const lost = [...new Map(result.lost.map((edit) => [`${edit.id} ${edit.path}`, edit])).values()];
               if (lost.length > 0) options.onLostEdits?.(lost);
-              if (options.onPushed) options.onPushed(await settled(sent));
+              if (options.onPushed) {
+                // A document the answer was taken into is settled if it was still as pushed.
+                const others = await settled(sent.filter((row) => !taken.has(key(row))));
+                options.onPushed([...others, ...[...taken].filter(([, asPushed]) => asPushed).map(([id]) => id)]);
+              }
               return complete(result.conflicts) as never;
             },
           },

@@ -299,6 +299,7 @@ export const en: Strings = {
     required: 'Fill in this field',
     replicaDisk:
       'The change could not be saved on this device: its disk is full or cannot be written. Free some disk space and try again; earlier changes are kept and saved then.',
+    recordGone: 'The change was not saved: this record has just been deleted, or is no longer shared with you.',
     replicaWrite: 'The change could not be saved on this device: {{reason}}',
   },
 };
