@@ -388,23 +388,27 @@ export function replicateOverSocket<RxDocType>(
     if (answered.length === 0) return asPushed;
     await recordServerStates(answered);
     const docs = await options.collection.findByIds(answered.map(idOf)).exec();
-    for (const server of answered) {
-      const id = idOf(server);
-      const row = lastRows.get(id);
-      const pushed = lastSent.get(id);
-      const doc = docs.get(id);
-      if (!doc || !row || !pushed) continue;
-      await doc.incrementalModify((current: RxDocType) => {
-        const { _meta, _rev, _attachments, ...held } = current as Record<string, unknown>;
-        // Run again on a newer state when a write came first: its last run tells.
-        asPushed.set(id, sameState(held, row));
-        return rebaseOnServerState(
-          pushed,
-          current as unknown as Record<string, unknown>,
-          server as unknown as Record<string, unknown>,
-        ) as unknown as RxDocType;
-      });
-    }
+    // Each document is written on its own (RxDB retries a write on the newest state); together,
+    // so a push answered with many does not wait for each round trip to the storage in turn.
+    await Promise.all(
+      answered.map((server) => {
+        const id = idOf(server);
+        const row = lastRows.get(id);
+        const pushed = lastSent.get(id);
+        const doc = docs.get(id);
+        if (!doc || !row || !pushed) return undefined;
+        return doc.incrementalModify((current: RxDocType) => {
+          const { _meta, _rev, _attachments, ...held } = current as Record<string, unknown>;
+          // Run again on a newer state when a write came first: its last run tells.
+          asPushed.set(id, sameState(held, row));
+          return rebaseOnServerState(
+            pushed,
+            current as unknown as Record<string, unknown>,
+            server as unknown as Record<string, unknown>,
+          ) as unknown as RxDocType;
+        });
+      }),
+    );
     return asPushed;
   };
   const pullBatch = async (
