@@ -134,6 +134,26 @@ async function replica(
   return created;
 }
 
+/** A storage whose every write first waits for `before`, told the write's context (RxDB's name for it). */
+function beforeEachWrite(before: (context: string) => Promise<void>) {
+  return (storage: RxStorage<unknown, unknown>): RxStorage<unknown, unknown> => ({
+    ...storage,
+    async createStorageInstance(params) {
+      const instance = await storage.createStorageInstance(params);
+      return new Proxy(instance, {
+        get(target, key) {
+          const value = Reflect.get(target, key, target);
+          if (key !== 'bulkWrite') return typeof value === 'function' ? value.bind(target) : value;
+          return async (rows: never, context: string) => {
+            await before(context);
+            return target.bulkWrite(rows, context);
+          };
+        },
+      });
+    },
+  });
+}
+
 /** Holds answers back until opened; `reached` resolves when the first answer is held. */
 function gate() {
   let open: () => void = () => undefined;
@@ -454,27 +474,14 @@ describe('desktop replicas', () => {
     let release: () => void = () => undefined;
     let holding = false;
     const heldWrites: Promise<void>[] = [];
-    const wrap = (storage: RxStorage<unknown, unknown>): RxStorage<unknown, unknown> => ({
-      ...storage,
-      async createStorageInstance(params) {
-        const instance = await storage.createStorageInstance(params);
-        return new Proxy(instance, {
-          get(target, key) {
-            const value = Reflect.get(target, key, target);
-            if (key !== 'bulkWrite') return typeof value === 'function' ? value.bind(target) : value;
-            return async (rows: never, context: string) => {
-              if (holding && context === 'replication-down-write-meta') {
-                const gate = new Promise<void>((resolve) => {
-                  release = resolve;
-                });
-                heldWrites.push(gate);
-                await gate;
-              }
-              return target.bulkWrite(rows, context);
-            };
-          },
+    const wrap = beforeEachWrite(async (context) => {
+      if (holding && context === 'replication-down-write-meta') {
+        const gate = new Promise<void>((resolve) => {
+          release = resolve;
         });
-      },
+        heldWrites.push(gate);
+        await gate;
+      }
     });
     const alices = await replica(alice, 'between', { wrap });
     try {
@@ -598,23 +605,10 @@ describe('desktop replicas', () => {
     // RxDB writes the answer to a push (the server's merge) into the document in a write of its
     // own, a moment after the answer came; the edit is made right before that write.
     let beforeAnswerWrite: (() => Promise<void>) | undefined;
-    const wrap = (storage: RxStorage<unknown, unknown>): RxStorage<unknown, unknown> => ({
-      ...storage,
-      async createStorageInstance(params) {
-        const instance = await storage.createStorageInstance(params);
-        return new Proxy(instance, {
-          get(target, key) {
-            const value = Reflect.get(target, key, target);
-            if (key !== 'bulkWrite') return typeof value === 'function' ? value.bind(target) : value;
-            return async (rows: never, context: string) => {
-              const edit = context === 'replication-up-write-conflict' ? beforeAnswerWrite : undefined;
-              beforeAnswerWrite = edit ? undefined : beforeAnswerWrite;
-              await edit?.();
-              return target.bulkWrite(rows, context);
-            };
-          },
-        });
-      },
+    const wrap = beforeEachWrite(async (context) => {
+      const edit = context === 'replication-up-write-conflict' ? beforeAnswerWrite : undefined;
+      beforeAnswerWrite = edit ? undefined : beforeAnswerWrite;
+      await edit?.();
     });
     const alices = await replica(alice, 'answer-taken', { wrap });
     try {
