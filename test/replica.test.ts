@@ -154,6 +154,17 @@ function beforeEachWrite(before: (context: string) => Promise<void>) {
   });
 }
 
+/** A person put on a task by hand, as the task page does. */
+function assignedByHand(userId: string) {
+  return {
+    userId,
+    source: 'manual',
+    delegated_from_user_id: null,
+    pending_review: false,
+    addedAt: new Date().toISOString(),
+  };
+}
+
 /** Holds answers back until opened; `reached` resolves when the first answer is held. */
 function gate() {
   let open: () => void = () => undefined;
@@ -543,16 +554,7 @@ describe('desktop replicas', () => {
     await (await alices.db.tasks.findOne(task.id).exec())?.incrementalModify((current: TaskDocument) => ({
       ...current,
       title: 'Alice title',
-      assignees: [
-        ...(current.assignees ?? []),
-        {
-          userId: alice.userId,
-          source: 'manual',
-          delegated_from_user_id: null,
-          pending_review: false,
-          addedAt: new Date().toISOString(),
-        },
-      ],
+      assignees: [...(current.assignees ?? []), assignedByHand(alice.userId)],
     }));
     alices.socket.connect();
     // The server has taken the push (her title lost to the office's), its answer is on its way…
@@ -618,16 +620,7 @@ describe('desktop replicas', () => {
       await admin.client.patch(`/api/tasks/${task.id}`, { title: 'Office title' });
       await (await alices.db.tasks.findOne(task.id).exec(true)).incrementalModify((current: TaskDocument) => ({
         ...current,
-        assignees: [
-          ...(current.assignees ?? []),
-          {
-            userId: alice.userId,
-            source: 'manual',
-            delegated_from_user_id: null,
-            pending_review: false,
-            addedAt: new Date().toISOString(),
-          },
-        ],
+        assignees: [...(current.assignees ?? []), assignedByHand(alice.userId)],
       }));
       let tookOff = false;
       beforeAnswerWrite = async () => {
