@@ -18,6 +18,7 @@ import {
 import { changedTask } from '../renderer/src/data/replica';
 import { RecordGoneError, replicaFailureText } from '../renderer/src/data/replica-errors';
 import type { TaskDocument } from '../renderer/src/data/schemas';
+import { manualAssignee } from '../renderer/src/pages/assignees';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
 
@@ -154,15 +155,16 @@ function beforeEachWrite(before: (context: string) => Promise<void>) {
   });
 }
 
-/** A person put on a task by hand, as the task page does. */
-function assignedByHand(userId: string) {
-  return {
-    userId,
-    source: 'manual',
-    delegated_from_user_id: null,
-    pending_review: false,
-    addedAt: new Date().toISOString(),
-  };
+/** Waits until the server and the replica both hold the task under `title`, with nobody assigned. */
+async function untilBothHoldUnassigned(replica: Replica, id: string, title: string): Promise<void> {
+  await vi.waitFor(async () => {
+    const stored = (await admin.client.get(`/api/tasks/${id}`)).body;
+    expect(stored.title).toBe(title);
+    expect(stored.assignees).toEqual([]);
+    const local = await taskIn(replica, id);
+    expect(local?.title).toBe(title);
+    expect(local?.assignees).toEqual([]);
+  }, WAIT);
 }
 
 /** Holds answers back until opened; `reached` resolves when the first answer is held. */
@@ -554,7 +556,7 @@ describe('desktop replicas', () => {
     await (await alices.db.tasks.findOne(task.id).exec())?.incrementalModify((current: TaskDocument) => ({
       ...current,
       title: 'Alice title',
-      assignees: [...(current.assignees ?? []), assignedByHand(alice.userId)],
+      assignees: [...(current.assignees ?? []), manualAssignee(alice.userId)],
     }));
     alices.socket.connect();
     // The server has taken the push (her title lost to the office's), its answer is on its way…
@@ -566,14 +568,7 @@ describe('desktop replicas', () => {
     }));
     holding = undefined;
     answered();
-    await vi.waitFor(async () => {
-      const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
-      expect(stored.title).toBe('Office title');
-      expect(stored.assignees).toEqual([]);
-      const local = await taskIn(alices, task.id);
-      expect(local?.title).toBe('Office title');
-      expect(local?.assignees).toEqual([]);
-    }, WAIT);
+    await untilBothHoldUnassigned(alices, task.id, 'Office title');
     // Her title was lost once, and said so once; taking herself off was not.
     expect(alices.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path)).toEqual(['title']);
     await closeReplica(alices);
@@ -620,7 +615,7 @@ describe('desktop replicas', () => {
       await admin.client.patch(`/api/tasks/${task.id}`, { title: 'Office title' });
       await (await alices.db.tasks.findOne(task.id).exec(true)).incrementalModify((current: TaskDocument) => ({
         ...current,
-        assignees: [...(current.assignees ?? []), assignedByHand(alice.userId)],
+        assignees: [...(current.assignees ?? []), manualAssignee(alice.userId)],
       }));
       let tookOff = false;
       beforeAnswerWrite = async () => {
@@ -634,14 +629,7 @@ describe('desktop replicas', () => {
       // it is taken, she takes herself off again.
       alices.socket.connect();
       await vi.waitFor(() => expect(tookOff).toBe(true), WAIT);
-      await vi.waitFor(async () => {
-        const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
-        expect(stored.title).toBe('Office title');
-        expect(stored.assignees).toEqual([]);
-        const local = await taskIn(alices, task.id);
-        expect(local?.title).toBe('Office title');
-        expect(local?.assignees).toEqual([]);
-      }, WAIT);
+      await untilBothHoldUnassigned(alices, task.id, 'Office title');
       expect(alices.lost.filter((edit) => edit.id === task.id)).toEqual([]);
     } finally {
       await closeReplica(alices);
