@@ -12,11 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRxStorageMemoryMapped } from '../electron/backend/rx-storage-memory-mapped';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
 import { NOTE_SCHEMA } from '../electron/backend/storage-documents.fixture';
+import { ApiError } from '../renderer/src/api';
 import { Replica } from '../renderer/src/data/replica';
-import { replicaFailureText } from '../renderer/src/data/replica-errors';
+import { RecordGoneError, replicaFailureText } from '../renderer/src/data/replica-errors';
 import { remoteReplicaStorage } from '../renderer/src/data/storage';
 import { en } from '../renderer/src/i18n/en';
 import { ru } from '../renderer/src/i18n/ru';
+import { saveFailureText } from '../renderer/src/use-api';
 
 let dir: string;
 beforeAll(async () => {
@@ -99,6 +101,33 @@ describe('a failed write to the desktop replica, as the page shows it', () => {
       await db.close().catch(() => undefined);
       channel.port1.close();
     }
+  });
+
+  it('tells why a save failed, whether the server, the network or this device refused it', async () => {
+    const english = i18next.createInstance();
+    await english.init({ resources: { en: { translation: en } }, lng: 'en', interpolation: { escapeValue: false } });
+    const russian = i18next.createInstance();
+    await russian.init({ resources: { ru: { translation: ru } }, lng: 'ru', interpolation: { escapeValue: false } });
+    const refused = new ApiError({
+      type: 'about:blank',
+      title: 'Forbidden',
+      status: 403,
+      detail: 'Not yours to edit.',
+      code: 'forbidden',
+    });
+    expect(saveFailureText(refused, english.t)).toContain('Not yours to edit.');
+    const unreachable = new ApiError({
+      type: 'about:blank',
+      title: 'Unreachable',
+      status: 0,
+      detail: '',
+      code: 'unreachable',
+    });
+    expect(saveFailureText(unreachable, english.t)).toBe(en.errors.network);
+    // Saved on the device instead, and refused there: not blamed on the network.
+    expect(saveFailureText(new RecordGoneError('r1'), english.t)).toBe(en.errors.recordGone);
+    expect(saveFailureText(new RecordGoneError('r1'), russian.t)).toBe(ru.errors.recordGone);
+    expect(saveFailureText(new Error('could not save its changes to disk'), english.t)).toBe(en.errors.replicaDisk);
   });
 
   it('does not count a refused change as waiting to be sent', async () => {

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { ApiError, api } from './api';
+import { replicaFailureText } from './data/replica-errors';
 import { problemWords } from './problem-words';
 
 /** Why a call failed, in the user's language: the server's problem, or no answer (the network). */
@@ -10,6 +11,14 @@ export function failureText(caught: unknown, t: TFunction): string {
   return caught instanceof ApiError && caught.problem.status > 0
     ? problemWords(t, caught.problem)
     : t('errors.network');
+}
+
+/**
+ * Why a save failed, in the user's language: the server's problem, no answer, or — saved on this
+ * device instead — the replica's own failure (a full disk, a record deleted meanwhile).
+ */
+export function saveFailureText(caught: unknown, t: TFunction): string {
+  return caught instanceof ApiError ? failureText(caught, t) : replicaFailureText(caught, t);
 }
 
 /**

@@ -20,13 +20,11 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { map } from 'rxjs';
-import { ApiError, api } from '../api';
+import { api } from '../api';
 import { useLive, useReplica, useViewer } from '../data/replica-context';
-import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
-import { problemWords } from '../problem-words';
 import { useShortcut } from '../shortcuts';
-import { useApi } from '../use-api';
+import { saveFailureText, useApi } from '../use-api';
 import {
   type Assignee,
   fieldsNaming,
@@ -172,14 +170,7 @@ export function TaskPage() {
     ]);
   }, [valuesKey, form, editor]);
 
-  const fail = (caught: unknown) =>
-    setError(
-      caught instanceof ApiError && caught.problem.status > 0
-        ? problemWords(t, caught.problem)
-        : caught instanceof ApiError
-          ? t('errors.network')
-          : replicaFailureText(caught, t),
-    );
+  const fail = (caught: unknown) => setError(saveFailureText(caught, t));
 
   if (!replica || task === undefined || (task === null && !status?.ready)) {
     return <Spin description={t('home.loading')} style={{ display: 'block', padding: 48 }} />;

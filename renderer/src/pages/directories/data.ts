@@ -9,7 +9,7 @@ export type { Directory, Row, TreeNodeShape };
 export type Cell = string | number | boolean | null;
 export type ColumnType = Directory['columns'][number]['type'];
 
-export { failureText, useLoad as useLoader } from '../../use-api';
+export { failureText, saveFailureText, useLoad as useLoader } from '../../use-api';
 
 /** The per-field errors of a refused request (validation problems), else none. */
 export function fieldErrors(caught: unknown): ProblemFieldError[] {

@@ -17,6 +17,7 @@ import {
   moveInTree,
   moveRow,
   type Row,
+  saveFailureText,
   type TreeNodeShape,
   treeFromRows,
   useLoader,
@@ -206,7 +207,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
     } catch (caught) {
       // Refused: the tree goes back to what it was, and the server says why.
       setPending(null);
-      setNotice(failureText(caught, t));
+      setNotice(saveFailureText(caught, t));
     }
   };
 

@@ -23,10 +23,10 @@ import {
   type ColumnType,
   type Directory,
   deleteRow,
-  failureText,
   fieldErrors,
   placeNodes,
   type Row,
+  saveFailureText,
   saveRow,
   subtreeIds,
   type TreeNodeShape,
@@ -135,7 +135,7 @@ export function RowEditor(props: RowEditorProps) {
       setError(undefined);
       props.onSaved(saved.row, saved.offline);
     } catch (caught) {
-      setError(failureText(caught, t));
+      setError(saveFailureText(caught, t));
       // Field errors point at `#/cells/<index>` or `#/parentRowIds/<index>`: show them at the editor.
       form.setFields(
         fieldErrors(caught).flatMap((e) => {
@@ -204,7 +204,7 @@ export function RowEditor(props: RowEditorProps) {
       const { offline } = await deleteRow(directory.id, row);
       props.onDeleted(offline);
     } catch (caught) {
-      setError(failureText(caught, t));
+      setError(saveFailureText(caught, t));
     }
   };
 
