@@ -319,7 +319,7 @@ describe('replicas and the office editing the same records at random', { timeout
         } else if (what < 0.12) {
           const doc = random.pick(docs);
           edit(doc.primary, '_deleted', true);
-          await doc.remove();
+          await doc.incrementalRemove();
         } else {
           const doc = random.pick(docs);
           const current = doc.toJSON() as TaskDocument;
@@ -427,7 +427,7 @@ describe('replicas and the office editing the same records at random', { timeout
         } else if (what < 0.12) {
           const doc = random.pick(docs);
           edits.push({ by: replica.name, id: doc.primary, path: '_deleted', value: true, round });
-          await doc.remove();
+          await doc.incrementalRemove();
         } else if (what < 0.25) {
           const doc = random.pick(docs);
           const parentId = random.pick([
@@ -530,7 +530,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
           const kind = Math.floor(random.next() * 10);
           if (kind === 0) {
             edit('_deleted', true);
-            await doc.remove();
+            await doc.incrementalRemove();
           } else {
             const current = doc.toJSON() as TaskDocument;
             const made = edits.length;
