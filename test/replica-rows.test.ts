@@ -1,7 +1,8 @@
 import type { Row } from '@shared/api/directories';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
-import { Replica } from '../renderer/src/data/replica';
+import { changedRow, Replica } from '../renderer/src/data/replica';
+import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createOrg, type Member } from './helpers/factories';
 
@@ -103,6 +104,31 @@ describe('rows the screen had from the server before they reached the replica', 
         .poll(async () => (await replica.db.directory_rows.findOne(changedThere.id).exec())?.cells, WAIT)
         .toEqual(['Changed there', '8']);
       expect(await replica.db.directory_rows.findOne(deleted.id).exec()).toBeNull();
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
+describe('a row deleted on the server as it is edited on this device', () => {
+  it('takes no edit onto the deletion: the save is refused as the record gone', async () => {
+    const directory = (await admin.client.post('/api/directories', { name: 'Berths', columns: [{ name: 'Name' }] }))
+      .body as { id: string };
+    const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['North'] })).body as Row;
+    const { replica, online } = await offlineReplica();
+    try {
+      online();
+      await expect.poll(async () => (await replica.db.directory_rows.findOne(row.id).exec()) !== null, WAIT).toBe(true);
+      // The row editor holds the row; the office deletes it, and the deletion is pulled first.
+      const held = await replica.db.directory_rows.findOne(row.id).exec(true);
+      await admin.client.delete(`/api/directories/${directory.id}/rows/${row.id}`);
+      await expect.poll(async () => (await replica.db.directory_rows.findOne(row.id).exec()) === null, WAIT).toBe(true);
+      const saving = held.incrementalModify((current: unknown) =>
+        changedRow(current as never, { cells: ['Too late'] }),
+      );
+      await expect(saving).rejects.toBeInstanceOf(RecordGoneError);
+      const [tombstone] = await replica.db.directory_rows.storageInstance.findDocumentsById([row.id], true);
+      expect((tombstone as { cells?: unknown } | undefined)?.cells).not.toEqual(['Too late']);
     } finally {
       await replica.close();
     }
