@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { LostEdit } from '@shared/sync';
 import Database from 'better-sqlite3';
 import type { RxStorage } from 'rxdb';
-import { firstValueFrom, NEVER } from 'rxjs';
+import { filter, firstValueFrom, NEVER } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../electron/backend/replica-host';
@@ -84,6 +84,8 @@ async function replica(
     beforePushAnswer?: () => Promise<void>;
     /** Likewise for each pull's answer. */
     beforePullAnswer?: () => Promise<void>;
+    /** Called before each pull is sent (it may hold it back). */
+    beforePullSent?: () => Promise<void>;
     /** Whether to wait for the first pull (default: yes). */
     awaitInitial?: boolean;
   } = {},
@@ -95,6 +97,7 @@ async function replica(
     markUnrecordedPulls,
     beforePushAnswer,
     beforePullAnswer,
+    beforePullSent,
     awaitInitial = true,
   } = options;
   const db = await createOrbitaDatabase({
@@ -108,12 +111,13 @@ async function replica(
     collections: ['tasks', 'users'],
   });
   const socket = io(`${t.url}/sync`, { auth: { token: member.client.accessToken }, transports: ['websocket'] });
-  if (beforePushAnswer || beforePullAnswer) {
+  if (beforePushAnswer || beforePullAnswer || beforePullSent) {
     const timeout = socket.timeout.bind(socket);
     socket.timeout = (ms: number) => {
       const timed = timeout(ms);
       const emitWithAck = timed.emitWithAck.bind(timed);
       timed.emitWithAck = (async (event: string, ...args: unknown[]) => {
+        if (event === 'sync:pull') await beforePullSent?.();
         const answer = await emitWithAck(event, ...args);
         if (event === 'sync:push') await beforePushAnswer?.();
         if (event === 'sync:pull') await beforePullAnswer?.();
@@ -635,6 +639,80 @@ describe('desktop replicas', () => {
       await closeReplica(alices);
     }
   });
+
+  it.each([
+    {
+      answer: 'with a conflict',
+      // RxDB's write of the server's merge into the document: `rebaseOnAnswer`'s.
+      write: 'incremental-write',
+      officeTitle: 'Office title',
+    },
+    {
+      answer: 'as sent',
+      // RxDB's record of the pushed state as the server's.
+      write: 'replication-up-write-meta',
+      officeTitle: undefined,
+    },
+  ])(
+    'takes a server change pulled while the answer to a push is being taken ($answer)',
+    async ({ write, officeTitle }) => {
+      const task = await createTask(admin, form.id, { title: 'Pulled as answered' });
+      const held = { pull: gate(), write: gate() };
+      const holding = { pull: false, write: false };
+      const alices = await replica(alice, `pulled-as-answered-${write}`, {
+        beforePullSent: () => (holding.pull ? held.pull.wait() : Promise.resolve()),
+        wrap: beforeEachWrite(async (context) => {
+          if (!holding.write || context !== write) return;
+          holding.write = false;
+          await held.write.wait();
+        }),
+      });
+      try {
+        await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
+        // A pull starts (a reconnection's, say) and is slow to reach the server.
+        holding.pull = true;
+        void alices.sync.states.tasks?.reSync();
+        await held.pull.reached;
+        // The office may rename the task; Alice assigns herself, and her push is answered.
+        if (officeTitle) await admin.client.patch(`/api/tasks/${task.id}`, { title: officeTitle });
+        await (await alices.db.tasks.findOne(task.id).exec(true)).incrementalModify((current: TaskDocument) => ({
+          ...current,
+          assignees: [...(current.assignees ?? []), manualAssignee(alice.userId)],
+        }));
+        // Her edit is written; the push's answer is taken in the next such write.
+        holding.write = true;
+        // While that answer is being taken, the office writes a description, and the pull reaches
+        // the server only now: its answer is the one message that brings the description.
+        await held.write.reached;
+        await admin.client.patch(`/api/tasks/${task.id}`, { description: 'Seal replaced' });
+        const pulled = new Promise<void>((resolve) => {
+          const internal = alices.sync.states.tasks?.internalReplicationState;
+          internal?.events.active.down.pipe(filter((active) => !active)).subscribe(() => resolve());
+        });
+        held.pull.open();
+        // The pulled state is written once the answer is taken, not left out while it is.
+        await Promise.race([pulled, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+        held.write.open();
+        const expected = {
+          title: officeTitle ?? 'Pulled as answered',
+          description: 'Seal replaced',
+          assignees: [alice.userId],
+        };
+        const seen = (
+          held: { title?: string; description?: string; assignees?: { userId: string }[] } | undefined,
+        ) => ({
+          title: held?.title,
+          description: held?.description,
+          assignees: held?.assignees?.map((assignee) => assignee.userId),
+        });
+        await vi.waitFor(async () => expect(seen(await taskIn(alices, task.id))).toEqual(expected), WAIT);
+        expect(seen((await admin.client.get(`/api/tasks/${task.id}`)).body)).toEqual(expected);
+        expect(alices.lost).toEqual([]);
+      } finally {
+        await closeReplica(alices);
+      }
+    },
+  );
 
   it('takes the server’s change of a task pulled while an edit of it waited to be sent, once that edit is taken back', async () => {
     const other = await createTask(admin, form.id, { title: 'Sent first' });

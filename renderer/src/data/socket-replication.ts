@@ -206,6 +206,16 @@ export function replicateOverSocket<RxDocType>(
   let pulling = 0;
   /** Documents of pushes under way, with how many pushes carry each. */
   const pushing = new Map<string, number>();
+  /**
+   * Answers to pushes being taken into the replica. A pull answered meanwhile was read by the
+   * server after the push: its states are newer than the answer's. RxDB leaves a pulled state
+   * out while the document still differs from its record (as pushed, its answer not yet taken),
+   * and nothing brought it again: such a pull is handed on once the answers are taken.
+   */
+  const answering = new Set<Promise<unknown>>();
+  const answersTaken = async () => {
+    while (answering.size > 0) await Promise.allSettled([...answering]);
+  };
   const primaryPath = options.collection.schema.primaryPath as string;
   const idOf = (document: Record<string, unknown>): string => String(document[primaryPath]);
   /** Documents written on this device since the server last answered a push of them. */
@@ -337,15 +347,19 @@ export function replicateOverSocket<RxDocType>(
       .map(key);
   };
   /**
-   * Records, as the server's state of each document, the newer state a push sent after the one RxDB
-   * handed it (`withCurrentStates`) and that the server took as sent. RxDB records the state it
-   * handed over; its own record, written after this one, is then refused (RxDB reads the record
-   * before the push and ignores a refused write). Without this, the state sent would still be
-   * pushed again against the older state, and a colleague's change pulled meanwhile would be
-   * taken for a conflict: the user's value, already kept, reported lost.
+   * Records, as the server's state of each document, the last state a push sent of it that the
+   * server took as sent, before the push's answer is handed to RxDB, whose own record (written
+   * after this one) is then refused: it reads the record before the push and ignores a refused
+   * write. RxDB would record the state it handed over, not a newer one sent after it
+   * (`withCurrentStates`): that state would be pushed again against the older one, and a
+   * colleague's change pulled meanwhile taken for a conflict, the user's value, already kept,
+   * reported lost. And it writes its record only after the answer is handed over: a pull answered
+   * in between found the document unlike its record and left the newer state out.
    */
   const recordSentStates = (rows: RxReplicationWriteToMasterRow<RxDocType>[]): Promise<void> =>
-    recordServerStates(rows.map((row) => row.newDocumentState as unknown as SyncDocument));
+    recordServerStates([
+      ...new Map(rows.map((row) => [key(row), row.newDocumentState as unknown as SyncDocument])).values(),
+    ]);
   /** Records these documents' states as the server's (what their next push is merged against). */
   const recordServerStates = async (documents: SyncDocument[]): Promise<void> => {
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
@@ -410,6 +424,38 @@ export function replicateOverSocket<RxDocType>(
       }),
     );
     return asPushed;
+  };
+  /**
+   * Takes a push's answer into the replica (the states the server took, its merges, the edits it
+   * reports lost); resolves what RxDB is handed as the push's conflicts.
+   */
+  const takeAnswer = async (
+    rows: RxReplicationWriteToMasterRow<RxDocType>[],
+    sent: RxReplicationWriteToMasterRow<RxDocType>[],
+    result: PushResponse,
+  ): Promise<never> => {
+    // Answered: RxDB holds the server's state of these documents now.
+    for (const row of rows) {
+      changedHere.delete(key(row));
+      setAside.delete(key(row));
+    }
+    const conflicting = new Set(result.conflicts.map(idOf));
+    // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
+    await recordSentStates(sent.filter((row) => !conflicting.has(key(row)))).catch(() => undefined);
+    const taken = await rebaseOnAnswer(sent, result.conflicts).catch((error) => {
+      console.warn(`Taking the answer to a push of ${remoteCollection} failed:`, error);
+      return new Map<string, boolean>();
+    });
+    // A row sent again and the newer state after it may each lose the same value: the
+    // newer state's loss is what the user last tried (the server answers rows in order).
+    const lost = [...new Map(result.lost.map((edit) => [`${edit.id} ${edit.path}`, edit])).values()];
+    if (lost.length > 0) options.onLostEdits?.(lost);
+    if (options.onPushed) {
+      // A document the answer was taken into is settled if it was still as pushed.
+      const others = await settled(sent.filter((row) => !taken.has(key(row))));
+      options.onPushed([...others, ...[...taken].filter(([, asPushed]) => asPushed).map(([id]) => id)]);
+    }
+    return complete(result.conflicts) as never;
   };
   const pullBatch = async (
     checkpoint: SyncCheckpoint | null,
@@ -510,6 +556,7 @@ export function replicateOverSocket<RxDocType>(
         try {
           await prepared();
           const batch = await pullBatch(checkpoint ?? null, batchSize);
+          await answersTaken();
           if (changedHere.size > 0) setAsideIfChangedHere(batch.documents);
           options.onSyncProblem?.('receive', undefined);
           return batch;
@@ -564,30 +611,13 @@ export function replicateOverSocket<RxDocType>(
                 }
               }
               options.onSyncProblem?.('send', undefined);
-              // Answered: RxDB holds the server's state of these documents now.
-              for (const id of ids) {
-                changedHere.delete(id);
-                setAside.delete(id);
+              const taking = takeAnswer(rows, sent, result);
+              answering.add(taking);
+              try {
+                return await taking;
+              } finally {
+                answering.delete(taking);
               }
-              const conflicting = new Set(result.conflicts.map(idOf));
-              // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
-              await recordSentStates(sent.filter((row) => !rows.includes(row) && !conflicting.has(key(row)))).catch(
-                () => undefined,
-              );
-              const taken = await rebaseOnAnswer(sent, result.conflicts).catch((error) => {
-                console.warn(`Taking the answer to a push of ${remoteCollection} failed:`, error);
-                return new Map<string, boolean>();
-              });
-              // A row sent again and the newer state after it may each lose the same value: the
-              // newer state's loss is what the user last tried (the server answers rows in order).
-              const lost = [...new Map(result.lost.map((edit) => [`${edit.id} ${edit.path}`, edit])).values()];
-              if (lost.length > 0) options.onLostEdits?.(lost);
-              if (options.onPushed) {
-                // A document the answer was taken into is settled if it was still as pushed.
-                const others = await settled(sent.filter((row) => !taken.has(key(row))));
-                options.onPushed([...others, ...[...taken].filter(([, asPushed]) => asPushed).map(([id]) => id)]);
-              }
-              return complete(result.conflicts) as never;
             },
           },
   });
