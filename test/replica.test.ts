@@ -139,8 +139,11 @@ async function replica(
   return created;
 }
 
-/** A storage whose every write first waits for `before`, told the write's context (RxDB's name for it). */
-function beforeEachWrite(before: (context: string) => Promise<void>) {
+/**
+ * A storage whose every write first waits for `before`, told the write's context (RxDB's name for
+ * it) and the ids of the documents written.
+ */
+function beforeEachWrite(before: (context: string, ids: string[]) => Promise<void>) {
   return (storage: RxStorage<unknown, unknown>): RxStorage<unknown, unknown> => ({
     ...storage,
     async createStorageInstance(params) {
@@ -150,7 +153,10 @@ function beforeEachWrite(before: (context: string) => Promise<void>) {
           const value = Reflect.get(target, key, target);
           if (key !== 'bulkWrite') return typeof value === 'function' ? value.bind(target) : value;
           return async (rows: never, context: string) => {
-            await before(context);
+            await before(
+              context,
+              (rows as { document: { id?: string } }[]).map((row) => String(row.document.id)),
+            );
             return target.bulkWrite(rows, context);
           };
         },
@@ -713,6 +719,61 @@ describe('desktop replicas', () => {
       }
     },
   );
+
+  it('keeps a pushed edit when an older state of the task, pulled before the push, is written after its answer', async () => {
+    const other = await createTask(admin, form.id, { title: 'Written slowly' });
+    const task = await createTask(admin, form.id, { title: 'Pump 9' });
+    const held = gate();
+    let holding = false;
+    const alices = await replica(alice, 'older-pulled-state', {
+      wrap: beforeEachWrite(async (context, ids) => {
+        if (!holding || !context.startsWith('replication-downstream') || !ids.includes(other.id)) return;
+        holding = false;
+        await held.wait();
+      }),
+    });
+    try {
+      await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
+      // The replica is slow to write a change of another task; the office's description of this
+      // one comes meanwhile, and waits to be written after it.
+      holding = true;
+      await admin.client.patch(`/api/tasks/${other.id}`, { title: 'Written slowly (renamed)' });
+      await held.reached;
+      const streamed = new Promise<void>((resolve) => {
+        alices.socket.on('sync:stream', (message: { documents: { id: string }[] }) => {
+          if (message.documents.some((document) => document.id === task.id)) resolve();
+        });
+      });
+      await admin.client.patch(`/api/tasks/${task.id}`, { description: 'Seal replaced' });
+      await streamed;
+      // Alice, not having it yet, writes the same description and renames the task: the server
+      // takes her push as sent (its outcome is her state), and sends nothing back.
+      await (await alices.db.tasks.findOne(task.id).exec(true)).incrementalPatch({
+        title: 'Pump 9, checked',
+        description: 'Seal replaced',
+      });
+      await vi.waitFor(async () => {
+        const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+        expect(stored).toMatchObject({ title: 'Pump 9, checked', description: 'Seal replaced' });
+        const internal = alices.sync.states.tasks?.internalReplicationState;
+        expect(internal?.events.active.up.getValue()).toBe(false);
+      }, WAIT);
+      // Now the description's message, older than the answer, is written; the server's state after
+      // her push comes after it (the server streams it: its version is newer than the one she
+      // sent), and her title stays.
+      held.open();
+      await alices.sync.awaitInSync();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const local = await taskIn(alices, task.id);
+      expect({ title: local?.title, description: local?.description }).toEqual({
+        title: 'Pump 9, checked',
+        description: 'Seal replaced',
+      });
+      expect(alices.lost).toEqual([]);
+    } finally {
+      await closeReplica(alices);
+    }
+  });
 
   it('takes the server’s change of a task pulled while an edit of it waited to be sent, once that edit is taken back', async () => {
     const other = await createTask(admin, form.id, { title: 'Sent first' });
