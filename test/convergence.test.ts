@@ -13,7 +13,7 @@ import {
   type ReplicaSync,
   startReplicaSync,
 } from '../renderer/src/data/database';
-import { changedTask } from '../renderer/src/data/replica';
+import { changedTask, removedRecord } from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import type { CollectionName, RowDocument, TaskDocument } from '../renderer/src/data/schemas';
 import { startTestApp, type TestApp } from './helpers/app';
@@ -205,6 +205,20 @@ function unseenLosses(
 }
 
 /**
+ * Deletes a task or row as the app does (`removedRecord`); false when it was deleted or hidden from
+ * the user as it was deleted: nothing was written, and the user was told so.
+ */
+async function removedAsTheAppRemoves(doc: RxDocument<TaskDocument> | RxDocument<RowDocument>): Promise<boolean> {
+  try {
+    await (doc as RxDocument<{ id: string }>).incrementalModify(removedRecord);
+    return true;
+  } catch (error) {
+    if (error instanceof RecordGoneError) return false;
+    throw error;
+  }
+}
+
+/**
  * Saves `change` to a task as the task page does (`changedTask`); false when the task was deleted
  * or hidden from the user as it was saved (a pulled deletion came first): nothing was written, and
  * the user was told so.
@@ -318,8 +332,7 @@ describe('replicas and the office editing the same records at random', { timeout
           edit(id, 'statusId', statusId);
         } else if (what < 0.12) {
           const doc = random.pick(docs);
-          edit(doc.primary, '_deleted', true);
-          await doc.incrementalRemove();
+          if (await removedAsTheAppRemoves(doc)) edit(doc.primary, '_deleted', true);
         } else {
           const doc = random.pick(docs);
           const current = doc.toJSON() as TaskDocument;
@@ -426,8 +439,9 @@ describe('replicas and the office editing the same records at random', { timeout
           });
         } else if (what < 0.12) {
           const doc = random.pick(docs);
-          edits.push({ by: replica.name, id: doc.primary, path: '_deleted', value: true, round });
-          await doc.incrementalRemove();
+          if (await removedAsTheAppRemoves(doc)) {
+            edits.push({ by: replica.name, id: doc.primary, path: '_deleted', value: true, round });
+          }
         } else if (what < 0.25) {
           const doc = random.pick(docs);
           const parentId = random.pick([
@@ -529,8 +543,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
             edits.push({ by: replica.name, id: doc.primary, path, value, round });
           const kind = Math.floor(random.next() * 10);
           if (kind === 0) {
-            edit('_deleted', true);
-            await doc.incrementalRemove();
+            if (await removedAsTheAppRemoves(doc)) edit('_deleted', true);
           } else {
             const current = doc.toJSON() as TaskDocument;
             const made = edits.length;

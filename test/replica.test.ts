@@ -15,7 +15,7 @@ import {
   type ReplicaSync,
   startReplicaSync,
 } from '../renderer/src/data/database';
-import { changedTask } from '../renderer/src/data/replica';
+import { changedTask, removedRecord } from '../renderer/src/data/replica';
 import { RecordGoneError, replicaFailureText } from '../renderer/src/data/replica-errors';
 import type { TaskDocument } from '../renderer/src/data/schemas';
 import { manualAssignee } from '../renderer/src/pages/assignees';
@@ -582,6 +582,33 @@ describe('desktop replicas', () => {
     // Her title was lost once, and said so once; taking herself off was not.
     expect(alices.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path)).toEqual(['title']);
     await closeReplica(alices);
+  });
+
+  it('does not delete a task that stopped being shared with the user as it was deleted, and says so', async () => {
+    const crew = (await admin.client.post('/api/roles', { name: `Crew ${Date.now()}`, memberIds: [] })).body as {
+      id: string;
+    };
+    const restricted = await createForm(admin, { fields: [{ name: 'Note', type: 'text' }] });
+    const task = await createTask(admin, restricted.id, { title: 'Hidden while deleted' });
+    const alices = await replica(alice, 'hidden-while-deleted');
+    try {
+      await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
+      // The task page holds the task; the form is closed to Alice, and the task leaves her copy.
+      const shown = await alices.db.tasks.findOne(task.id).exec(true);
+      await admin.client.patch(`/api/forms/${restricted.id}`, { visibleRoleIds: [crew.id] });
+      await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeUndefined(), WAIT);
+      // Her deletion comes a moment later: refused, in words; nothing is written or sent.
+      const deleting = shown.incrementalModify(removedRecord);
+      await expect(deleting).rejects.toBeInstanceOf(RecordGoneError);
+      expect(
+        replicaFailureText(await deleting.catch((caught: unknown) => caught), ((key: string) => key) as never),
+      ).toBe('errors.recordGone');
+      await alices.sync.awaitInSync();
+      expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(200);
+      expect(alices.lost).toEqual([]);
+    } finally {
+      await closeReplica(alices);
+    }
   });
 
   it('does not save an edit onto a task deleted on the server as it was being saved, and says so', async () => {

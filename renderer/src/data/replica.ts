@@ -95,6 +95,16 @@ export function changedTask(
   return { ...current, ...change, fields: change.fields ? { ...current.fields, ...change.fields } : current.fields };
 }
 
+/**
+ * A task or directory row as deleted. Like an edit, a deletion is not written onto a record the
+ * replica has just learned was deleted or hidden from the user: nothing would be sent (a tombstone
+ * over a tombstone), and a task still on the server but no longer shared would stay there unseen.
+ */
+export function removedRecord<T extends { id: string; _deleted?: boolean }>(current: T): T {
+  if (current._deleted) throw new RecordGoneError(current.id);
+  return { ...current, _deleted: true };
+}
+
 /** A directory row as `change` leaves it; like a task, one deleted meanwhile is not written to. */
 export function changedRow(current: RowDocument & { _deleted?: boolean }, change: Partial<RowDocument>): RowDocument {
   if (current._deleted) throw new RecordGoneError(current.id);
@@ -434,8 +444,8 @@ export class Replica {
   /** Deletes a task on this device; the deletion reaches the server with the next push. */
   async removeTask(id: string): Promise<void> {
     const doc = await this.db.tasks.findOne(id).exec();
-    if (!doc) throw new Error(`Task ${id} is not in the replica`);
-    await this.tracked(id, () => doc.incrementalRemove());
+    if (!doc) throw new RecordGoneError(id);
+    await this.tracked(id, () => doc.incrementalModify(removedRecord));
   }
 
   /** Creates a directory row on this device (last among its siblings); it reaches the server with the next push. */
@@ -543,7 +553,7 @@ export class Replica {
         }),
       );
     }
-    await this.tracked(id, () => doc.incrementalRemove());
+    await this.tracked(id, () => doc.incrementalModify(removedRecord));
   }
 
   /**
