@@ -692,8 +692,11 @@ describe('desktop replicas', () => {
       const task = await createTask(admin, form.id, { title: 'Pulled as answered' });
       const held = { pull: gate(), write: gate() };
       const holding = { pull: false, write: false };
+      const note = form.fields[1].id as string;
+      let pullAnswered: () => void = () => undefined;
       const alices = await replica(alice, `pulled-as-answered-${write}`, {
         beforePullSent: () => (holding.pull ? held.pull.wait() : Promise.resolve()),
+        beforePullAnswer: async () => pullAnswered(),
         wrap: beforeEachWrite(async (context) => {
           if (!holding.write || context !== write) return;
           holding.write = false;
@@ -722,20 +725,41 @@ describe('desktop replicas', () => {
           const internal = alices.sync.states.tasks?.internalReplicationState;
           internal?.events.active.down.pipe(filter((active) => !active)).subscribe(() => resolve());
         });
+        const answered = new Promise<void>((resolve) => {
+          pullAnswered = resolve;
+        });
         held.pull.open();
+        await answered;
+        // The pull is answered; a change the office makes now comes in a stream message of its own.
+        const streamed = new Promise<void>((resolve) => {
+          alices.socket.on('sync:stream', (message: { documents: { id: string }[] }) => {
+            if (message.documents.some((document) => document.id === task.id)) resolve();
+          });
+        });
+        await admin.client.patch(`/api/tasks/${task.id}`, { fields: { [note]: 'Checked twice' } });
+        await streamed;
         // The pulled state is written once the answer is taken, not left out while it is.
         await Promise.race([pulled, new Promise((resolve) => setTimeout(resolve, 1_000))]);
         held.write.open();
         const expected = {
           title: officeTitle ?? 'Pulled as answered',
           description: 'Seal replaced',
+          note: 'Checked twice',
           assignees: [alice.userId],
         };
         const seen = (
-          held: { title?: string; description?: string; assignees?: { userId: string }[] } | undefined,
+          held:
+            | {
+                title?: string;
+                description?: string;
+                fields?: Record<string, unknown>;
+                assignees?: { userId: string }[];
+              }
+            | undefined,
         ) => ({
           title: held?.title,
           description: held?.description,
+          note: held?.fields?.[note],
           assignees: held?.assignees?.map((assignee) => assignee.userId),
         });
         await vi.waitFor(async () => expect(seen(await taskIn(alices, task.id))).toEqual(expected), WAIT);

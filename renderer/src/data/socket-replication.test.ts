@@ -195,6 +195,89 @@ describe('stream messages', () => {
   });
 });
 
+describe('stream messages during a push', () => {
+  it('sent after the answer of a pull that waits for a push’s answer to be taken are written', async () => {
+    const http = createServer();
+    const server = new Server(http);
+    let pulls = 0;
+    const held: { pull?: () => void; push?: (conflicts: SyncDocument[]) => void; stream?: () => void } = {};
+    server.on('connection', (socket) => {
+      socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
+        pulls += 1;
+        const answer = (documents: SyncDocument[], seq: string) =>
+          ack({ ok: true, data: { documents, checkpoint: { xid: '9', seq } } });
+        if (pulls === 1) return answer([{ id: 'n1', text: 'start', _deleted: false }], '1');
+        held.pull = () => answer([{ id: 'n1', text: 'merged', _deleted: false }], '2');
+      });
+      socket.on('sync:push', (_payload, ack: (answer: SyncAck<PushResponse>) => void) => {
+        held.push = (conflicts) => ack({ ok: true, data: { conflicts, lost: [] } });
+      });
+      held.stream = () =>
+        socket.emit('sync:stream', {
+          collection: 'notes',
+          documents: [{ id: 'n2', text: 'streamed', _deleted: false }],
+          checkpoint: { xid: '9', seq: '3' },
+        });
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    // The replica's write of a push's answer waits while `answerWrite` holds it.
+    const answerWrite: { holding?: boolean; reached?: () => void; release?: () => void } = {};
+    const memory = getRxStorageMemory();
+    const storage = {
+      ...memory,
+      async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
+        const instance = await memory.createStorageInstance(params);
+        const write = instance.bulkWrite.bind(instance);
+        instance.bulkWrite = async (rows, context) => {
+          if (answerWrite.holding && context === 'incremental-write') {
+            answerWrite.holding = false;
+            await new Promise<void>((resolve) => {
+              answerWrite.release = resolve;
+              answerWrite.reached?.();
+            });
+          }
+          return write(rows, context);
+        };
+        return instance;
+      },
+    } as RxStorage<unknown, unknown>;
+    const { db, notes } = await notesDatabase(storage);
+    const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
+    const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // A pull is under way (a resync's), and a push of the note, answered with the server's merge.
+      state.reSync();
+      await vi.waitFor(() => expect(held.pull).toBeDefined(), { timeout: 10_000 });
+      await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'mine' });
+      await vi.waitFor(() => expect(held.push).toBeDefined(), { timeout: 10_000 });
+      const answerBeingTaken = new Promise<void>((resolve) => {
+        answerWrite.reached = resolve;
+      });
+      answerWrite.holding = true;
+      held.push?.([{ id: 'n1', text: 'merged', _deleted: false }]);
+      await answerBeingTaken;
+      // The pull is answered while that answer is being taken; a message the server sends after
+      // it is newer than anything the pull holds.
+      held.pull?.();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      held.stream?.();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      answerWrite.release?.();
+      await vi.waitFor(async () => expect((await notes.findOne('n2').exec())?.toJSON().text).toBe('streamed'), {
+        timeout: 5_000,
+      });
+      expect((await notes.findOne('n1').exec())?.toJSON().text).toBe('merged');
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('pushes answered by the server', () => {
   it('are not undone by a stream message read before them, whose other documents still arrive', async () => {
     const server = await heldSyncServer();

@@ -553,20 +553,22 @@ export function replicateOverSocket<RxDocType>(
       stream$: stream$.asObservable(),
       async handler(checkpoint, batchSize) {
         pulling += 1;
+        let batch: Awaited<ReturnType<typeof pullBatch>>;
         try {
           await prepared();
-          const batch = await pullBatch(checkpoint ?? null, batchSize);
-          await answersTaken();
-          if (changedHere.size > 0) setAsideIfChangedHere(batch.documents);
+          batch = await pullBatch(checkpoint ?? null, batchSize);
           options.onSyncProblem?.('receive', undefined);
-          return batch;
         } catch (error) {
           const trouble = troubleOf(error);
           if (trouble) options.onSyncProblem?.('receive', trouble);
           throw error;
         } finally {
+          // Answered: a stream message arriving from now on was read after the pull, and is newer.
           pulling -= 1;
         }
+        await answersTaken();
+        if (changedHere.size > 0) setAsideIfChangedHere(batch.documents);
+        return batch;
       },
     },
     push:
