@@ -453,6 +453,49 @@ describe('pushes', () => {
     }
   });
 
+  it('retried again, send every newer state an earlier attempt sent, each against the one before', async () => {
+    const server = await heldSyncServer();
+    const { db, notes } = await notesDatabase();
+    const socket = io(server.url, { transports: ['websocket'] });
+    const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    const write = async (text: string) => (await notes.findOne('n1').exec())?.incrementalPatch({ text });
+    const texts = (push: HeldPush) =>
+      push.rows.map((row) => [row.assumedMasterState?.text ?? null, row.newDocumentState.text]);
+    try {
+      await state.awaitInitialReplication();
+      await notes.insert({ id: 'n1', text: 'first' });
+      // Two attempts reach the server, each unanswered, the note written again offline after each.
+      await server.nextPush();
+      socket.disconnect();
+      await write('second');
+      socket.connect();
+      expect(texts(await server.nextPush())).toEqual([
+        [null, 'first'],
+        ['first', 'second'],
+      ]);
+      socket.disconnect();
+      await write('third');
+      socket.connect();
+      // Either attempt may have been applied: the third sends 'second' again before 'third', so
+      // the change from 'second' to 'third' is applied whichever the server holds.
+      const third = await server.nextPush();
+      expect(texts(third)).toEqual([
+        [null, 'first'],
+        ['first', 'second'],
+        ['second', 'third'],
+      ]);
+      third.answer({ conflicts: [], lost: [] });
+      await write('fourth');
+      // Answered: the next push starts from the state the server took.
+      expect(texts(await server.nextPush())).toEqual([['third', 'fourth']]);
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+
   it.each([
     ['RxDB’s memory storage', async () => getRxStorageMemory() as RxStorage<unknown, unknown>],
     [

@@ -309,27 +309,38 @@ export function replicateOverSocket<RxDocType>(
     return deepEqual(held, pushed);
   };
   /**
-   * The rows, each followed by the document's newer state where the replica holds one. RxDB retries a
+   * Per document, the newer states earlier attempts of a push not answered yet sent after RxDB's
+   * row (`withCurrentStates`), in order: any of those attempts may have been applied.
+   */
+  const sentAfterRow = new Map<string, Record<string, unknown>[]>();
+  /**
+   * The rows, each followed by the document's newer states where the replica holds one. RxDB retries a
    * failed push with the rows as they were: a document written again since (offline, say) would wait
-   * for the next push. The first attempt may have reached the server, so the row is sent again as it
-   * was, then the newer state against it: the server applies each in turn, so an edit taken back or a
-   * person taken off meanwhile is a change against the row's state and never lost. Sent alone against
-   * the row's server state, such a change looked like no change at all.
+   * for the next push. An earlier attempt may have reached the server, so the row is sent again as it
+   * was, then each newer state an earlier attempt sent, then the state held now, each against the one
+   * before: the server applies them in turn, so an edit taken back or a person taken off meanwhile is
+   * a change against the state before it and never lost, whichever attempt the server holds. Sent
+   * against the row's state alone, the state held now undid nothing a newer state of an earlier
+   * attempt had done: a person assigned in one attempt and taken off before the next stayed assigned.
    */
   const withCurrentStates = async (
     rows: RxReplicationWriteToMasterRow<RxDocType>[],
   ): Promise<RxReplicationWriteToMasterRow<RxDocType>[]> => {
     const held = await heldStates(rows.map(key));
     return rows.flatMap((row) => {
-      const current = held.get(key(row));
-      if (!current || sameState(current, row)) return [row];
-      const { _attachments, ...sentBefore } = row.newDocumentState as Record<string, unknown>;
+      const id = key(row);
+      const { _attachments, ...rowState } = row.newDocumentState as Record<string, unknown>;
+      const states = [rowState, ...(sentAfterRow.get(id) ?? [])];
+      const current = held.get(id);
+      if (current && !deepEqual(current, states.at(-1))) states.push(current);
+      // Noted before the attempt goes out: its answer may be lost after the server applied it.
+      if (states.length > 1) sentAfterRow.set(id, states.slice(1));
       return [
         row,
-        {
-          assumedMasterState: sentBefore as unknown as typeof row.newDocumentState,
-          newDocumentState: current as unknown as typeof row.newDocumentState,
-        },
+        ...states.slice(1).map((state, index) => ({
+          assumedMasterState: states[index] as unknown as typeof row.newDocumentState,
+          newDocumentState: state as unknown as typeof row.newDocumentState,
+        })),
       ];
     });
   };
@@ -438,6 +449,7 @@ export function replicateOverSocket<RxDocType>(
     for (const row of rows) {
       changedHere.delete(key(row));
       setAside.delete(key(row));
+      sentAfterRow.delete(key(row));
     }
     const conflicting = new Set(result.conflicts.map(idOf));
     // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
