@@ -809,9 +809,8 @@ describe('desktop replicas', () => {
         const internal = alices.sync.states.tasks?.internalReplicationState;
         expect(internal?.events.active.up.getValue()).toBe(false);
       }, WAIT);
-      // Now the description's message, older than the answer, is written; the server's state after
-      // her push comes after it (the server streams it: its version is newer than the one she
-      // sent), and her title stays.
+      // Now the description's message comes to be written: older than her push's outcome, it is
+      // not written over her edit, and her title stays.
       held.open();
       await alices.sync.awaitInSync();
       await new Promise((resolve) => setTimeout(resolve, 500));

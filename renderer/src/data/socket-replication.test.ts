@@ -119,7 +119,7 @@ async function notesDatabase(storage: RxStorage<unknown, unknown> = getRxStorage
     version: 0,
     primaryKey: 'id',
     type: 'object',
-    properties: { id: { type: 'string', maxLength: 64 }, text: { type: 'string' } },
+    properties: { id: { type: 'string', maxLength: 64 }, text: { type: 'string' }, updatedAt: { type: 'string' } },
     required: ['id'],
   } as const;
   const { notes } = await db.addCollections({ notes: { schema } });
@@ -279,6 +279,87 @@ describe('stream messages during a push', () => {
 });
 
 describe('pushes answered by the server', () => {
+  it('are not undone by a state received before them that the replica writes after their answer', async () => {
+    const http = createServer();
+    const server = new Server(http);
+    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
+    const note = (id: string, text: string, second: number) =>
+      ({ id, text, updatedAt: at(second), _deleted: false }) as SyncDocument;
+    const pushes: { rows: unknown[]; answer: (conflicts: SyncDocument[]) => void }[] = [];
+    let stream: (document: SyncDocument) => void = () => undefined;
+    server.on('connection', (socket) => {
+      let pulled = false;
+      socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
+        const documents = pulled ? [] : [note('n0', 'zero', 1), note('n1', 'start', 1)];
+        pulled = true;
+        ack({ ok: true, data: { documents, checkpoint: { xid: '9', seq: '1' } } });
+      });
+      socket.on('sync:push', (payload: { rows: unknown[] }, ack: (answer: SyncAck<PushResponse>) => void) => {
+        pushes.push({ rows: payload.rows, answer: (conflicts) => ack({ ok: true, data: { conflicts, lost: [] } }) });
+      });
+      stream = (document) =>
+        socket.emit('sync:stream', { collection: 'notes', documents: [document], checkpoint: { xid: '9', seq: '2' } });
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    // The replica is slow to write the server's change of another note.
+    const slow: { holding?: boolean; reached?: () => void; release?: () => void } = {};
+    const memory = getRxStorageMemory();
+    const storage = {
+      ...memory,
+      async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
+        const instance = await memory.createStorageInstance(params);
+        const write = instance.bulkWrite.bind(instance);
+        instance.bulkWrite = async (rows, context) => {
+          const other = rows.some((row) => (row.document as { id?: string }).id === 'n0');
+          if (slow.holding && other && context.startsWith('replication-downstream')) {
+            slow.holding = false;
+            await new Promise<void>((resolve) => {
+              slow.release = resolve;
+              slow.reached?.();
+            });
+          }
+          return write(rows, context);
+        };
+        return instance;
+      },
+    } as RxStorage<unknown, unknown>;
+    const { db, notes } = await notesDatabase(storage);
+    const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
+    const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    const text = async () => (await notes.findOne('n1').exec())?.toJSON().text;
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      const reached = new Promise<void>((resolve) => {
+        slow.reached = resolve;
+      });
+      slow.holding = true;
+      stream(note('n0', 'zero, changed', 2));
+      await reached;
+      // A colleague's change of this note arrives and waits behind that write …
+      stream(note('n1', 'theirs', 2));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // … while the user edits it; the push is merged with the colleague's change and answered.
+      await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'mine' });
+      await vi.waitFor(() => expect(pushes).toHaveLength(1), { timeout: 5_000 });
+      pushes[0]?.answer([note('n1', 'mine and theirs', 3)]);
+      await vi.waitFor(async () => expect(await text()).toBe('mine and theirs'), { timeout: 5_000 });
+      // The colleague's state, older than that answer, is not written over it, nor sent back.
+      slow.release?.();
+      await vi.waitFor(async () => expect((await notes.findOne('n0').exec())?.toJSON().text).toBe('zero, changed'), {
+        timeout: 5_000,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await text()).toBe('mine and theirs');
+      expect(pushes).toHaveLength(1);
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('are not undone by a stream message read before them, whose other documents still arrive', async () => {
     const server = await heldSyncServer();
     const { db, notes } = await notesDatabase();

@@ -234,8 +234,46 @@ export function replicateOverSocket<RxDocType>(
       else setAside.delete(id);
     }
   };
+  /**
+   * Server states are versioned by `updatedAt`, later for every write of a record. RxDB writes the
+   * states it is handed in a queue of its own, so one received before a push may be written after
+   * the push's answer was taken: an older state over the newer one, the user's edit gone from the
+   * replica, and the next push — the answer's own write looked at against that older state — sent
+   * the older state back to the server. Per document: the newest version received, and the version
+   * below which a state is older than a push's outcome the replica holds (`staleBelow`).
+   */
+  const newestReceived = new Map<string, string>();
+  const staleBelow = new Map<string, { version: string; inclusive: boolean }>();
+  const versionOf = (document: SyncDocument): string | undefined =>
+    typeof document.updatedAt === 'string' && document.updatedAt !== '' ? document.updatedAt : undefined;
+  const noteReceived = (documents: readonly SyncDocument[]) => {
+    for (const document of documents) {
+      const version = versionOf(document);
+      const id = idOf(document);
+      if (version && version > (newestReceived.get(id) ?? '')) newestReceived.set(id, version);
+    }
+  };
+  /** After a push's answer: the states received before it are older than its outcome. */
+  const supersede = (ids: readonly string[], conflicts: readonly SyncDocument[]) => {
+    const answered = new Map(conflicts.map((document) => [idOf(document), versionOf(document)]));
+    for (const id of ids) {
+      // With a conflict, the server's state as of the answer; as sent, newer than any received.
+      const merged = answered.get(id);
+      const bound = answered.has(id)
+        ? merged && { version: merged, inclusive: false }
+        : newestReceived.has(id) && { version: newestReceived.get(id) as string, inclusive: true };
+      if (bound && bound.version >= (staleBelow.get(id)?.version ?? '')) staleBelow.set(id, bound);
+    }
+  };
+  const isStale = (document: Record<string, unknown>): boolean => {
+    const bound = staleBelow.get(idOf(document));
+    const version = versionOf(document as SyncDocument);
+    if (!bound || !version) return false;
+    return bound.inclusive ? version <= bound.version : version < bound.version;
+  };
   const onStream = (message: StreamMessage) => {
     if (message.collection !== remoteCollection) return;
+    noteReceived(message.documents);
     // The server answers a socket's messages in the order it read them: a stream message arriving
     // while a pull is under way was read before that pull, whose answer holds the same documents
     // (it reads on from a checkpoint before them, page after page) in states at least as new. RxDB
@@ -451,6 +489,7 @@ export function replicateOverSocket<RxDocType>(
       setAside.delete(key(row));
       sentAfterRow.delete(key(row));
     }
+    supersede(rows.map(key), complete(result.conflicts));
     const conflicting = new Set(result.conflicts.map(idOf));
     // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
     await recordSentStates(sent.filter((row) => !conflicting.has(key(row)))).catch(() => undefined);
@@ -546,6 +585,35 @@ export function replicateOverSocket<RxDocType>(
       );
     }, retryTimeMs);
   };
+  // RxDB's replication writes pulled states through the collection's storage instance: those
+  // older than a push's outcome the replica holds are refused there, as a write conflict (which
+  // RxDB's downstream leaves be: the newer state stays, with its record).
+  const fork = options.collection.storageInstance;
+  const forkWrite = fork.bulkWrite;
+  const writeUnlessStale: typeof fork.bulkWrite = async (rows, context) => {
+    const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+    if (staleBelow.size === 0 || !internal || context !== (await internal.downstreamBulkWriteFlag)) {
+      return forkWrite.call(fork, rows, context);
+    }
+    const stale = rows.filter((row) => isStale(row.document as unknown as Record<string, unknown>));
+    if (stale.length === 0) return forkWrite.call(fork, rows, context);
+    const fresh = rows.filter((row) => !stale.includes(row));
+    const written = fresh.length > 0 ? await forkWrite.call(fork, fresh, context) : { error: [] };
+    return {
+      error: [
+        ...written.error,
+        ...stale.map((row) => ({
+          status: 409 as const,
+          isError: true as const,
+          documentId: idOf(row.document as unknown as Record<string, unknown>),
+          writeRow: row,
+          context,
+          documentInDb: (row.previous ?? row.document) as never,
+        })),
+      ],
+    };
+  };
+  fork.bulkWrite = writeUnlessStale;
   const localWrites = options.collection.storageInstance.changeStream().subscribe((bulk) => {
     if (String(bulk.context).startsWith('replication-downstream')) return;
     for (const event of bulk.events) changedHere.add(event.documentId);
@@ -569,6 +637,7 @@ export function replicateOverSocket<RxDocType>(
         try {
           await prepared();
           batch = await pullBatch(checkpoint ?? null, batchSize);
+          noteReceived(batch.documents);
           options.onSyncProblem?.('receive', undefined);
         } catch (error) {
           const trouble = troubleOf(error);
@@ -641,6 +710,7 @@ export function replicateOverSocket<RxDocType>(
     socket.off('sync:resync', onResync);
     socket.off('connect', onConnect);
     localWrites.unsubscribe();
+    if (fork.bulkWrite === writeUnlessStale) fork.bulkWrite = forkWrite;
     if (taking) clearTimeout(taking);
     stream$.complete();
   });
