@@ -611,6 +611,46 @@ describe('desktop replicas', () => {
     }
   });
 
+  it('lets go of a task no longer shared once the edit its push carried is taken back as the answer comes', async () => {
+    const crew = (await admin.client.post('/api/roles', { name: `Crew ${Date.now()}`, memberIds: [] })).body as {
+      id: string;
+    };
+    const restricted = await createForm(admin, { fields: [{ name: 'Note', type: 'text' }] });
+    const task = await createTask(admin, restricted.id, { title: 'Hidden while answered' });
+    const first = await replica(alice, 'gone-answer');
+    await vi.waitFor(async () => expect(await taskIn(first, task.id)).toBeDefined(), WAIT);
+    // Offline, Alice assigns herself, and the app closes before that is sent …
+    first.socket.disconnect();
+    await (await first.db.tasks.findOne(task.id).exec(true)).incrementalModify((current: TaskDocument) => ({
+      ...current,
+      assignees: [...(current.assignees ?? []), manualAssignee(alice.userId)],
+    }));
+    await closeReplica(first);
+    // … while the form is closed to her.
+    await admin.client.patch(`/api/forms/${restricted.id}`, { visibleRoleIds: [crew.id] });
+    // The app opens again: its push is answered with the task gone, and as that answer comes she
+    // takes herself off again, so nothing of hers is left to send.
+    const held = gate();
+    const again = await replica(alice, 'gone-answer', { awaitInitial: false, beforePushAnswer: () => held.wait() });
+    try {
+      await held.reached;
+      // Its first pull, which brought the task's end, was not written over her edit.
+      const internal = again.sync.states.tasks?.internalReplicationState;
+      await vi.waitFor(() => expect(internal?.firstSyncDone.down.getValue()).toBe(true), WAIT);
+      expect(await taskIn(again, task.id)).toBeDefined();
+      await (await again.db.tasks.findOne(task.id).exec(true)).incrementalModify((current: TaskDocument) => ({
+        ...current,
+        assignees: (current.assignees ?? []).filter((assignee) => assignee.userId !== alice.userId),
+      }));
+      held.open();
+      // The task leaves her copy, as it left her view.
+      await vi.waitFor(async () => expect(await taskIn(again, task.id)).toBeUndefined(), WAIT);
+      expect((await admin.client.get(`/api/tasks/${task.id}`)).body.assignees).toEqual([]);
+    } finally {
+      await closeReplica(again);
+    }
+  });
+
   it('does not save an edit onto a task deleted on the server as it was being saved, and says so', async () => {
     const task = await createTask(admin, form.id, { title: 'Deleted while edited' });
     const alices = await replica(alice, 'deleted-while-edited');

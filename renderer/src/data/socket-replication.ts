@@ -490,6 +490,16 @@ export function replicateOverSocket<RxDocType>(
       sentAfterRow.delete(key(row));
     }
     supersede(rows.map(key), complete(result.conflicts));
+    // A record gone on the server (deleted, or no longer shared) is written into the document by
+    // RxDB only while it is still as pushed; one changed again meanwhile kept it, and when that
+    // change was taken back there was nothing left to push, so the record stayed on the device for
+    // good. Its tombstone is set aside and taken once nothing of the user's is left to send.
+    const gone = complete(result.conflicts).filter((document) => document._deleted);
+    for (const tombstone of gone) {
+      changedHere.add(idOf(tombstone));
+      setAside.set(idOf(tombstone), tombstone);
+    }
+    if (gone.length > 0) takeSetAsideSoon();
     const conflicting = new Set(result.conflicts.map(idOf));
     // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
     await recordSentStates(sent.filter((row) => !conflicting.has(key(row)))).catch(() => undefined);
