@@ -126,6 +126,43 @@ async function notesDatabase(storage: RxStorage<unknown, unknown> = getRxStorage
   return { db, notes };
 }
 
+/**
+ * RxDB's memory storage whose next write matching `matches`, once `arm` was called, waits until
+ * `release`; `arm` resolves when that write is waiting.
+ */
+function memoryHoldingOneWrite(matches: (ids: string[], context: string) => boolean) {
+  const memory = getRxStorageMemory();
+  const hold: { armed: boolean; reached?: () => void; release?: () => void } = { armed: false };
+  const storage = {
+    ...memory,
+    async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
+      const instance = await memory.createStorageInstance(params);
+      const write = instance.bulkWrite.bind(instance);
+      instance.bulkWrite = async (rows, context) => {
+        const ids = rows.map((row) => String((row.document as { id?: string }).id));
+        if (hold.armed && matches(ids, context)) {
+          hold.armed = false;
+          await new Promise<void>((resolve) => {
+            hold.release = resolve;
+            hold.reached?.();
+          });
+        }
+        return write(rows, context);
+      };
+      return instance;
+    },
+  } as RxStorage<unknown, unknown>;
+  return {
+    storage,
+    arm: () =>
+      new Promise<void>((resolve) => {
+        hold.reached = resolve;
+        hold.armed = true;
+      }),
+    release: () => hold.release?.(),
+  };
+}
+
 describe('pulls', () => {
   it('pull once when the first connection comes after the start, and again after every reconnection', async () => {
     const server = await heldSyncServer();
@@ -220,28 +257,9 @@ describe('stream messages during a push', () => {
         });
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    // The replica's write of a push's answer waits while `answerWrite` holds it.
-    const answerWrite: { holding?: boolean; reached?: () => void; release?: () => void } = {};
-    const memory = getRxStorageMemory();
-    const storage = {
-      ...memory,
-      async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
-        const instance = await memory.createStorageInstance(params);
-        const write = instance.bulkWrite.bind(instance);
-        instance.bulkWrite = async (rows, context) => {
-          if (answerWrite.holding && context === 'incremental-write') {
-            answerWrite.holding = false;
-            await new Promise<void>((resolve) => {
-              answerWrite.release = resolve;
-              answerWrite.reached?.();
-            });
-          }
-          return write(rows, context);
-        };
-        return instance;
-      },
-    } as RxStorage<unknown, unknown>;
-    const { db, notes } = await notesDatabase(storage);
+    // The replica's write of a push's answer (the rebase's) waits while held.
+    const answerWrite = memoryHoldingOneWrite((_ids, context) => context === 'incremental-write');
+    const { db, notes } = await notesDatabase(answerWrite.storage);
     const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
     const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
     try {
@@ -252,10 +270,7 @@ describe('stream messages during a push', () => {
       await vi.waitFor(() => expect(held.pull).toBeDefined(), { timeout: 10_000 });
       await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'mine' });
       await vi.waitFor(() => expect(held.push).toBeDefined(), { timeout: 10_000 });
-      const answerBeingTaken = new Promise<void>((resolve) => {
-        answerWrite.reached = resolve;
-      });
-      answerWrite.holding = true;
+      const answerBeingTaken = answerWrite.arm();
       held.push?.([{ id: 'n1', text: 'merged', _deleted: false }]);
       await answerBeingTaken;
       // The pull is answered while that answer is being taken; a message the server sends after
@@ -264,7 +279,7 @@ describe('stream messages during a push', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       held.stream?.();
       await new Promise((resolve) => setTimeout(resolve, 50));
-      answerWrite.release?.();
+      answerWrite.release();
       await vi.waitFor(async () => expect((await notes.findOne('n2').exec())?.toJSON().text).toBe('streamed'), {
         timeout: 5_000,
       });
@@ -302,38 +317,17 @@ describe('pushes answered by the server', () => {
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     // The replica is slow to write the server's change of another note.
-    const slow: { holding?: boolean; reached?: () => void; release?: () => void } = {};
-    const memory = getRxStorageMemory();
-    const storage = {
-      ...memory,
-      async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
-        const instance = await memory.createStorageInstance(params);
-        const write = instance.bulkWrite.bind(instance);
-        instance.bulkWrite = async (rows, context) => {
-          const other = rows.some((row) => (row.document as { id?: string }).id === 'n0');
-          if (slow.holding && other && context.startsWith('replication-downstream')) {
-            slow.holding = false;
-            await new Promise<void>((resolve) => {
-              slow.release = resolve;
-              slow.reached?.();
-            });
-          }
-          return write(rows, context);
-        };
-        return instance;
-      },
-    } as RxStorage<unknown, unknown>;
-    const { db, notes } = await notesDatabase(storage);
+    const slow = memoryHoldingOneWrite(
+      (ids, context) => ids.includes('n0') && context.startsWith('replication-downstream'),
+    );
+    const { db, notes } = await notesDatabase(slow.storage);
     const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
     const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
     const text = async () => (await notes.findOne('n1').exec())?.toJSON().text;
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
-      const reached = new Promise<void>((resolve) => {
-        slow.reached = resolve;
-      });
-      slow.holding = true;
+      const reached = slow.arm();
       stream(note('n0', 'zero, changed', 2));
       await reached;
       // A colleague's change of this note arrives and waits behind that write …
@@ -345,7 +339,7 @@ describe('pushes answered by the server', () => {
       pushes[0]?.answer([note('n1', 'mine and theirs', 3)]);
       await vi.waitFor(async () => expect(await text()).toBe('mine and theirs'), { timeout: 5_000 });
       // The colleague's state, older than that answer, is not written over it, nor sent back.
-      slow.release?.();
+      slow.release();
       await vi.waitFor(async () => expect((await notes.findOne('n0').exec())?.toJSON().text).toBe('zero, changed'), {
         timeout: 5_000,
       });
