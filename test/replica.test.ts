@@ -165,6 +165,19 @@ function beforeEachWrite(before: (context: string, ids: string[]) => Promise<voi
   });
 }
 
+/** A task of a form of its own, and what closes that form to everyone but administrators. */
+async function taskToHide(title: string) {
+  const crew = (await admin.client.post('/api/roles', { name: `Crew ${Date.now()}`, memberIds: [] })).body as {
+    id: string;
+  };
+  const restricted = await createForm(admin, { fields: [{ name: 'Note', type: 'text' }] });
+  const task = await createTask(admin, restricted.id, { title });
+  return {
+    task,
+    hideFromAlice: () => admin.client.patch(`/api/forms/${restricted.id}`, { visibleRoleIds: [crew.id] }),
+  };
+}
+
 /** Waits until the server and the replica both hold the task under `title`, with nobody assigned. */
 async function untilBothHoldUnassigned(replica: Replica, id: string, title: string): Promise<void> {
   await vi.waitFor(async () => {
@@ -585,17 +598,13 @@ describe('desktop replicas', () => {
   });
 
   it('does not delete a task that stopped being shared with the user as it was deleted, and says so', async () => {
-    const crew = (await admin.client.post('/api/roles', { name: `Crew ${Date.now()}`, memberIds: [] })).body as {
-      id: string;
-    };
-    const restricted = await createForm(admin, { fields: [{ name: 'Note', type: 'text' }] });
-    const task = await createTask(admin, restricted.id, { title: 'Hidden while deleted' });
+    const { task, hideFromAlice } = await taskToHide('Hidden while deleted');
     const alices = await replica(alice, 'hidden-while-deleted');
     try {
       await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
       // The task page holds the task; the form is closed to Alice, and the task leaves her copy.
       const shown = await alices.db.tasks.findOne(task.id).exec(true);
-      await admin.client.patch(`/api/forms/${restricted.id}`, { visibleRoleIds: [crew.id] });
+      await hideFromAlice();
       await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeUndefined(), WAIT);
       // Her deletion comes a moment later: refused, in words; nothing is written or sent.
       const deleting = shown.incrementalModify(removedRecord);
@@ -612,11 +621,7 @@ describe('desktop replicas', () => {
   });
 
   it('lets go of a task no longer shared once the edit its push carried is taken back as the answer comes', async () => {
-    const crew = (await admin.client.post('/api/roles', { name: `Crew ${Date.now()}`, memberIds: [] })).body as {
-      id: string;
-    };
-    const restricted = await createForm(admin, { fields: [{ name: 'Note', type: 'text' }] });
-    const task = await createTask(admin, restricted.id, { title: 'Hidden while answered' });
+    const { task, hideFromAlice } = await taskToHide('Hidden while answered');
     const first = await replica(alice, 'gone-answer');
     await vi.waitFor(async () => expect(await taskIn(first, task.id)).toBeDefined(), WAIT);
     // Offline, Alice assigns herself, and the app closes before that is sent …
@@ -627,7 +632,7 @@ describe('desktop replicas', () => {
     }));
     await closeReplica(first);
     // … while the form is closed to her.
-    await admin.client.patch(`/api/forms/${restricted.id}`, { visibleRoleIds: [crew.id] });
+    await hideFromAlice();
     // The app opens again: its push is answered with the task gone, and as that answer comes she
     // takes herself off again, so nothing of hers is left to send.
     const held = gate();
