@@ -31,6 +31,38 @@ async function serverCall(page: Page, method: string, path: string, body?: unkno
   return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
 }
 
+/**
+ * How the server answers a session's access token, with the reason its session ended when it
+ * refuses it ("401 logout"): a session ended some other way (a refresh taken for a stolen one)
+ * is not mistaken for a sign-out.
+ */
+async function sessionAnswers(accessToken: string): Promise<string> {
+  const response = await fetch(`${suite.t.url}/api/auth/me`, { headers: { Authorization: `Bearer ${accessToken}` } });
+  if (response.status !== 401) return String(response.status);
+  const { sid } = JSON.parse(Buffer.from(accessToken.split('.')[1] as string, 'base64url').toString()) as {
+    sid: string;
+  };
+  const { rows } = await suite.t.database.db.query<{ revoked_reason: string | null }>(
+    'SELECT revoked_reason FROM user_sessions WHERE id = $1',
+    [sid],
+  );
+  return `401 ${rows[0]?.revoked_reason ?? 'not revoked'}`;
+}
+
+/**
+ * Cuts the page's sign-outs off the server as the cut network does, whatever the browser's emulation
+ * of the cut lets through while it takes effect. Returns how many it stopped, and `release()`.
+ */
+async function holdSignOuts(page: Page) {
+  let stopped = 0;
+  const route = '**/api/auth/logout';
+  await page.route(route, (request) => {
+    stopped += 1;
+    return request.abort('internetdisconnected');
+  });
+  return { stopped: () => stopped, release: () => page.unroute(route) };
+}
+
 async function arrange(page: Page) {
   const form = (await apiInPage(page, 'POST', '/api/forms', {
     name: 'Inspections',
@@ -837,23 +869,23 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const { refreshToken, accessToken } = JSON.parse(
       (await page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string,
     );
+    const signOuts = await holdSignOuts(page);
     await dialog.getByRole('button', { name: 'Remove the copy and sign out' }).click();
 
     await page.waitForURL(`${suite.t.url}/sign-in`);
+    // The sign-out was tried at once.
+    expect(signOuts.stopped()).toBe(1);
     await expect.poll(heldHere, { timeout: 15_000 }).toEqual([]);
     // The server could not hear the sign-out: the device keeps no token, only what can end the session.
     const stored = await page.evaluate(() => Object.entries(localStorage));
     expect(JSON.stringify(stored)).not.toContain(refreshToken);
     expect(stored.find(([key]) => key === 'orbita.revocations')?.[1]).toMatch(/^\["[0-9a-f]{64}"\]$/);
     // The session's access token (checked against its session at every request) shows when it ends.
-    const sessionAnswers = () =>
-      fetch(`${suite.t.url}/api/auth/me`, { headers: { Authorization: `Bearer ${accessToken}` } }).then(
-        (response) => response.status,
-      );
-    expect(await sessionAnswers()).toBe(200);
+    expect(await sessionAnswers(accessToken)).toBe('200');
     // Back online, the session ends on the server too.
+    await signOuts.release();
     await context.setOffline(false);
-    await expect.poll(sessionAnswers, { timeout: 15_000 }).toBe(401);
+    await expect.poll(() => sessionAnswers(accessToken), { timeout: 15_000 }).toBe('401 logout');
     // The device forgets it once the server's answer is back, a moment after the session ended.
     await expect
       .poll(() => page.evaluate(() => localStorage.getItem('orbita.revocations')), { timeout: 15_000 })
@@ -869,23 +901,21 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     });
     await replicaIs(page, 'online ready');
     const { accessToken } = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string);
-    const sessionAnswers = () =>
-      fetch(`${suite.t.url}/api/auth/me`, { headers: { Authorization: `Bearer ${accessToken}` } }).then(
-        (response) => response.status,
-      );
     await context.setOffline(true);
+    const signOuts = await holdSignOuts(page);
     await page.getByRole('button', { name: 'Sign out' }).click();
     const dialog = page.getByRole('dialog', { name: 'Sign out of Orbita?' });
     await dialog.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(`${suite.t.url}/sign-in`);
+    expect(signOuts.stopped()).toBe(1);
     // Closed before the network came back: the page never heard it return.
     await page.close();
     await context.setOffline(false);
-    expect(await sessionAnswers()).toBe(200);
+    expect(await sessionAnswers(accessToken)).toBe('200');
 
     const next = await context.newPage();
     await next.goto(`${suite.t.url}/sign-in`);
-    await expect.poll(sessionAnswers, { timeout: 15_000 }).toBe(401);
+    await expect.poll(() => sessionAnswers(accessToken), { timeout: 15_000 }).toBe('401 logout');
     expect(await next.evaluate(() => localStorage.getItem('orbita.revocations'))).toBeNull();
     await context.close();
   });
