@@ -1,5 +1,6 @@
 import type { Problem } from '@shared/api/problem';
 import { desktopBridge } from './desktop';
+import { forgetHandover, handedOver, handOver } from './session-handover';
 
 const TOKENS_KEY = 'orbita.tokens';
 
@@ -28,7 +29,10 @@ const tokenListeners = new Set<TokensListener>();
 
 export function storeTokens(tokens: Tokens | undefined): void {
   if (tokens) localStorage.setItem(TOKENS_KEY, JSON.stringify(tokens));
-  else localStorage.removeItem(TOKENS_KEY);
+  else {
+    localStorage.removeItem(TOKENS_KEY);
+    forgetHandover().catch(() => undefined);
+  }
   for (const listener of tokenListeners) listener(tokens, 'this-tab');
 }
 
@@ -152,16 +156,22 @@ function oneTabAtATime<T>(work: () => Promise<T>): Promise<T> {
  * Trades the refresh token for new tokens. Concurrent callers share one request, and the tabs of a
  * browser take turns (`oneTabAtATime`): a tab whose turn comes after another tab refreshed — the
  * stored tokens are no longer those it began with, or no longer hold the access token the server
- * refused (`rejected`) — takes those tokens instead of refreshing again. Resolves undefined when
- * the session is over (and forgets it); a failure to reach the server, or its failure to answer
- * (5xx, too many requests), throws and keeps the session for a later try.
+ * refused (`rejected`) — takes those tokens instead of refreshing again; where this tab's
+ * localStorage has not caught up with that refresh yet, the tokens it handed over (`handOver`)
+ * tell. Resolves undefined when the session is over (and forgets it); a failure to reach the
+ * server, or its failure to answer (5xx, too many requests), throws and keeps the session for a
+ * later try.
  */
 export function refreshSession(rejected?: string): Promise<Tokens | undefined> {
   refreshing ??= (async () => {
     const began = storedTokens();
     return oneTabAtATime(async () => {
-      const tokens = storedTokens();
-      if (!tokens) return undefined;
+      const stored = storedTokens();
+      if (!stored) return undefined;
+      // This tab may not read yet what the tab whose turn just ended stored.
+      const handed = await handedOver(stored.refreshToken).catch(() => undefined);
+      if (handed) storeTokens(handed);
+      const tokens = handed ?? stored;
       const refreshedElsewhere =
         tokens.refreshToken !== began?.refreshToken || (rejected !== undefined && tokens.accessToken !== rejected);
       if (refreshedElsewhere) return tokens;
@@ -178,6 +188,8 @@ export function refreshSession(rejected?: string): Promise<Tokens | undefined> {
       }
       const next = (await refreshed.json()) as Tokens;
       storeTokens(next);
+      // Before the turn ends: the next tab reads this even where localStorage has not caught up.
+      await handOver(tokens.refreshToken, next).catch(() => undefined);
       return next;
     });
   })().finally(() => {
