@@ -119,7 +119,12 @@ async function notesDatabase(storage: RxStorage<unknown, unknown> = getRxStorage
     version: 0,
     primaryKey: 'id',
     type: 'object',
-    properties: { id: { type: 'string', maxLength: 64 }, text: { type: 'string' }, updatedAt: { type: 'string' } },
+    properties: {
+      id: { type: 'string', maxLength: 64 },
+      text: { type: 'string' },
+      by: { type: 'string' },
+      updatedAt: { type: 'string' },
+    },
     required: ['id'],
   } as const;
   const { notes } = await db.addCollections({ notes: { schema } });
@@ -381,6 +386,85 @@ describe('pushes answered by the server', () => {
     } finally {
       await state.cancel();
       socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+
+  it('are followed by the state the document holds, not an older one RxDB read before the answer', async () => {
+    const server = await heldSyncServer([{ id: 'n1', text: 'start', by: '', _deleted: false } as SyncDocument]);
+    // RxDB reads the replica's changes page after page as its replication starts, pushing each
+    // page while it reads the next: the second read waits until the test lets it go.
+    const memory = getRxStorageMemory();
+    const reads = { count: 0, from: Number.POSITIVE_INFINITY, reached: () => {}, release: () => {}, done: () => {} };
+    const storage = {
+      ...memory,
+      async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
+        const instance = await memory.createStorageInstance(params);
+        if (params.collectionName !== 'notes' || params.schema.title === META_INSTANCE_SCHEMA_TITLE) return instance;
+        const query = instance.query.bind(instance);
+        instance.query = async (prepared) => {
+          const changesSince = JSON.stringify(prepared.query.sort ?? []).includes('_meta.lwt');
+          if (!changesSince || ++reads.count !== reads.from) return query(prepared);
+          await new Promise<void>((resolve) => {
+            reads.release = resolve;
+            reads.reached();
+          });
+          const result = await query(prepared);
+          reads.done();
+          return result;
+        };
+        return instance;
+      },
+    } as RxStorage<unknown, unknown>;
+    const { db, notes } = await notesDatabase(storage);
+    const note = async () => (await notes.findOne('n1').exec())?.toJSON();
+    const sync = () => {
+      const socket = io(server.url, { transports: ['websocket'] });
+      return { socket, state: replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket }) };
+    };
+    let current = sync();
+    try {
+      await current.state.awaitInitialReplication();
+      await current.state.awaitInSync();
+      // Edited while the app is closed: the replication sends it as it starts again.
+      await current.state.cancel();
+      current.socket.close();
+      await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'one' });
+      const secondRead = new Promise<void>((resolve) => {
+        reads.reached = resolve;
+      });
+      reads.from = reads.count + 2;
+      current = sync();
+      const first = await server.nextPush();
+      await secondRead;
+      // Written again while that push is on its way, before RxDB's next read; the server merged the
+      // push with a colleague's change: Bob signed the note.
+      await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'two' });
+      const read = new Promise<void>((resolve) => {
+        reads.done = resolve;
+      });
+      reads.release();
+      await read;
+      first.answer({ conflicts: [{ id: 'n1', text: 'one', by: 'Bob', _deleted: false } as SyncDocument], lost: [] });
+      await vi.waitFor(async () => expect(await note()).toMatchObject({ text: 'two', by: 'Bob' }), {
+        timeout: 10_000,
+      });
+      // The write made during the push is sent as the note holds it now: nothing takes Bob's name off.
+      const second = await server.nextPush();
+      expect(second.rows).toEqual([
+        {
+          assumedMasterState: expect.objectContaining({ text: 'one', by: 'Bob' }),
+          newDocumentState: expect.objectContaining({ text: 'two', by: 'Bob' }),
+        },
+      ]);
+      second.answer({ conflicts: [], lost: [] });
+      await current.state.awaitInSync();
+      expect(await note()).toMatchObject({ text: 'two', by: 'Bob' });
+    } finally {
+      reads.release();
+      await current.state.cancel();
+      current.socket.close();
       await db.remove();
       await server.close();
     }

@@ -347,19 +347,22 @@ export function replicateOverSocket<RxDocType>(
     return deepEqual(held, pushed);
   };
   /**
-   * Per document, the newer states earlier attempts of a push not answered yet sent after RxDB's
-   * row (`withCurrentStates`), in order: any of those attempts may have been applied.
+   * Per document, the states the attempts of a push not answered yet sent, in order: any of those
+   * attempts may have been applied.
    */
-  const sentAfterRow = new Map<string, Record<string, unknown>[]>();
+  const sentStates = new Map<string, Record<string, unknown>[]>();
   /**
-   * The rows, each followed by the document's newer states where the replica holds one. RxDB retries a
-   * failed push with the rows as they were: a document written again since (offline, say) would wait
-   * for the next push. An earlier attempt may have reached the server, so the row is sent again as it
-   * was, then each newer state an earlier attempt sent, then the state held now, each against the one
-   * before: the server applies them in turn, so an edit taken back or a person taken off meanwhile is
-   * a change against the state before it and never lost, whichever attempt the server holds. Sent
-   * against the row's state alone, the state held now undid nothing a newer state of an earlier
-   * attempt had done: a person assigned in one attempt and taken off before the next stayed assigned.
+   * The rows a push sends. RxDB's row holds the state its change event carried, which may be older
+   * than what the document holds now: written again since (offline, say), or written before the
+   * answer to the previous push and taken up by RxDB only after that answer was taken — a state
+   * without what the answer merged in, which sent against the server's state would undo it (a person
+   * a colleague assigned taken off again). So each document's state held now is sent, against the
+   * server's state RxDB read for the row. An attempt may have been applied although its answer was
+   * lost: a retry sends every state earlier attempts sent again, in order, then the state held now,
+   * each against the one before. The server applies them in turn, so an edit taken back or a person
+   * taken off meanwhile is a change against the state before it and never lost, whichever attempt
+   * the server holds; against the first state alone, the state held now undid nothing a later
+   * attempt had done (a person assigned in one attempt and taken off before the next stayed).
    */
   const withCurrentStates = async (
     rows: RxReplicationWriteToMasterRow<RxDocType>[],
@@ -368,18 +371,15 @@ export function replicateOverSocket<RxDocType>(
     return rows.flatMap((row) => {
       const id = key(row);
       const { _attachments, ...rowState } = row.newDocumentState as Record<string, unknown>;
-      const states = [rowState, ...(sentAfterRow.get(id) ?? [])];
-      const current = held.get(id);
-      if (current && !deepEqual(current, states.at(-1))) states.push(current);
+      const states = [...(sentStates.get(id) ?? [])];
+      const current = held.get(id) ?? rowState;
+      if (!deepEqual(current, states.at(-1))) states.push(current);
       // Noted before the attempt goes out: its answer may be lost after the server applied it.
-      if (states.length > 1) sentAfterRow.set(id, states.slice(1));
-      return [
-        row,
-        ...states.slice(1).map((state, index) => ({
-          assumedMasterState: states[index] as unknown as typeof row.newDocumentState,
-          newDocumentState: state as unknown as typeof row.newDocumentState,
-        })),
-      ];
+      sentStates.set(id, states);
+      return states.map((state, index) => ({
+        assumedMasterState: index === 0 ? row.assumedMasterState : (states[index - 1] as typeof row.newDocumentState),
+        newDocumentState: state as unknown as typeof row.newDocumentState,
+      }));
     });
   };
   /**
@@ -487,7 +487,7 @@ export function replicateOverSocket<RxDocType>(
     for (const row of rows) {
       changedHere.delete(key(row));
       setAside.delete(key(row));
-      sentAfterRow.delete(key(row));
+      sentStates.delete(key(row));
     }
     supersede(rows.map(key), complete(result.conflicts));
     // A record gone on the server (deleted, or no longer shared) is written into the document by
