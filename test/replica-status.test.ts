@@ -275,6 +275,40 @@ describe('edits the server did not keep', () => {
   });
 });
 
+describe('pushes not answered yet', () => {
+  it('keep what they sent on the device until the server answers', async () => {
+    const form = await createForm(admin);
+    const task = await createTask(admin, form.id, { title: 'Before' });
+    // Every value the replica remembers, in the order it was stored.
+    const stored: [string, string][] = [];
+    const memory = new (class extends Map<string, string> {
+      override set(key: string, value: string) {
+        stored.push([key, value]);
+        return super.set(key, value);
+      }
+    })();
+    const here = await open(t.url, true, memory);
+    const { replica } = here;
+    const sentKey = `orbita.replica.${admin.userId}.sent`;
+    try {
+      await replica.sync.awaitInitial();
+      await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe('Before');
+      await replica.changeTask(task.id, { title: 'Mine' });
+      await expect.poll(() => replica.status$.value.pending, WAIT).toBe(0);
+      // Stored before the push went out: an app quitting before its answer sends it again.
+      const kept = stored
+        .filter(([key]) => key === sentKey)
+        .map(([, value]) => JSON.parse(value) as Record<string, Record<string, { states: { title?: string }[] }>>);
+      expect(kept.some((sent) => sent.tasks?.[task.id]?.states.at(-1)?.title === 'Mine')).toBe(true);
+      // Answered: nothing of it is left.
+      expect(JSON.parse(memory.get(sentKey) ?? '{}')).toEqual({});
+      expect((await admin.client.get(`/api/tasks/${task.id}`)).body.title).toBe('Mine');
+    } finally {
+      await here.close();
+    }
+  });
+});
+
 describe('a device that cannot remember more', () => {
   it('still shows an edit the server did not keep, and the push that reported it is done', async () => {
     const form = await createForm(admin);

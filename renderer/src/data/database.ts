@@ -16,6 +16,7 @@ import { type CollectionName, collectionMigrations, collectionSchemas, tombstone
 import { withServerStatesInOrder } from './server-state-order';
 import {
   replicateOverSocket,
+  type SocketReplicationOptions,
   type SyncDirection,
   type SyncTrouble,
   syncReplicationIdentifier,
@@ -182,6 +183,8 @@ export function startReplicaSync(
      * kept holds without their server state recorded, and marks them (`markUnrecordedPulls`).
      */
     markUnrecordedPulls?: boolean;
+    /** Keeps what each collection's pushes not answered yet sent across restarts of the app. */
+    keepSentStates?: (collection: CollectionName) => SocketReplicationOptions<unknown>['keepSentStates'];
   } = {},
 ): ReplicaSync {
   const present = (Object.keys(collectionSchemas) as CollectionName[]).filter((name) => name in db.collections);
@@ -212,6 +215,7 @@ export function startReplicaSync(
         onPushed: (ids) => options.onPushed?.(name, ids),
         onSyncProblem: (direction, problem) => options.onSyncProblem?.(name, direction, problem),
         tombstoneDefaults: tombstoneDefaults[name],
+        keepSentStates: options.keepSentStates?.(name),
         beforeFirstPull: marking.has(name)
           ? (internal) => {
               const done = marking.get(name);

@@ -11,7 +11,7 @@ import {
 } from './database';
 import { RecordGoneError } from './replica-errors';
 import { type RowDocument, type TaskDocument, WRITABLE } from './schemas';
-import type { SyncDirection, SyncTrouble } from './socket-replication';
+import type { SentStates, SyncDirection, SyncTrouble } from './socket-replication';
 
 export interface ReplicaStatus {
   /** Connected to the server's sync stream. */
@@ -53,7 +53,7 @@ const SETTLE_EVERY_MS = 3_000;
  * What a replica remembers beside its database, per user (`orbita.replica.<user id>.<name>`);
  * `pullsMarked`: its pulled documents were looked over once for a missing mark (`markUnrecordedPulls`).
  */
-const REMEMBERED = ['pending', 'lost', 'syncedAt', 'pullsMarked'] as const;
+const REMEMBERED = ['pending', 'lost', 'syncedAt', 'pullsMarked', 'sent'] as const;
 
 export interface OpenReplicaOptions {
   userId: string;
@@ -204,6 +204,7 @@ export class Replica {
       },
       // Once per replica: a document marked or recorded since keeps its mark or its record.
       markUnrecordedPulls: !options.memory?.get(Replica.memoryKey(options.userId, 'pullsMarked')),
+      keepSentStates: (collection) => Replica.sentStatesKept(options.userId, collection, options.memory),
     });
     replica = new Replica(db, socket, sync, options.userId, options.memory);
     const opened = replica;
@@ -269,6 +270,37 @@ export class Replica {
     const now = Date.now();
     this.keep('syncedAt', now);
     return now;
+  }
+
+  /**
+   * What a collection's pushes not answered yet sent, kept with the replica's other remembered
+   * values: a push in doubt when the app quit is sent again as it was (`SentStates`).
+   */
+  private static sentStatesKept(userId: string, collection: string, memory: Memory | undefined) {
+    if (!memory) return undefined;
+    const key = Replica.memoryKey(userId, 'sent');
+    const all = (): Record<string, SentStates> => {
+      try {
+        return JSON.parse(memory.get(key) ?? '{}') as Record<string, SentStates>;
+      } catch {
+        return {};
+      }
+    };
+    return {
+      load: () => all()[collection] ?? {},
+      save: (states: SentStates) => {
+        const kept = { ...all(), [collection]: states };
+        if (Object.keys(states).length === 0) delete kept[collection];
+        try {
+          if (Object.keys(kept).length > 0) memory.set(key, JSON.stringify(kept));
+          else if (memory.remove) memory.remove(key);
+          else memory.set(key, '{}');
+        } catch (error) {
+          // A full store: this session still holds them, only a restart would not.
+          console.warn('The replica could not remember the states of its pushes in doubt on this device:', error);
+        }
+      },
+    };
   }
 
   private static memoryKey(userId: string, name: (typeof REMEMBERED)[number]): string {

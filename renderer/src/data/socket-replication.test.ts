@@ -10,7 +10,7 @@ import { Server } from 'socket.io';
 import { io } from 'socket.io-client';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../../../electron/backend/replica-host';
-import { RetryBackoff, replicateOverSocket } from './socket-replication';
+import { RetryBackoff, replicateOverSocket, type SentStates } from './socket-replication';
 
 describe('retry backoff of the replication', () => {
   it('doubles the wait per consecutive failure up to the cap, with jitter, and starts over after a success', () => {
@@ -652,6 +652,116 @@ describe('pushes', () => {
       socket.close();
       await db.remove();
       await server.close();
+    }
+  });
+
+  it('left in doubt when the app quits, send what their attempts sent again when it opens next', async () => {
+    const server = await heldSyncServer();
+    const { db, notes } = await notesDatabase();
+    // What the replica keeps on the device between two runs of the app.
+    let kept: SentStates = {};
+    const keepSentStates = {
+      load: () => kept,
+      save: (states: SentStates) => {
+        kept = JSON.parse(JSON.stringify(states)) as SentStates;
+      },
+    };
+    const sync = () => {
+      const socket = io(server.url, { transports: ['websocket'] });
+      const state = replicateOverSocket({
+        collection: notes,
+        remoteCollection: 'notes',
+        socket,
+        retryTimeMs: 50,
+        keepSentStates,
+      });
+      return { socket, state };
+    };
+    const write = async (text: string) => (await notes.findOne('n1').exec())?.incrementalPatch({ text });
+    const texts = (push: HeldPush) =>
+      push.rows.map((row) => [row.assumedMasterState?.text ?? null, row.newDocumentState.text]);
+    let current = sync();
+    try {
+      await current.state.awaitInitialReplication();
+      await notes.insert({ id: 'n1', text: 'first' });
+      // Two attempts reach the server, each unanswered; the app quits, the note written again meanwhile.
+      await server.nextPush();
+      current.socket.disconnect();
+      await write('second');
+      current.socket.connect();
+      expect(texts(await server.nextPush())).toEqual([
+        [null, 'first'],
+        ['first', 'second'],
+      ]);
+      await current.state.cancel();
+      current.socket.close();
+      await write('third');
+      current = sync();
+      // Either attempt may have been applied: what they sent goes again, in order, before 'third'.
+      const opened = await server.nextPush();
+      expect(texts(opened)).toEqual([
+        [null, 'first'],
+        ['first', 'second'],
+        ['second', 'third'],
+      ]);
+      opened.answer({ conflicts: [], lost: [] });
+      await current.state.awaitInSync();
+      expect(kept).toEqual({});
+    } finally {
+      await current.state.cancel();
+      current.socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+
+  it('left in doubt when the app quits, are settled by the server state taken since, and not sent again', async () => {
+    const before = await heldSyncServer([{ id: 'n1', text: 'start', _deleted: false } as SyncDocument]);
+    const { db, notes } = await notesDatabase();
+    let kept: SentStates = {};
+    const keepSentStates = {
+      load: () => kept,
+      save: (states: SentStates) => {
+        kept = JSON.parse(JSON.stringify(states)) as SentStates;
+      },
+    };
+    const sync = (url: string) => {
+      const socket = io(url, { transports: ['websocket'] });
+      return {
+        socket,
+        state: replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, keepSentStates }),
+      };
+    };
+    const write = async (text: string) => (await notes.findOne('n1').exec())?.incrementalPatch({ text });
+    let current = sync(before.url);
+    // The server's next state: a colleague's text, pulled when the app opens again.
+    const after = await heldSyncServer([{ id: 'n1', text: 'colleague', _deleted: false } as SyncDocument]);
+    try {
+      await current.state.awaitInitialReplication();
+      await write('mine');
+      await before.nextPush();
+      // The app quits with that push in doubt; the user had taken the change back.
+      await current.state.cancel();
+      current.socket.close();
+      expect(Object.keys(kept)).toEqual(['n1']);
+      await write('start');
+      current = sync(after.url);
+      await current.state.awaitInitialReplication();
+      await vi.waitFor(async () => expect((await notes.findOne('n1').exec())?.text).toBe('colleague'), {
+        timeout: 10_000,
+      });
+      // An edit made on that state goes alone: 'mine' is not sent again over the colleague's text.
+      await write('later');
+      const push = await after.nextPush();
+      expect(push.rows.map((row) => [row.assumedMasterState?.text ?? null, row.newDocumentState.text])).toEqual([
+        ['colleague', 'later'],
+      ]);
+    } finally {
+      await current.state.cancel();
+      current.socket.close();
+      await db.remove();
+      await before.close();
+      await after.close();
     }
   });
 

@@ -185,7 +185,21 @@ export interface SocketReplicationOptions<RxDocType> {
    * logged and the pull goes on.
    */
   beforeFirstPull?: (internal: RxStorageInstanceReplicationState<RxDocType>) => Promise<unknown>;
+  /**
+   * Keeps what pushes not answered yet sent (`SentStates`) across restarts of the app; without it
+   * they are kept in memory only.
+   */
+  keepSentStates?: {
+    load(): SentStates;
+    save(states: SentStates): void;
+  };
 }
+
+/**
+ * Per document, what the attempts of a push not answered yet sent: the server state the first
+ * attempt was sent against (`base`), and every state sent after it, in order.
+ */
+export type SentStates = Record<string, { base: Record<string, unknown> | null; states: Record<string, unknown>[] }>;
 
 /**
  * Replicates an RxDB collection with the server over Socket.IO (`sync:pull`, `sync:push`,
@@ -347,10 +361,15 @@ export function replicateOverSocket<RxDocType>(
     return deepEqual(held, pushed);
   };
   /**
-   * Per document, the states the attempts of a push not answered yet sent, in order: any of those
-   * attempts may have been applied.
+   * What the attempts of pushes not answered yet sent (`SentStates`): any of those attempts may have
+   * been applied. Kept (`keepSentStates`) before each attempt goes out, so that an app quitting with
+   * a push in doubt sends it again as it was when opened next.
    */
-  const sentStates = new Map<string, Record<string, unknown>[]>();
+  const sentStates = new Map(Object.entries(options.keepSentStates?.load() ?? {}));
+  const keepSent = () => options.keepSentStates?.save(Object.fromEntries(sentStates));
+  /** A state as kept: what JSON holds of it, so one compares equal to itself after a restart. */
+  const asKept = (state: unknown) =>
+    state == null ? null : (JSON.parse(JSON.stringify(state)) as Record<string, unknown>);
   /**
    * The rows a push sends. RxDB's row holds the state its change event carried, which may be older
    * than what the document holds now: written again since (offline, say), or written before the
@@ -368,19 +387,24 @@ export function replicateOverSocket<RxDocType>(
     rows: RxReplicationWriteToMasterRow<RxDocType>[],
   ): Promise<RxReplicationWriteToMasterRow<RxDocType>[]> => {
     const held = await heldStates(rows.map(key));
-    return rows.flatMap((row) => {
+    const sending = rows.flatMap((row) => {
       const id = key(row);
       const { _attachments, ...rowState } = row.newDocumentState as Record<string, unknown>;
-      const states = [...(sentStates.get(id) ?? [])];
-      const current = held.get(id) ?? rowState;
+      const base = asKept(row.assumedMasterState);
+      // Sent against another server state, the earlier attempts are settled: that state was taken since.
+      const earlier = sentStates.get(id);
+      const states = earlier && deepEqual(earlier.base, base) ? [...earlier.states] : [];
+      const current = asKept(held.get(id) ?? rowState) as Record<string, unknown>;
       if (!deepEqual(current, states.at(-1))) states.push(current);
       // Noted before the attempt goes out: its answer may be lost after the server applied it.
-      sentStates.set(id, states);
+      sentStates.set(id, { base, states });
       return states.map((state, index) => ({
         assumedMasterState: index === 0 ? row.assumedMasterState : (states[index - 1] as typeof row.newDocumentState),
         newDocumentState: state as unknown as typeof row.newDocumentState,
       }));
     });
+    keepSent();
+    return sending;
   };
   /**
    * Ids of pushed rows whose state is still the replica's: one written again meanwhile is still
@@ -489,6 +513,7 @@ export function replicateOverSocket<RxDocType>(
       setAside.delete(key(row));
       sentStates.delete(key(row));
     }
+    keepSent();
     supersede(rows.map(key), complete(result.conflicts));
     // A record gone on the server (deleted, or no longer shared) is written into the document by
     // RxDB only while it is still as pushed; one changed again meanwhile kept it, and when that
@@ -677,7 +702,7 @@ export function replicateOverSocket<RxDocType>(
                   // The states are read once the connection is there, right before sending: a server
                   // state stored, or a document written again, while this push waited is sent along.
                   await whenConnected(socket, timing.connectWaitMs);
-                  sent = await withCurrentBase(await withCurrentStates(rows));
+                  sent = await withCurrentStates(await withCurrentBase(rows));
                   return call<PushResponse>(
                     socket,
                     'sync:push',
