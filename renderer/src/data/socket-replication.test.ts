@@ -109,6 +109,17 @@ async function heldSyncServer(pulled: SyncDocument[] = []) {
   };
 }
 
+/** What the replica keeps on the device between two runs of the app (as JSON, as it is stored). */
+function deviceKeeping() {
+  let kept: SentStates = {};
+  return {
+    load: () => kept,
+    save: (states: SentStates) => {
+      kept = JSON.parse(JSON.stringify(states)) as SentStates;
+    },
+  };
+}
+
 async function notesDatabase(storage: RxStorage<unknown, unknown> = getRxStorageMemory()) {
   const db = await createRxDatabase({
     name: `held-${Date.now()}-${Math.random().toString(36).slice(2)}`,
@@ -658,14 +669,7 @@ describe('pushes', () => {
   it('left in doubt when the app quits, send what their attempts sent again when it opens next', async () => {
     const server = await heldSyncServer();
     const { db, notes } = await notesDatabase();
-    // What the replica keeps on the device between two runs of the app.
-    let kept: SentStates = {};
-    const keepSentStates = {
-      load: () => kept,
-      save: (states: SentStates) => {
-        kept = JSON.parse(JSON.stringify(states)) as SentStates;
-      },
-    };
+    const keepSentStates = deviceKeeping();
     const sync = () => {
       const socket = io(server.url, { transports: ['websocket'] });
       const state = replicateOverSocket({
@@ -706,7 +710,7 @@ describe('pushes', () => {
       ]);
       opened.answer({ conflicts: [], lost: [] });
       await current.state.awaitInSync();
-      expect(kept).toEqual({});
+      expect(keepSentStates.load()).toEqual({});
     } finally {
       await current.state.cancel();
       current.socket.close();
@@ -718,13 +722,7 @@ describe('pushes', () => {
   it('left in doubt when the app quits, are settled by the server state taken since, and not sent again', async () => {
     const before = await heldSyncServer([{ id: 'n1', text: 'start', _deleted: false } as SyncDocument]);
     const { db, notes } = await notesDatabase();
-    let kept: SentStates = {};
-    const keepSentStates = {
-      load: () => kept,
-      save: (states: SentStates) => {
-        kept = JSON.parse(JSON.stringify(states)) as SentStates;
-      },
-    };
+    const keepSentStates = deviceKeeping();
     const sync = (url: string) => {
       const socket = io(url, { transports: ['websocket'] });
       return {
@@ -743,7 +741,7 @@ describe('pushes', () => {
       // The app quits with that push in doubt; the user had taken the change back.
       await current.state.cancel();
       current.socket.close();
-      expect(Object.keys(kept)).toEqual(['n1']);
+      expect(Object.keys(keepSentStates.load())).toEqual(['n1']);
       await write('start');
       current = sync(after.url);
       await current.state.awaitInitialReplication();
