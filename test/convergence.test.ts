@@ -18,6 +18,7 @@ import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import type { CollectionName, RowDocument, TaskDocument } from '../renderer/src/data/schemas';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
+import { deviceKeeping } from './helpers/sync-client';
 
 /**
  * Randomized runs of replicas and the office editing the same tasks and rows, the replicas going
@@ -36,6 +37,8 @@ interface Replica {
   sync: ReplicaSync;
   lost: LostEdit[];
   online: boolean;
+  /** What the replication keeps on the device across restarts of the app, per collection. */
+  kept: Partial<Record<CollectionName, ReturnType<typeof deviceKeeping>>>;
 }
 
 /** An edit of one value: `path` as lost edits name it; `round` orders the edits. */
@@ -91,9 +94,14 @@ async function openReplicas(
       });
       const socket = io(`${t.url}/sync`, { auth: { token: member.client.accessToken }, transports: ['websocket'] });
       const lost: LostEdit[] = [];
-      const sync = startReplicaSync(db, socket, { retryTimeMs: 100, onLostEdits: (edits) => lost.push(...edits) });
+      const kept: Replica['kept'] = {};
+      const sync = startReplicaSync(db, socket, {
+        retryTimeMs: 100,
+        onLostEdits: (edits) => lost.push(...edits),
+        keepSentStates: (collection) => (kept[collection] ??= deviceKeeping()),
+      });
       await sync.awaitInitial();
-      return { name: device, member, db, socket, sync, lost, online: true };
+      return { name: device, member, db, socket, sync, lost, online: true, kept };
     }),
   );
 }
@@ -124,6 +132,7 @@ async function restart(replica: Replica, name: string, collections: CollectionNa
   replica.sync = startReplicaSync(replica.db, replica.socket, {
     retryTimeMs: 100,
     onLostEdits: (edits) => replica.lost.push(...edits),
+    keepSentStates: (collection) => (replica.kept[collection] ??= deviceKeeping()),
   });
 }
 

@@ -2,6 +2,7 @@ import type { PullResponse, PushResponse, SyncAck, SyncCheckpoint, SyncDocument 
 import { io, type Socket } from 'socket.io-client';
 import { afterAll } from 'vitest';
 import WebSocket from 'ws';
+import type { SentStates } from '../../renderer/src/data/socket-replication';
 import type { TestApp } from './app';
 
 export interface SyncClient {
@@ -123,4 +124,15 @@ export async function rawSyncCall(
   } finally {
     socket.close();
   }
+}
+
+/** What a replica keeps on the device between two runs of the app (as JSON, as it is stored). */
+export function deviceKeeping() {
+  let kept: SentStates = {};
+  return {
+    load: () => kept,
+    save: (states: SentStates) => {
+      kept = JSON.parse(JSON.stringify(states)) as SentStates;
+    },
+  };
 }

@@ -10,7 +10,8 @@ import { Server } from 'socket.io';
 import { io } from 'socket.io-client';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../../../electron/backend/replica-host';
-import { RetryBackoff, replicateOverSocket, type SentStates } from './socket-replication';
+import { deviceKeeping } from '../../../test/helpers/sync-client';
+import { RetryBackoff, replicateOverSocket } from './socket-replication';
 
 describe('retry backoff of the replication', () => {
   it('doubles the wait per consecutive failure up to the cap, with jitter, and starts over after a success', () => {
@@ -106,17 +107,6 @@ async function heldSyncServer(pulled: SyncDocument[] = []) {
       return waiting.shift() as HeldPush;
     },
     close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
-
-/** What the replica keeps on the device between two runs of the app (as JSON, as it is stored). */
-function deviceKeeping() {
-  let kept: SentStates = {};
-  return {
-    load: () => kept,
-    save: (states: SentStates) => {
-      kept = JSON.parse(JSON.stringify(states)) as SentStates;
-    },
   };
 }
 
@@ -361,6 +351,66 @@ describe('pushes answered by the server', () => {
       });
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await text()).toBe('mine and theirs');
+      expect(pushes).toHaveLength(1);
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('that changed nothing leave a record hidden and shared again at the same version to be written', async () => {
+    const http = createServer();
+    const server = new Server(http);
+    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
+    const note = (text: string, second: number) =>
+      ({ id: 'n1', text, updatedAt: at(second), _deleted: false }) as SyncDocument;
+    let pulled = [note('start', 1)];
+    const pulls = { count: 0 };
+    const pushes: { rows: { newDocumentState: SyncDocument }[]; answer: () => void }[] = [];
+    let stream: (document: SyncDocument) => void = () => undefined;
+    server.on('connection', (socket) => {
+      socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
+        pulls.count += 1;
+        ack({ ok: true, data: { documents: pulled, checkpoint: { xid: '9', seq: String(pulls.count) } } });
+        pulled = [];
+      });
+      socket.on('sync:push', (payload: { rows: never[] }, ack: (answer: SyncAck<PushResponse>) => void) => {
+        pushes.push({ rows: payload.rows, answer: () => ack({ ok: true, data: { conflicts: [], lost: [] } }) });
+      });
+      stream = (document) =>
+        socket.emit('sync:stream', { collection: 'notes', documents: [document], checkpoint: { xid: '9', seq: '9' } });
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const { db, notes } = await notesDatabase();
+    const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
+    const replicate = () =>
+      replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    let state = replicate();
+    const held = async () => (await notes.findOne('n1').exec())?.toJSON().text;
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // Offline, the user makes the change a colleague made meanwhile on the server, and quits.
+      socket.disconnect();
+      await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'same' });
+      await state.cancel();
+      // Opened again on line: the first pull brings the colleague's state while the push is under
+      // way. The server holds that state already: the push changes nothing, nor the version.
+      pulled = [note('same', 2)];
+      socket.connect();
+      state = replicate();
+      await vi.waitFor(() => expect(pushes).toHaveLength(1), { timeout: 5_000 });
+      await vi.waitFor(() => expect(pulls.count).toBe(2), { timeout: 5_000 });
+      expect(pushes[0]?.rows[0]?.newDocumentState.text).toBe('same');
+      pushes[0]?.answer();
+      await state.awaitInSync();
+      // The note is hidden from the user, then shared with them again as it was.
+      stream({ id: 'n1', _deleted: true } as SyncDocument);
+      await vi.waitFor(async () => expect(await notes.findOne('n1').exec()).toBeNull(), { timeout: 5_000 });
+      stream(note('same', 2));
+      await vi.waitFor(async () => expect(await held()).toBe('same'), { timeout: 5_000 });
       expect(pushes).toHaveLength(1);
     } finally {
       await state.cancel();

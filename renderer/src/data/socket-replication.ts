@@ -264,7 +264,14 @@ export function replicateOverSocket<RxDocType>(
     for (const document of documents) {
       const version = versionOf(document);
       const id = idOf(document);
-      if (version && version > (newestReceived.get(id) ?? '')) newestReceived.set(id, version);
+      if (!version) continue;
+      if (version > (newestReceived.get(id) ?? '')) newestReceived.set(id, version);
+      // Received after a push's answer: read by the server after it applied the push, so as new as
+      // its outcome. A push that changed nothing (a state the server held already) left the version
+      // as it was, and the state sent again at that version — a record shared with the user again
+      // after it was hidden from them, which keeps its `updatedAt` — is the server's, not older.
+      const bound = staleBelow.get(id);
+      if (bound?.inclusive && version === bound.version) staleBelow.set(id, { version, inclusive: false });
     }
   };
   /** After a push's answer: the states received before it are older than its outcome. */
