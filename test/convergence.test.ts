@@ -7,13 +7,14 @@ import type { RxDocument } from 'rxdb';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../electron/backend/replica-host';
+import { type AssigneesChange, assigneesChange } from '../renderer/src/data/assignees';
 import {
   createOrbitaDatabase,
   type OrbitaDatabase,
   type ReplicaSync,
   startReplicaSync,
 } from '../renderer/src/data/database';
-import { changedTask, removedRecord } from '../renderer/src/data/replica';
+import { changedTask, removedRecord, type TaskChange } from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import type { CollectionName, RowDocument, TaskDocument } from '../renderer/src/data/schemas';
 import { startTestApp, type TestApp } from './helpers/app';
@@ -232,7 +233,7 @@ async function removedAsTheAppRemoves(doc: RxDocument<TaskDocument> | RxDocument
  * or hidden from the user as it was saved (a pulled deletion came first): nothing was written, and
  * the user was told so.
  */
-async function savedAsThePageSaves(doc: RxDocument<TaskDocument>, change: Partial<TaskDocument>): Promise<boolean> {
+async function savedAsThePageSaves(doc: RxDocument<TaskDocument>, change: TaskChange): Promise<boolean> {
   try {
     await doc.incrementalModify((state) => changedTask(state, change));
     return true;
@@ -279,12 +280,11 @@ function isAssigned(task: TaskDocument, userId: string): boolean {
   return (task.assignees ?? []).some((assignee) => assignee.userId === userId);
 }
 
-/** The task's assignees with `userId` taken off, or put on by hand, as the task page does. */
-function toggledAssignee(task: TaskDocument, userId: string): TaskDocument['assignees'] {
-  const assignees = task.assignees ?? [];
-  if (isAssigned(task, userId)) return assignees.filter((assignee) => assignee.userId !== userId);
-  const addedAt = new Date().toISOString();
-  return [...assignees, { userId, source: 'manual', delegated_from_user_id: null, pending_review: false, addedAt }];
+/** `userId` taken off the task, or put on it by hand, as the task page changes it from what it shows. */
+function toggledAssignee(task: TaskDocument, userId: string): AssigneesChange {
+  const shown = task.assignees ?? [];
+  const chosen = shown.map((assignee) => assignee.userId).filter((id) => id !== userId);
+  return assigneesChange(shown, isAssigned(task, userId) ? chosen : [...chosen, userId]);
 }
 
 /** A task's value at `path` (as edits and lost edits name it); `_deleted` when there is no task. */
@@ -347,7 +347,7 @@ describe('replicas and the office editing the same records at random', { timeout
           const current = doc.toJSON() as TaskDocument;
           const made = edits.length;
           const kind = Math.floor(random.next() * 5);
-          const change: Partial<TaskDocument> = {};
+          const change: TaskChange = {};
           if (kind === 0) change.title = `Title ${replica.name} ${round}`;
           if (kind === 1) change.description = `Description ${replica.name} ${round}`;
           if (kind === 2) {
@@ -359,7 +359,7 @@ describe('replicas and the office editing the same records at random', { timeout
           if (kind === 3) change.statusId = random.pick(statuses);
           if (kind === 4) {
             const userId = random.pick(people);
-            change.assignees = toggledAssignee(current, userId);
+            change.assign = toggledAssignee(current, userId);
             edit(doc.primary, `assignees.${userId}`, !isAssigned(current, userId));
           }
           for (const key of ['title', 'description', 'statusId'] as const) {
@@ -556,7 +556,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
           } else {
             const current = doc.toJSON() as TaskDocument;
             const made = edits.length;
-            const change: Partial<TaskDocument> = {};
+            const change: TaskChange = {};
             if (kind <= 3) change.title = `Title ${replica.name} ${round}`;
             else if (kind <= 6) {
               change.fields = { [fieldId]: `note ${replica.name} ${round}` };
@@ -565,7 +565,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
             else {
               // Taking oneself off may hide the task; putting a colleague on shares it with them.
               const userId = random.pick(people);
-              change.assignees = toggledAssignee(current, userId);
+              change.assign = toggledAssignee(current, userId);
               edit(`assignees.${userId}`, !isAssigned(current, userId));
             }
             for (const key of ['title', 'statusId'] as const) {

@@ -9,6 +9,7 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../electron/backend/replica-host';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
+import { assigneesChange, manualAssignee } from '../renderer/src/data/assignees';
 import {
   createOrbitaDatabase,
   type OrbitaDatabase,
@@ -18,7 +19,6 @@ import {
 import { changedTask, removedRecord } from '../renderer/src/data/replica';
 import { RecordGoneError, replicaFailureText } from '../renderer/src/data/replica-errors';
 import type { TaskDocument } from '../renderer/src/data/schemas';
-import { manualAssignee } from '../renderer/src/pages/assignees';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
 
@@ -112,19 +112,15 @@ async function replica(
   });
   const socket = io(`${t.url}/sync`, { auth: { token: member.client.accessToken }, transports: ['websocket'] });
   if (beforePushAnswer || beforePullAnswer || beforePullSent) {
-    const timeout = socket.timeout.bind(socket);
-    socket.timeout = (ms: number) => {
-      const timed = timeout(ms);
-      const emitWithAck = timed.emitWithAck.bind(timed);
-      timed.emitWithAck = (async (event: string, ...args: unknown[]) => {
-        if (event === 'sync:pull') await beforePullSent?.();
-        const answer = await emitWithAck(event, ...args);
-        if (event === 'sync:push') await beforePushAnswer?.();
-        if (event === 'sync:pull') await beforePullAnswer?.();
-        return answer;
-      }) as typeof timed.emitWithAck;
-      return timed;
-    };
+    // `socket.timeout()` returns the socket itself: its `emitWithAck` is wrapped once, here.
+    const emitWithAck = socket.emitWithAck.bind(socket);
+    socket.emitWithAck = (async (event: string, ...args: unknown[]) => {
+      if (event === 'sync:pull') await beforePullSent?.();
+      const answer = await emitWithAck(event, ...args);
+      if (event === 'sync:push') await beforePushAnswer?.();
+      if (event === 'sync:pull') await beforePullAnswer?.();
+      return answer;
+    }) as typeof socket.emitWithAck;
   }
   const lost: LostEdit[] = [];
   const sync = startReplicaSync(db, socket, {
@@ -595,6 +591,35 @@ describe('desktop replicas', () => {
     // Her title was lost once, and said so once; taking herself off was not.
     expect(alices.lost.filter((edit) => edit.id === task.id).map((edit) => edit.path)).toEqual(['title']);
     await closeReplica(alices);
+  });
+
+  it('keeps a person the office assigned while the page still showed the task without them, as the user puts someone on', async () => {
+    const task = await createTask(admin, form.id, { title: 'Assigned from two places' });
+    const alices = await replica(alice, 'assigned-from-a-page');
+    try {
+      await vi.waitFor(async () => expect(await taskIn(alices, task.id)).toBeDefined(), WAIT);
+      // The page shows the task with nobody on it when the office's assignment reaches the replica.
+      const shown = (await taskIn(alices, task.id)) as TaskDocument;
+      expect(shown.assignees).toEqual([]);
+      expect((await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: admin.userId })).status).toBe(200);
+      const assigned = async () => ((await taskIn(alices, task.id))?.assignees ?? []).map((entry) => entry.userId);
+      await vi.waitFor(async () => expect(await assigned()).toEqual([admin.userId]), WAIT);
+      // Alice puts herself on from that page: the administrator stays, here and on the server.
+      const doc = await alices.db.tasks.findOne(task.id).exec(true);
+      await doc.incrementalModify((current: TaskDocument) =>
+        changedTask(current, { assign: assigneesChange(shown.assignees ?? [], [alice.userId]) }),
+      );
+      expect(await assigned()).toEqual([admin.userId, alice.userId]);
+      await vi.waitFor(async () => {
+        const stored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+        expect(stored.assignees.map((entry: { userId: string }) => entry.userId).sort()).toEqual(
+          [admin.userId, alice.userId].sort(),
+        );
+      }, WAIT);
+      expect(alices.lost).toEqual([]);
+    } finally {
+      await closeReplica(alices);
+    }
   });
 
   it('does not delete a task that stopped being shared with the user as it was deleted, and says so', async () => {

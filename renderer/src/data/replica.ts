@@ -2,6 +2,7 @@ import type { LostEdit } from '@shared/sync';
 import { deepEqual, getAssumedMasterState, type RxDocument, type RxStorage, removeRxDatabase } from 'rxdb';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
+import { type AssigneesChange, reassigned } from './assignees';
 import {
   createOrbitaDatabase,
   type OrbitaDatabase,
@@ -87,13 +88,24 @@ function insync(status: ReplicaStatus): boolean {
  * from the user while the edit was being saved — a pulled deletion came first — is not written to:
  * the edit would be a deletion carrying values, which the server takes for nothing to report.
  */
-export function changedTask(
-  current: TaskDocument & { _deleted?: boolean },
-  change: Partial<Pick<TaskDocument, 'title' | 'description' | 'statusId' | 'fields' | 'assignees'>>,
-): TaskDocument {
+export function changedTask(current: TaskDocument & { _deleted?: boolean }, change: TaskChange): TaskDocument {
   if (current._deleted) throw new RecordGoneError(current.id);
-  return { ...current, ...change, fields: change.fields ? { ...current.fields, ...change.fields } : current.fields };
+  const { assign, ...values } = change;
+  const changed = {
+    ...current,
+    ...values,
+    fields: change.fields ? { ...current.fields, ...change.fields } : current.fields,
+  };
+  return assign ? { ...changed, assignees: reassigned(current.assignees ?? [], assign) } : changed;
 }
+
+/**
+ * A change of a task made on a page: values, and people put on or taken off (`assign`, applied to
+ * the assignees the task has when written, so that one a pulled change added meanwhile stays).
+ */
+export type TaskChange = Partial<Pick<TaskDocument, 'title' | 'description' | 'statusId' | 'fields' | 'assignees'>> & {
+  assign?: AssigneesChange;
+};
 
 /**
  * A task or directory row as deleted. Like an edit, a deletion is not written onto a record the
@@ -464,10 +476,7 @@ export class Replica {
   }
 
   /** Changes a task on this device (fields merge into its values); it reaches the server with the next push. */
-  async changeTask(
-    id: string,
-    change: Partial<Pick<TaskDocument, 'title' | 'description' | 'statusId' | 'fields' | 'assignees'>>,
-  ) {
+  async changeTask(id: string, change: TaskChange) {
     const doc = await this.db.tasks.findOne(id).exec();
     if (!doc) throw new RecordGoneError(id);
     await this.tracked(id, () => doc.incrementalModify((current: TaskDocument) => changedTask(current, change)));

@@ -27,6 +27,7 @@ import { useShortcut } from '../shortcuts';
 import { saveFailureText, useApi } from '../use-api';
 import {
   type Assignee,
+  assigneesChange,
   fieldsNaming,
   useAssignableUsers,
   useRoleMembers,
@@ -211,10 +212,11 @@ export function TaskPage() {
     .filter((move) => move.from === current.statusId)
     .map((move) => form.statuses.find((s) => s.id === move.to))
     .filter((next) => next !== undefined);
-  // Saved on this device like any edit, and merged per person when it reaches the server.
+  // Saved on this device like any edit, and merged per person when it reaches the server. The people
+  // chosen here are put on and taken off the task as the replica holds it when written.
   const changeAssignees = async (userIds: string[], fields?: Record<string, unknown>) => {
     try {
-      await replica.changeTask(current.id, { assignees: withAssignees(current.assignees, userIds), fields });
+      await replica.changeTask(current.id, { assign: assigneesChange(current.assignees, userIds), fields });
       setError(undefined);
     } catch (caught) {
       fail(caught);
