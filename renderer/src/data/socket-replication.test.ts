@@ -420,6 +420,76 @@ describe('pushes answered by the server', () => {
     }
   });
 
+  it('answered with a record shared again take it back into a replica that held it as hidden, and never delete it', async () => {
+    const http = createServer();
+    const server = new Server(http);
+    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
+    const note = (id: string, text: string, second: number) =>
+      ({ id, text, updatedAt: at(second), _deleted: false }) as SyncDocument;
+    let pulled: SyncDocument[] = [note('n1', 'start', 1), note('n2', 'other', 1)];
+    const pushes: { rows: HeldPush['rows']; answer: (conflicts: SyncDocument[]) => void }[] = [];
+    server.on('connection', (socket) => {
+      socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
+        ack({ ok: true, data: { documents: pulled, checkpoint: { xid: '9', seq: String(pushes.length + 1) } } });
+        pulled = [];
+      });
+      socket.on('sync:push', (payload: { rows: HeldPush['rows'] }, ack: (answer: SyncAck<PushResponse>) => void) => {
+        pushes.push({ rows: payload.rows, answer: (conflicts) => ack({ ok: true, data: { conflicts, lost: [] } }) });
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const { db, notes } = await notesDatabase();
+    const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
+    const replicate = () =>
+      replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    let state = replicate();
+    const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // Without the network the user changes another note, and the app quits before sending it.
+      socket.disconnect();
+      await (await notes.findOne('n2').exec(true)).incrementalPatch({ text: 'other, mine' });
+      await state.cancel();
+      // Opened again, still off line: that change waits to be sent, and the user changes the note
+      // and takes the change back.
+      state = replicate();
+      // (Its push is under way once RxDB started sending.)
+      await vi.waitFor(() => expect(state.internalReplicationState?.events.active.up.getValue()).toBe(true), {
+        timeout: 5_000,
+      });
+      const doc = await notes.findOne('n1').exec(true);
+      await doc.incrementalPatch({ text: 'mine' });
+      await doc.incrementalPatch({ text: 'start' });
+      // Back on line, the first pull says the note was hidden from the user, while the other
+      // note's push is under way.
+      pulled = [{ id: 'n1', _deleted: true } as SyncDocument];
+      socket.connect();
+      await vi.waitFor(() => expect(pushes).toHaveLength(1), { timeout: 5_000 });
+      await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: 5_000 });
+      pushes[0]?.answer([]);
+      // RxDB looks at the note's change now and sends the note as the replica holds it: the
+      // server answers with the note as it is, shared with the user again since.
+      await vi.waitFor(() => expect(pushes).toHaveLength(2), { timeout: 5_000 });
+      expect(pushes[1]?.rows.map((row) => row.newDocumentState.id)).toEqual(['n1']);
+      pushes[1]?.answer([note('n1', 'start', 2)]);
+      await vi.waitFor(async () => expect((await n1())?.updatedAt).toBe(at(2)), { timeout: 5_000 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const push of pushes.slice(2)) push.answer([]);
+      // The note is back as the server holds it, and nothing ever asked the server to delete it.
+      expect(await n1()).toMatchObject({ text: 'start', _deleted: false });
+      const deletions = pushes
+        .flatMap((push) => push.rows)
+        .filter((row) => row.newDocumentState._deleted && !row.assumedMasterState?._deleted);
+      expect(deletions).toEqual([]);
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('are not undone by a stream message read before them, whose other documents still arrive', async () => {
     const server = await heldSyncServer();
     const { db, notes } = await notesDatabase();

@@ -8,10 +8,13 @@ import type {
   SyncDocument,
 } from '@shared/sync';
 import {
+  createRevision,
   deepEqual,
   getAssumedMasterState,
   getMetaWriteRow,
+  now,
   type RxCollection,
+  type RxDocumentData,
   type RxReplicationPullStreamItem,
   type RxReplicationWriteToMasterRow,
   type RxStorageInstanceReplicationState,
@@ -482,6 +485,8 @@ export function replicateOverSocket<RxDocType>(
     if (answered.length === 0) return asPushed;
     await recordServerStates(answered);
     const docs = await options.collection.findByIds(answered.map(idOf)).exec();
+    const hidden = answered.filter((server) => !docs.has(idOf(server)));
+    if (hidden.length > 0) await takeBackHidden(hidden, lastRows, asPushed);
     // Each document is written on its own (RxDB retries a write on the newest state); together,
     // so a push answered with many does not wait for each round trip to the storage in turn.
     await Promise.all(
@@ -504,6 +509,43 @@ export function replicateOverSocket<RxDocType>(
       }),
     );
     return asPushed;
+  };
+  /**
+   * Documents the replica holds as deleted (RxDB's documents leave them out), answered with a live
+   * server state: the server's deletion or hiding the replica had taken, sent back as it was held
+   * (a change of the user's taken back, looked at by RxDB only after the pull that hid it), or the
+   * user's deletion the server did not keep. One still as sent becomes the server's state, which is
+   * now its record; left deleted, RxDB would push that deletion against the record and delete on
+   * the server a task shared with the user again. One written again since keeps that write.
+   */
+  const takeBackHidden = async (
+    answered: SyncDocument[],
+    lastRows: Map<string, RxReplicationWriteToMasterRow<RxDocType>>,
+    asPushed: Map<string, boolean>,
+  ): Promise<void> => {
+    const stored = await fork.findDocumentsById(answered.map(idOf), true);
+    const held = new Map(stored.map((doc) => [idOf(doc as Record<string, unknown>), doc]));
+    const writes = answered.flatMap((server) => {
+      const id = idOf(server);
+      const previous = held.get(id);
+      const row = lastRows.get(id);
+      if (!previous || !row || !previous._deleted) return [];
+      const { _meta, _rev, _attachments, ...state } = previous as Record<string, unknown>;
+      if (!sameState(state, row)) return [];
+      asPushed.set(id, true);
+      const document = {
+        ...(server as unknown as RxDocumentData<RxDocType>),
+        _deleted: false,
+        _attachments: {},
+        _meta: { ...previous._meta, lwt: now() },
+        _rev: createRevision(options.collection.database.token, previous),
+      };
+      return [{ previous, document }];
+    });
+    if (writes.length === 0) return;
+    const result = await fork.bulkWrite(writes, 'orbita-sync-answer');
+    // Written again meanwhile: that write is the user's, and is sent next.
+    for (const error of result.error) asPushed.set(error.documentId, false);
   };
   /**
    * Takes a push's answer into the replica (the states the server took, its merges, the edits it
