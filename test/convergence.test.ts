@@ -16,7 +16,7 @@ import {
 } from '../renderer/src/data/database';
 import { changedTask, removedRecord, type TaskChange } from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
-import type { CollectionName, RowDocument, TaskDocument } from '../renderer/src/data/schemas';
+import { type CollectionName, type RowDocument, type TaskDocument, WRITABLE } from '../renderer/src/data/schemas';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
 import { deviceKeeping } from './helpers/sync-client';
@@ -172,7 +172,7 @@ async function untilConverged<T extends { id: string }>(
       for (const replica of replicas) {
         // Converged once nothing waits to be sent either: a replica holding its own deletion of a
         // record it can no longer see looks like the server before that deletion is answered.
-        await replica.sync.awaitInSync();
+        await Promise.all(WRITABLE.map((name) => replica.sync.states[name]?.awaitInSync()));
         server = new Map((await onServer(replica.member)).map((record) => [record.id, record]));
         const expected = Object.fromEntries([...server].map(([id, record]) => [id, view(record)]));
         const records = Object.fromEntries((await held(replica)).map((record) => [record.id, view(record)]));
