@@ -59,7 +59,8 @@ interface HeldPush {
 
 /**
  * A `/sync`-shaped Socket.IO server whose pushes wait until the test answers them. Its first pull
- * answers `pulled`; a connection waits while `gate` holds one.
+ * answers `pulled`, a later one what `pullNext` set (each once); a connection waits while `gate`
+ * holds one.
  */
 async function heldSyncServer(pulled: SyncDocument[] = []) {
   const http = createServer();
@@ -67,17 +68,24 @@ async function heldSyncServer(pulled: SyncDocument[] = []) {
   const waiting: HeldPush[] = [];
   let arrived: (() => void) | undefined;
   const pulls = { count: 0 };
+  /** The rows of every push received, in order. */
+  const pushed: HeldPush['rows'][] = [];
+  let next = pulled;
+  let latest: { emit: (event: string, message: unknown) => void } | undefined;
   const gate: { holding?: Promise<void> } = {};
   server.use((_socket, next) => {
     void (gate.holding ?? Promise.resolve()).then(() => next());
   });
   server.on('connection', (socket) => {
+    latest = socket;
     socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
       pulls.count += 1;
-      const documents = pulls.count === 1 ? pulled : [];
-      ack({ ok: true, data: { documents, checkpoint: documents.length > 0 ? { at: 1 } : null } });
+      const documents = next;
+      next = [];
+      ack({ ok: true, data: { documents, checkpoint: documents.length > 0 ? { at: pulls.count } : null } });
     });
     socket.on('sync:push', (payload: { rows: HeldPush['rows'] }, ack: (answer: SyncAck<PushResponse>) => void) => {
+      pushed.push(payload.rows);
       waiting.push({
         rows: payload.rows,
         answer: (data) => ack({ ok: true, data }),
@@ -91,6 +99,15 @@ async function heldSyncServer(pulled: SyncDocument[] = []) {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
     /** Pull requests answered so far. */
     pulls,
+    pushed,
+    /** What the next pull answers. */
+    pullNext(documents: SyncDocument[]) {
+      next = documents;
+    },
+    /** Sends a `sync:stream` message on the latest connection. */
+    stream(message: { collection: string; documents: SyncDocument[]; checkpoint: unknown }) {
+      latest?.emit('sync:stream', message);
+    },
     /** Connections wait from now on, until the function returned is called. */
     holdConnections(): () => void {
       let open = () => {};
@@ -130,6 +147,30 @@ async function notesDatabase(storage: RxStorage<unknown, unknown> = getRxStorage
   } as const;
   const { notes } = await db.addCollections({ notes: { schema } });
   return { db, notes };
+}
+
+/**
+ * A notes replica connected to `server`: `replicate()` starts its replication (again, as an app
+ * opened again does), `close()` ends the replication, the socket, the database and the server.
+ */
+async function notesOn(server: { url: string; close(): Promise<unknown> }, storage?: RxStorage<unknown, unknown>) {
+  const { db, notes } = await notesDatabase(storage);
+  const socket = io(server.url, { transports: ['websocket'] });
+  let state: ReturnType<typeof replicateOverSocket> | undefined;
+  return {
+    notes,
+    socket,
+    replicate() {
+      state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+      return state;
+    },
+    async close() {
+      await state?.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    },
+  };
 }
 
 /**
@@ -300,35 +341,21 @@ describe('stream messages during a push', () => {
 });
 
 describe('pushes answered by the server', () => {
+  const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
+  const note = (id: string, text: string, second: number) =>
+    ({ id, text, updatedAt: at(second), _deleted: false }) as SyncDocument;
+
   it('are not undone by a state received before them that the replica writes after their answer', async () => {
-    const http = createServer();
-    const server = new Server(http);
-    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
-    const note = (id: string, text: string, second: number) =>
-      ({ id, text, updatedAt: at(second), _deleted: false }) as SyncDocument;
-    const pushes: { rows: unknown[]; answer: (conflicts: SyncDocument[]) => void }[] = [];
-    let stream: (document: SyncDocument) => void = () => undefined;
-    server.on('connection', (socket) => {
-      let pulled = false;
-      socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
-        const documents = pulled ? [] : [note('n0', 'zero', 1), note('n1', 'start', 1)];
-        pulled = true;
-        ack({ ok: true, data: { documents, checkpoint: { xid: '9', seq: '1' } } });
-      });
-      socket.on('sync:push', (payload: { rows: unknown[] }, ack: (answer: SyncAck<PushResponse>) => void) => {
-        pushes.push({ rows: payload.rows, answer: (conflicts) => ack({ ok: true, data: { conflicts, lost: [] } }) });
-      });
-      stream = (document) =>
-        socket.emit('sync:stream', { collection: 'notes', documents: [document], checkpoint: { xid: '9', seq: '2' } });
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const server = await heldSyncServer([note('n0', 'zero', 1), note('n1', 'start', 1)]);
+    const stream = (document: SyncDocument) =>
+      server.stream({ collection: 'notes', documents: [document], checkpoint: { at: 9 } });
     // The replica is slow to write the server's change of another note.
     const slow = memoryHoldingOneWrite(
       (ids, context) => ids.includes('n0') && context.startsWith('replication-downstream'),
     );
-    const { db, notes } = await notesDatabase(slow.storage);
-    const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
-    const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    const replica = await notesOn(server, slow.storage);
+    const { notes } = replica;
+    const state = replica.replicate();
     const text = async () => (await notes.findOne('n1').exec())?.toJSON().text;
     try {
       await state.awaitInitialReplication();
@@ -341,8 +368,7 @@ describe('pushes answered by the server', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       // … while the user edits it; the push is merged with the colleague's change and answered.
       await (await notes.findOne('n1').exec())?.incrementalPatch({ text: 'mine' });
-      await vi.waitFor(() => expect(pushes).toHaveLength(1), { timeout: 5_000 });
-      pushes[0]?.answer([note('n1', 'mine and theirs', 3)]);
+      (await server.nextPush()).answer({ conflicts: [note('n1', 'mine and theirs', 3)], lost: [] });
       await vi.waitFor(async () => expect(await text()).toBe('mine and theirs'), { timeout: 5_000 });
       // The colleague's state, older than that answer, is not written over it, nor sent back.
       slow.release();
@@ -351,43 +377,17 @@ describe('pushes answered by the server', () => {
       });
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await text()).toBe('mine and theirs');
-      expect(pushes).toHaveLength(1);
+      expect(server.pushed).toHaveLength(1);
     } finally {
-      await state.cancel();
-      socket.close();
-      await db.remove();
-      await new Promise((resolve) => server.close(resolve));
+      await replica.close();
     }
   });
 
   it('that changed nothing leave a record hidden and shared again at the same version to be written', async () => {
-    const http = createServer();
-    const server = new Server(http);
-    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
-    const note = (text: string, second: number) =>
-      ({ id: 'n1', text, updatedAt: at(second), _deleted: false }) as SyncDocument;
-    let pulled = [note('start', 1)];
-    const pulls = { count: 0 };
-    const pushes: { rows: { newDocumentState: SyncDocument }[]; answer: () => void }[] = [];
-    let stream: (document: SyncDocument) => void = () => undefined;
-    server.on('connection', (socket) => {
-      socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
-        pulls.count += 1;
-        ack({ ok: true, data: { documents: pulled, checkpoint: { xid: '9', seq: String(pulls.count) } } });
-        pulled = [];
-      });
-      socket.on('sync:push', (payload: { rows: never[] }, ack: (answer: SyncAck<PushResponse>) => void) => {
-        pushes.push({ rows: payload.rows, answer: () => ack({ ok: true, data: { conflicts: [], lost: [] } }) });
-      });
-      stream = (document) =>
-        socket.emit('sync:stream', { collection: 'notes', documents: [document], checkpoint: { xid: '9', seq: '9' } });
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const { db, notes } = await notesDatabase();
-    const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
-    const replicate = () =>
-      replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
-    let state = replicate();
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const replica = await notesOn(server);
+    const { notes, socket } = replica;
+    let state = replica.replicate();
     const held = async () => (await notes.findOne('n1').exec())?.toJSON().text;
     try {
       await state.awaitInitialReplication();
@@ -398,51 +398,30 @@ describe('pushes answered by the server', () => {
       await state.cancel();
       // Opened again on line: the first pull brings the colleague's state while the push is under
       // way. The server holds that state already: the push changes nothing, nor the version.
-      pulled = [note('same', 2)];
+      server.pullNext([note('n1', 'same', 2)]);
       socket.connect();
-      state = replicate();
-      await vi.waitFor(() => expect(pushes).toHaveLength(1), { timeout: 5_000 });
-      await vi.waitFor(() => expect(pulls.count).toBe(2), { timeout: 5_000 });
-      expect(pushes[0]?.rows[0]?.newDocumentState.text).toBe('same');
-      pushes[0]?.answer();
+      state = replica.replicate();
+      const push = await server.nextPush();
+      await vi.waitFor(() => expect(server.pulls.count).toBe(2), { timeout: 5_000 });
+      expect(push.rows[0]?.newDocumentState.text).toBe('same');
+      push.answer({ conflicts: [], lost: [] });
       await state.awaitInSync();
       // The note is hidden from the user, then shared with them again as it was.
-      stream({ id: 'n1', _deleted: true } as SyncDocument);
+      server.stream({ collection: 'notes', documents: [{ id: 'n1', _deleted: true }], checkpoint: { at: 9 } });
       await vi.waitFor(async () => expect(await notes.findOne('n1').exec()).toBeNull(), { timeout: 5_000 });
-      stream(note('same', 2));
+      server.stream({ collection: 'notes', documents: [note('n1', 'same', 2)], checkpoint: { at: 10 } });
       await vi.waitFor(async () => expect(await held()).toBe('same'), { timeout: 5_000 });
-      expect(pushes).toHaveLength(1);
+      expect(server.pushed).toHaveLength(1);
     } finally {
-      await state.cancel();
-      socket.close();
-      await db.remove();
-      await new Promise((resolve) => server.close(resolve));
+      await replica.close();
     }
   });
 
   it('answered with a record shared again take it back into a replica that held it as hidden, and never delete it', async () => {
-    const http = createServer();
-    const server = new Server(http);
-    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
-    const note = (id: string, text: string, second: number) =>
-      ({ id, text, updatedAt: at(second), _deleted: false }) as SyncDocument;
-    let pulled: SyncDocument[] = [note('n1', 'start', 1), note('n2', 'other', 1)];
-    const pushes: { rows: HeldPush['rows']; answer: (conflicts: SyncDocument[]) => void }[] = [];
-    server.on('connection', (socket) => {
-      socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
-        ack({ ok: true, data: { documents: pulled, checkpoint: { xid: '9', seq: String(pushes.length + 1) } } });
-        pulled = [];
-      });
-      socket.on('sync:push', (payload: { rows: HeldPush['rows'] }, ack: (answer: SyncAck<PushResponse>) => void) => {
-        pushes.push({ rows: payload.rows, answer: (conflicts) => ack({ ok: true, data: { conflicts, lost: [] } }) });
-      });
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const { db, notes } = await notesDatabase();
-    const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
-    const replicate = () =>
-      replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
-    let state = replicate();
+    const server = await heldSyncServer([note('n1', 'start', 1), note('n2', 'other', 1)]);
+    const replica = await notesOn(server);
+    const { notes, socket } = replica;
+    let state = replica.replicate();
     const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
     try {
       await state.awaitInitialReplication();
@@ -451,10 +430,9 @@ describe('pushes answered by the server', () => {
       socket.disconnect();
       await (await notes.findOne('n2').exec(true)).incrementalPatch({ text: 'other, mine' });
       await state.cancel();
-      // Opened again, still off line: that change waits to be sent, and the user changes the note
-      // and takes the change back.
-      state = replicate();
-      // (Its push is under way once RxDB started sending.)
+      // Opened again, still off line: that change waits to be sent (its push under way once RxDB
+      // started sending), and the user changes the note and takes the change back.
+      state = replica.replicate();
       await vi.waitFor(() => expect(state.internalReplicationState?.events.active.up.getValue()).toBe(true), {
         timeout: 5_000,
       });
@@ -463,30 +441,26 @@ describe('pushes answered by the server', () => {
       await doc.incrementalPatch({ text: 'start' });
       // Back on line, the first pull says the note was hidden from the user, while the other
       // note's push is under way.
-      pulled = [{ id: 'n1', _deleted: true } as SyncDocument];
+      server.pullNext([{ id: 'n1', _deleted: true }]);
       socket.connect();
-      await vi.waitFor(() => expect(pushes).toHaveLength(1), { timeout: 5_000 });
+      const other = await server.nextPush();
       await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: 5_000 });
-      pushes[0]?.answer([]);
+      other.answer({ conflicts: [], lost: [] });
       // RxDB looks at the note's change now and sends the note as the replica holds it: the
       // server answers with the note as it is, shared with the user again since.
-      await vi.waitFor(() => expect(pushes).toHaveLength(2), { timeout: 5_000 });
-      expect(pushes[1]?.rows.map((row) => row.newDocumentState.id)).toEqual(['n1']);
-      pushes[1]?.answer([note('n1', 'start', 2)]);
+      const push = await server.nextPush();
+      expect(push.rows.map((row) => row.newDocumentState.id)).toEqual(['n1']);
+      push.answer({ conflicts: [note('n1', 'start', 2)], lost: [] });
       await vi.waitFor(async () => expect((await n1())?.updatedAt).toBe(at(2)), { timeout: 5_000 });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      for (const push of pushes.slice(2)) push.answer([]);
       // The note is back as the server holds it, and nothing ever asked the server to delete it.
       expect(await n1()).toMatchObject({ text: 'start', _deleted: false });
-      const deletions = pushes
-        .flatMap((push) => push.rows)
+      const deletions = server.pushed
+        .flat()
         .filter((row) => row.newDocumentState._deleted && !row.assumedMasterState?._deleted);
       expect(deletions).toEqual([]);
     } finally {
-      await state.cancel();
-      socket.close();
-      await db.remove();
-      await new Promise((resolve) => server.close(resolve));
+      await replica.close();
     }
   });
 
