@@ -58,10 +58,10 @@ describe('rows the screen had from the server before they reached the replica', 
     const { replica, online } = await offlineReplica();
     try {
       expect(await replica.db.directory_rows.count().exec()).toBe(0);
-      await replica.changeRow(edited.id, { cells: ['Late edit', '4.5'] }, shown(edited));
+      await replica.changeRow(edited.id, { cells: { '1': '4.5' } }, shown(edited));
       await replica.removeRow(deleted.id, shown(deleted));
       await replica.changeRow(moved.id, { parentId: anchor.id, position: 0 }, shown(moved));
-      await replica.changeRow(changedThere.id, { cells: ['Changed there', '7.5'] }, shown(changedThere));
+      await replica.changeRow(changedThere.id, { cells: { '1': '7.5' } }, shown(changedThere));
       expect(replica.status$.value.pending).toBe(4);
       // Read offline, the directory has what the replica holds and the rows shown that it has not
       // received (the anchor), but not the row deleted here.
@@ -76,9 +76,7 @@ describe('rows the screen had from the server before they reached the replica', 
         'Changed there': '7.5',
       });
       // A row the screen did not have either is still refused.
-      await expect(replica.changeRow(anchor.id, { cells: ['Anchor quay', '10'] })).rejects.toThrow(
-        /not in the replica/,
-      );
+      await expect(replica.changeRow(anchor.id, { cells: { '1': '10' } })).rejects.toThrow(/not in the replica/);
 
       online();
       const serverRows = async () =>
@@ -124,7 +122,7 @@ describe('a row deleted on the server as it is edited on this device', () => {
       await admin.client.delete(`/api/directories/${directory.id}/rows/${row.id}`);
       await expect.poll(async () => (await replica.db.directory_rows.findOne(row.id).exec()) === null, WAIT).toBe(true);
       const saving = held.incrementalModify((current: unknown) =>
-        changedRow(current as never, { cells: ['Too late'] }),
+        changedRow(current as never, { cells: { '0': 'Too late' } }),
       );
       await expect(saving).rejects.toBeInstanceOf(RecordGoneError);
       const [tombstone] = await replica.db.directory_rows.storageInstance.findDocumentsById([row.id], true);

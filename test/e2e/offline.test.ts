@@ -133,6 +133,30 @@ async function heldOnDevice(page: Page): Promise<() => Promise<string[]>> {
     }, userId);
 }
 
+/** The cells of a directory row as the page's replica holds it in IndexedDB (the browser build's storage). */
+async function replicaCells(page: Page, rowId: string): Promise<unknown> {
+  return page.evaluate(async (id) => {
+    const name = (await indexedDB.databases()).map((d) => d.name ?? '').find((n) => n.endsWith('--directory_rows'));
+    if (!name) return undefined;
+    const database = await new Promise<IDBDatabase>((resolve, reject) => {
+      const opening = indexedDB.open(name);
+      opening.onsuccess = () => resolve(opening.result);
+      opening.onerror = () => reject(opening.error);
+    });
+    try {
+      const store = database.transaction('docs').objectStore('docs');
+      const doc = await new Promise<{ cells?: unknown } | undefined>((resolve, reject) => {
+        const reading = store.get(id);
+        reading.onsuccess = () => resolve(reading.result);
+        reading.onerror = () => reject(reading.error);
+      });
+      return doc?.cells;
+    } finally {
+      database.close();
+    }
+  }, rowId);
+}
+
 /** Takes each of the parent rows named off the open row editor's bindings, or puts it on. */
 async function toggleParentRows(page: Page, labels: string[]): Promise<void> {
   await page.getByLabel('Offered under parent rows').click();
@@ -1169,6 +1193,53 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       .poll(async () => (await serverRows()).get('Late edit')?.cells, { timeout: 15_000 })
       .toEqual(['Late edit', '4.5']);
     expect([...(await serverRows()).keys()].sort()).toEqual(['Anchor quay', 'Bystander', 'Late edit', 'Late move']);
+    await context.close();
+  });
+
+  it('saves only the cells changed in the row editor: a colleague’s change of another cell made while it was open stays, online and offline', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Lake Piers',
+      name: 'Yana',
+      email: 'yana.lake@example.org',
+    });
+    const piers = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Piers',
+      columns: [{ name: 'Name' }, { name: 'Region' }, { name: 'Depth', type: 'number' }],
+    })) as { id: string };
+    const pier = await addRow(page, piers.id, ['Pier 1', 'North', '5']);
+    const path = `/api/directories/${piers.id}/rows/${pier.id}`;
+    const serverCells = async () =>
+      ((await serverCall(page, 'GET', path.replace(/\/rows\/.*/, '/rows'))).body.items as { cells: unknown[] }[])[0]
+        ?.cells;
+    await page.goto(`${suite.t.url}/directories/${piers.id}`);
+    await rowNode(page, 'Pier 1').click();
+    await page.getByTestId('row-editor').waitFor();
+
+    // Online: a colleague sets the region while the editor is open; she saves the depth she changed.
+    expect((await serverCall(page, 'PATCH', path, { cells: ['Pier 1', 'Arctic', '5'] })).status).toBe(200);
+    await page.getByLabel('Depth', { exact: true }).fill('7');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(serverCells, { timeout: 15_000 }).toEqual(['Pier 1', 'Arctic', '7']);
+    await page.getByLabel('Region', { exact: true }).and(page.locator('[value="Arctic"]')).waitFor();
+
+    // Offline: the colleague renames the pier and her replica receives it while the editor still
+    // shows the old name; with the network cut she saves a new depth on this device.
+    await replicaIs(page, 'online ready');
+    expect((await serverCall(page, 'PATCH', path, { cells: ['Pier one', 'Arctic', '7'] })).status).toBe(200);
+    await expect.poll(() => replicaCells(page, pier.id), { timeout: 15_000 }).toEqual(['Pier one', 'Arctic', '7']);
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Pier 1');
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByLabel('Depth', { exact: true }).fill('8');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved on this device').first().waitFor();
+    expect(await replicaCells(page, pier.id)).toEqual(['Pier one', 'Arctic', '8']);
+    await context.setOffline(false);
+    await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
+    await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    await expect.poll(serverCells, { timeout: 15_000 }).toEqual(['Pier one', 'Arctic', '8']);
+    // Nothing was lost on either side: no edit of hers is reported as not kept.
+    expect(await page.getByTestId('lost-edit').count()).toBe(0);
     await context.close();
   });
 

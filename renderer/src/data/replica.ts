@@ -1,3 +1,4 @@
+import { type CellChanges, withCellChanges } from '@shared/api/directories';
 import type { LostEdit } from '@shared/sync';
 import { deepEqual, getAssumedMasterState, type RxDocument, type RxStorage, removeRxDatabase } from 'rxdb';
 import { BehaviorSubject, Subject } from 'rxjs';
@@ -117,10 +118,20 @@ export function removedRecord<T extends { id: string; _deleted?: boolean }>(curr
   return { ...current, _deleted: true };
 }
 
+/**
+ * A change of a directory row made on a screen: the cells its user changed (by column index,
+ * applied to the cells the replica holds when written, so that a cell a pulled change set
+ * meanwhile stays), its bindings, a move.
+ */
+export type RowChange = Partial<Pick<RowDocument, 'parentRowIds' | 'parentId' | 'position'>> & {
+  cells?: CellChanges;
+};
+
 /** A directory row as `change` leaves it; like a task, one deleted meanwhile is not written to. */
-export function changedRow(current: RowDocument & { _deleted?: boolean }, change: Partial<RowDocument>): RowDocument {
+export function changedRow(current: RowDocument & { _deleted?: boolean }, change: RowChange): RowDocument {
   if (current._deleted) throw new RecordGoneError(current.id);
-  return { ...current, ...change };
+  const { cells, ...values } = change;
+  return { ...current, ...values, ...(cells ? { cells: withCellChanges(current.cells, cells) } : {}) };
 }
 
 /**
@@ -539,11 +550,7 @@ export class Replica {
    * Changes a directory row on this device (cells, bindings, parent and order); pushed when online.
    * Its `updatedAt` stays the server's: it names the version the edit was made from.
    */
-  async changeRow(
-    id: string,
-    change: Partial<Pick<RowDocument, 'cells' | 'parentRowIds' | 'parentId' | 'position'>>,
-    shown?: RowDocument,
-  ): Promise<RowDocument> {
+  async changeRow(id: string, change: RowChange, shown?: RowDocument): Promise<RowDocument> {
     const doc = await this.db.directory_rows.findOne(id).exec();
     if (!doc) {
       const taken = await this.takeShownRow(id, shown, change);
@@ -565,11 +572,11 @@ export class Replica {
   private async takeShownRow(
     id: string,
     shown: RowDocument | undefined,
-    change: Partial<RowDocument> = {},
+    change: RowChange = {},
   ): Promise<RxDocument<RowDocument>> {
     if (!shown || shown.id !== id) throw new Error(`Row ${id} is not in the replica`);
     const { directoryId, parentId, position, cells, parentRowIds, updatedAt } = shown;
-    const row: RowDocument = { id, directoryId, parentId, position, cells, parentRowIds, updatedAt, ...change };
+    const row = changedRow({ id, directoryId, parentId, position, cells, parentRowIds, updatedAt }, change);
     return this.tracked(id, () => this.db.directory_rows.insert(row)) as Promise<RxDocument<RowDocument>>;
   }
 

@@ -61,8 +61,37 @@ export const RowInput = z
   })
   .meta({ id: 'RowInput' });
 
+/**
+ * Cells named by their column's index (`{"2": "Tula"}`): only these change, the row's other cells
+ * stay as they are on the server, so an editor saving what its user changed keeps a colleague's
+ * change of another cell made meanwhile.
+ */
+export const CellChanges = z
+  .record(z.string().regex(/^(0|[1-9][0-9]{0,2})$/, 'a column index'), Cell)
+  .refine((changes) => Object.keys(changes).length <= 100, 'at most 100 cells')
+  .meta({ id: 'CellChanges' });
+export type CellChanges = z.infer<typeof CellChanges>;
+type CellValue = z.infer<typeof Cell>;
+
+/** A row's cells with `changes` made (by column index); cells missing before a changed one are null. */
+export function withCellChanges(cells: readonly CellValue[], changes: CellChanges): CellValue[] {
+  const out = [...cells];
+  for (const [key, value] of Object.entries(changes)) {
+    const index = Number(key);
+    while (out.length < index) out.push(null);
+    out[index] = value;
+  }
+  return out;
+}
+
 export const UpdateRowRequest = z
-  .object({ cells: z.array(Cell).max(100).optional(), parentRowIds: z.array(z.uuid()).max(10_000).optional() })
+  .object({
+    cells: z
+      .union([z.array(Cell).max(100), CellChanges])
+      .optional()
+      .meta({ description: 'Every cell in column order, or only the cells to change by column index' }),
+    parentRowIds: z.array(z.uuid()).max(10_000).optional(),
+  })
   .meta({ id: 'UpdateRowRequest' });
 
 export const MoveRowRequest = z

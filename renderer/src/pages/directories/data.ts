@@ -2,7 +2,7 @@ import type { Directory, Row, TreeNodeShape } from '@shared/api/directories';
 import type { ProblemFieldError } from '@shared/api/problem';
 import { v7 as uuidv7 } from 'uuid';
 import { ApiError, api, apiFile, onTokens } from '../../api';
-import type { Replica } from '../../data/replica';
+import type { Replica, RowChange } from '../../data/replica';
 import { activeReplica } from '../../data/replica-context';
 
 export type { Directory, Row, TreeNodeShape };
@@ -140,24 +140,35 @@ async function siblingsInReplica(replica: Replica, directoryId: string, parentId
   return docs.map((doc) => doc.toJSON() as unknown as Row).filter((r) => r.parentId === parentId && r.id !== rowId);
 }
 
-/** Saves a row's cells and bindings, or creates it (last under `parentId`). */
-export async function saveRow(
+/**
+ * What the row editor saves of a row: the cells its user changed (by column index) and the
+ * bindings when changed. The rest stays as the server (or the replica) holds it when the change
+ * arrives, so a colleague's change of another cell made while the editor was open is kept.
+ */
+export type RowEdit = Pick<RowChange, 'cells' | 'parentRowIds'>;
+
+/** Saves the changes of a row (as shown). */
+export async function saveRow(directoryId: string, row: Row, edit: RowEdit): Promise<RowWrite> {
+  try {
+    return { row: await api<Row>('PATCH', `/api/directories/${directoryId}/rows/${row.id}`, edit), offline: false };
+  } catch (caught) {
+    return orFromReplica(caught, async (replica) => ({
+      row: await replica.changeRow(row.id, edit, { ...row, directoryId }),
+      offline: true,
+    }));
+  }
+}
+
+/** Adds a row, last under `parentId`. */
+export async function addRow(
   directoryId: string,
-  row: Row | undefined,
   input: { cells: Cell[]; parentRowIds: string[]; parentId: string | null },
 ): Promise<RowWrite> {
   const { cells, parentRowIds, parentId } = input;
   try {
-    const saved = row
-      ? await api<Row>('PATCH', `/api/directories/${directoryId}/rows/${row.id}`, { cells, parentRowIds })
-      : await api<Row>('POST', `/api/directories/${directoryId}/rows`, { cells, parentRowIds, parentId });
-    return { row: saved, offline: false };
+    return { row: await api<Row>('POST', `/api/directories/${directoryId}/rows`, input), offline: false };
   } catch (caught) {
     return orFromReplica(caught, async (replica) => {
-      if (row) {
-        const changed = await replica.changeRow(row.id, { cells, parentRowIds }, { ...row, directoryId });
-        return { row: changed, offline: true };
-      }
       const siblings = await siblingsInReplica(replica, directoryId, parentId);
       const created = await replica.createRow({
         id: uuidv7(),

@@ -19,6 +19,7 @@ import { useTranslation } from 'react-i18next';
 import { rowEditLabel, shownEditValue } from '../edit-words';
 import { LostEdits } from '../lost-edits';
 import {
+  addRow,
   type Cell,
   type ColumnType,
   type Directory,
@@ -26,6 +27,7 @@ import {
   fieldErrors,
   placeNodes,
   type Row,
+  type RowEdit,
   saveFailureText,
   saveRow,
   subtreeIds,
@@ -67,6 +69,10 @@ function cellValue(type: ColumnType, value: unknown): Cell {
   if (value === undefined || value === null || value === '') return null;
   if (dayjs.isDayjs(value)) return value.format('YYYY-MM-DD');
   return String(value);
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id) => b.includes(id));
 }
 
 /** The rows as choices of a new parent: the row itself and its descendants cannot be chosen. */
@@ -126,12 +132,27 @@ export function RowEditor(props: RowEditorProps) {
     ];
   }, [props.parentTree, row?.id, t]);
 
+  // What the user changed of what the editor showed: only that is saved, so a colleague's change
+  // of another cell or of the bindings, made while the editor was open, stays.
+  const editOf = (cells: Cell[], parentRowIds: string[]): RowEdit => {
+    const shown = directory.columns.map((column, index) => cellValue(column.type, initial.cells[index]));
+    const changed = Object.fromEntries(
+      cells.flatMap((cell, index) => (cell === shown[index] ? [] : [[String(index), cell]])),
+    );
+    return {
+      ...(Object.keys(changed).length > 0 ? { cells: changed } : {}),
+      ...(sameIds(parentRowIds, initial.parentRowIds) ? {} : { parentRowIds }),
+    };
+  };
+
   const save = async (values: { cells?: unknown[]; parentRowIds?: string[] }) => {
     const cells = directory.columns.map((column, index) => cellValue(column.type, values.cells?.[index]));
     const parentRowIds = values.parentRowIds ?? [];
     setSaving(true);
     try {
-      const saved = await saveRow(directory.id, row, { cells, parentRowIds, parentId: props.parent.id });
+      const saved = row
+        ? await saveRow(directory.id, row, editOf(cells, parentRowIds))
+        : await addRow(directory.id, { cells, parentRowIds, parentId: props.parent.id });
       setError(undefined);
       props.onSaved(saved.row, saved.offline);
     } catch (caught) {
@@ -173,17 +194,12 @@ export function RowEditor(props: RowEditorProps) {
   // A value the server did not keep, made again as an edit made here now (saved as the editor saves).
   const applyLost = (edit: LostEdit) => {
     if (!row) return undefined;
-    const resave = (change: Partial<Pick<Row, 'cells' | 'parentRowIds'>>) => async () => {
-      const input = { cells: row.cells, parentRowIds: row.parentRowIds, parentId: props.parent.id, ...change };
-      const saved = await saveRow(directory.id, row, input);
+    const resave = (change: RowEdit) => async () => {
+      const saved = await saveRow(directory.id, row, change);
       props.onSaved(saved.row, saved.offline);
     };
     const cell = /^cells\.(\d+)$/.exec(edit.path)?.[1];
-    if (cell !== undefined) {
-      const cells = [...row.cells];
-      cells[Number(cell)] = (edit.attempted ?? null) as Cell;
-      return resave({ cells });
-    }
+    if (cell !== undefined) return resave({ cells: { [cell]: (edit.attempted ?? null) as Cell } });
     if (edit.path === 'parentRowIds' && Array.isArray(edit.attempted)) {
       return resave({ parentRowIds: edit.attempted.map(String) });
     }

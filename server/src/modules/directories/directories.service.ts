@@ -1,10 +1,12 @@
-import type {
-  CreateDirectoryRequest,
-  Directory,
-  Row,
-  RowInput,
-  TreeNodeShape,
-  UpdateDirectoryRequest,
+import {
+  type CellChanges,
+  type CreateDirectoryRequest,
+  type Directory,
+  type Row,
+  type RowInput,
+  type TreeNodeShape,
+  type UpdateDirectoryRequest,
+  withCellChanges,
 } from '@shared/api/directories';
 import type { ProblemFieldError } from '@shared/api/problem';
 import { normalizeNumber } from '@shared/number';
@@ -106,6 +108,27 @@ function normalizeCells(columns: readonly repo.ColumnDef[], cells: readonly Cell
     }
   });
   return { cells: out, errors };
+}
+
+/**
+ * The cells a patch leaves: every cell when it gives them in column order, else the row's cells
+ * with those it names by column index changed (an index past the last column is refused).
+ */
+function patchedCells(
+  columns: readonly repo.ColumnDef[],
+  stored: readonly Cell[],
+  patch: Cell[] | CellChanges | undefined,
+): { cells: readonly Cell[]; errors: ProblemFieldError[] } {
+  if (patch === undefined || Array.isArray(patch)) return { cells: patch ?? stored, errors: [] };
+  const errors: ProblemFieldError[] = Object.keys(patch)
+    .filter((key) => Number(key) >= columns.length)
+    .map((key) => ({
+      location: 'body',
+      pointer: `#/cells/${key}`,
+      detail: `The directory has ${columns.length} columns; there is no column ${key}`,
+      code: 'no_such_column',
+    }));
+  return { cells: errors.length > 0 ? stored : withCellChanges(stored, patch), errors };
 }
 
 function searchText(cells: readonly Cell[]): string {
@@ -395,14 +418,16 @@ export async function updateRow(
   auth: AuthContext,
   directoryId: string,
   rowId: string,
-  patch: { cells?: Cell[]; parentRowIds?: string[] },
+  patch: { cells?: Cell[] | CellChanges; parentRowIds?: string[] },
 ) {
   await deps.db.transaction(async (tx) => {
     const directory = await requireDirectory(tx, auth, directoryId);
     // The values not patched are written back as read: no other change may come in between.
     await repo.lockRow(tx, auth.organizationId, rowId);
     const row = await requireRow(tx, auth, directoryId, rowId);
-    const { cells, errors } = normalizeCells(directory.columns, patch.cells ?? row.cells, '#/cells');
+    const given = patchedCells(directory.columns, row.cells, patch.cells);
+    const { cells, errors } = normalizeCells(directory.columns, given.cells, '#/cells');
+    errors.unshift(...given.errors);
     const parentRowIds = patch.parentRowIds ?? row.parent_row_ids;
     if (patch.parentRowIds)
       errors.push(

@@ -237,6 +237,40 @@ describe('rows made with the client’s id', () => {
 });
 
 describe('sub-directories', () => {
+  it('changes only the cells a patch names by column index: a colleague’s change of another cell stays', async () => {
+    const places = await directory();
+    const depot = await row(places.id, ['Depot', 'D1', 'North', '10']);
+    const path = `/api/directories/${places.id}/rows/${depot.id}`;
+    // A colleague renames the region; the editor, opened before, saves the capacity its user changed.
+    expect((await admin.client.patch(path, { cells: { '2': 'Far North' } })).status).toBe(200);
+    const saved = await admin.client.patch(path, { cells: { '3': '12,5' } });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect(saved.body.cells).toEqual(['Depot', 'D1', 'Far North', '12.5']);
+    // A cell emptied is null; the whole list in column order still replaces every cell.
+    expect((await admin.client.patch(path, { cells: { '1': null } })).body.cells).toEqual([
+      'Depot',
+      null,
+      'Far North',
+      '12.5',
+    ]);
+    expect((await admin.client.patch(path, { cells: ['Depot'] })).body.cells).toEqual(['Depot', null, null, null]);
+
+    // A column that is not there, a value of the wrong type or a key that is no index: 400, nothing written.
+    const past = await admin.client.patch(path, { cells: { '0': 'Changed', '4': 'x' } });
+    expect(past.status).toBe(400);
+    expect(past.headers.get('content-type')).toContain('application/problem+json');
+    expect(past.body.errors).toEqual([expect.objectContaining({ pointer: '#/cells/4', code: 'no_such_column' })]);
+    const wrong = await admin.client.patch(path, { cells: { '0': 'Changed', '3': 'many' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors).toEqual([expect.objectContaining({ pointer: '#/cells/3', code: 'not_a_number' })]);
+    for (const cells of [{ name: 'Changed' }, { '-1': 'Changed' }, { '01': 'Changed' }, { '0': { nested: 1 } }]) {
+      const refused = await admin.client.patch(path, { cells });
+      expect(refused.status, JSON.stringify(cells)).toBe(400);
+    }
+    const stored = (await admin.client.get(`/api/directories/${places.id}/rows`)).body.items[0];
+    expect(stored.cells).toEqual(['Depot', null, null, null]);
+  });
+
   it('keeps both of two changes of one row made at once, its cells and its bindings', async () => {
     const regions = await directory({ name: 'Districts', columns: [{ name: 'Name' }] });
     const east = await row(regions.id, ['East']);
