@@ -74,6 +74,9 @@ function watchMigrations(db: OrbitaDatabase, report?: (progress: UpgradeProgress
   });
 }
 
+/** The collections a replica writes to the server too: their replications keep records of server states. */
+const replicatedBothWays = (collection: string) => (WRITABLE as readonly string[]).includes(collection);
+
 /**
  * The replica: one RxDB database with the replicated collections (7, under RxDB's free limit
  * of 13). The storage is our SQLite storage in the desktop app (through the utility process) or
@@ -94,9 +97,8 @@ export async function createOrbitaDatabase(options: {
     // Pulled documents keep the mark that tells them from edits waiting to be sent (only the
     // collections replicated both ways keep records of server states): `withPulledDocumentsMarked`.
     storage: withPulledDocumentsMarked(
-      withServerStatesInOrder(options.storage),
-      (collection) =>
-        (WRITABLE as readonly string[]).includes(collection) ? syncReplicationIdentifier(collection) : undefined,
+      withServerStatesInOrder(options.storage, replicatedBothWays),
+      (collection) => (replicatedBothWays(collection) ? syncReplicationIdentifier(collection) : undefined),
       defaultHashSha256,
     ),
     hashFunction: defaultHashSha256,

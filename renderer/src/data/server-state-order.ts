@@ -21,9 +21,13 @@ interface Recording {
  *
  * This storage makes every read of those records wait, per document, until the record of a
  * document already written is stored: the push then reads the base the edit was made from.
+ * Only collections whose replication keeps records (`keepsRecords`: those replicated both ways)
+ * are waited for: RxDB keeps none for a replication that only pulls, and the next pulled page of
+ * such a collection (a resync after reconnecting) waited the whole limit for a record never written.
  */
 export function withServerStatesInOrder<Internals, Options>(
   storage: RxStorage<Internals, Options>,
+  keepsRecords: (collectionName: string) => boolean,
 ): RxStorage<Internals, Options> {
   const recording = new Map<string, Recording>();
   const settle = (id: string) => {
@@ -56,6 +60,7 @@ export function withServerStatesInOrder<Internals, Options>(
       // Documents are read loosely here: only their ids matter.
       const instance = created as unknown as RxStorageInstance<Record<string, unknown>, Internals, Options>;
       const records = params.schema.title === META_INSTANCE_SCHEMA_TITLE;
+      const recorded = !records && keepsRecords(params.collectionName);
       const primaryPath = String(
         typeof params.schema.primaryKey === 'string' ? params.schema.primaryKey : params.schema.primaryKey.key,
       );
@@ -68,7 +73,7 @@ export function withServerStatesInOrder<Internals, Options>(
             for (const row of rows) settle(String(row.document.itemId));
           }
         }
-        if (!context.startsWith(DOWNSTREAM_DOCUMENTS)) return instance.bulkWrite(rows, context);
+        if (!context.startsWith(DOWNSTREAM_DOCUMENTS) || !recorded) return instance.bulkWrite(rows, context);
         // Expected before the write: nothing may read a record between the document and it. A
         // write keeping the revision stores no new state (a mark put on: `markUnrecordedPulls`),
         // so no record follows it.
