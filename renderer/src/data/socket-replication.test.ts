@@ -59,8 +59,8 @@ interface HeldPush {
 
 /**
  * A `/sync`-shaped Socket.IO server whose pushes wait until the test answers them. Its first pull
- * answers `pulled`, a later one what `pullNext` set (each once); a connection waits while `gate`
- * holds one.
+ * answers `pulled`, a later one what `pullNext` set (each once) unless `holdNextPull` holds it for
+ * the test to answer; a connection waits while `gate` holds one.
  */
 async function heldSyncServer(pulled: SyncDocument[] = []) {
   const http = createServer();
@@ -71,8 +71,9 @@ async function heldSyncServer(pulled: SyncDocument[] = []) {
   /** The rows of every push received, in order. */
   const pushed: HeldPush['rows'][] = [];
   let next = pulled;
-  let latest: { emit: (event: string, message: unknown) => void } | undefined;
+  let latest: { emit: (event: string, ...args: unknown[]) => void } | undefined;
   const gate: { holding?: Promise<void> } = {};
+  let heldPull: ((answer: (documents: SyncDocument[]) => void) => void) | undefined;
   server.use((_socket, next) => {
     void (gate.holding ?? Promise.resolve()).then(() => next());
   });
@@ -80,9 +81,15 @@ async function heldSyncServer(pulled: SyncDocument[] = []) {
     latest = socket;
     socket.on('sync:pull', (_payload, ack: (answer: SyncAck<unknown>) => void) => {
       pulls.count += 1;
+      const count = pulls.count;
+      const answer = (documents: SyncDocument[]) =>
+        ack({ ok: true, data: { documents, checkpoint: documents.length > 0 ? { at: count } : null } });
+      const hold = heldPull;
+      heldPull = undefined;
+      if (hold) return hold(answer);
       const documents = next;
       next = [];
-      ack({ ok: true, data: { documents, checkpoint: documents.length > 0 ? { at: pulls.count } : null } });
+      answer(documents);
     });
     socket.on('sync:push', (payload: { rows: HeldPush['rows'] }, ack: (answer: SyncAck<PushResponse>) => void) => {
       pushed.push(payload.rows);
@@ -107,6 +114,16 @@ async function heldSyncServer(pulled: SyncDocument[] = []) {
     /** Sends a `sync:stream` message on the latest connection. */
     stream(message: { collection: string; documents: SyncDocument[]; checkpoint: unknown }) {
       latest?.emit('sync:stream', message);
+    },
+    /** Asks the latest connection to pull again (`sync:resync`). */
+    resync() {
+      latest?.emit('sync:resync');
+    },
+    /** The next pull waits: resolves once it arrives, with the function answering it. */
+    holdNextPull(): Promise<(documents: SyncDocument[]) => void> {
+      return new Promise((resolve) => {
+        heldPull = resolve;
+      });
     },
     /** Connections wait from now on, until the function returned is called. */
     holdConnections(): () => void {
@@ -459,6 +476,39 @@ describe('pushes answered by the server', () => {
         .flat()
         .filter((row) => row.newDocumentState._deleted && !row.assumedMasterState?._deleted);
       expect(deletions).toEqual([]);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('answered with a record gone take its tombstone only once no pull is under way: the state that pull brings stays', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const replica = await notesOn(server);
+    const { notes } = replica;
+    const state = replica.replicate();
+    const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // The user changes the note and, as the push goes, takes the change back; the server answers
+      // that the note is no longer shared with them.
+      const doc = await notes.findOne('n1').exec(true);
+      await doc.incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      await doc.incrementalPatch({ text: 'start' });
+      // Right then the server asks for a pull, which it answers once the note is shared again.
+      const pulled = server.holdNextPull();
+      push.answer({ conflicts: [{ id: 'n1', _deleted: true }], lost: [] });
+      server.resync();
+      const answerPull = await pulled;
+      // Long enough for the tombstone set aside by the answer to be taken, were it taken now.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      answerPull([note('n1', 'shared again', 2)]);
+      await vi.waitFor(async () => expect((await n1())?.updatedAt).toBe(at(2)), { timeout: 5_000 });
+      await state.awaitInSync();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The tombstone, older than the pulled state, was not written after it.
+      expect(await n1()).toMatchObject({ text: 'shared again', _deleted: false });
     } finally {
       await replica.close();
     }

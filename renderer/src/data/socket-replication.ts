@@ -221,6 +221,8 @@ export function replicateOverSocket<RxDocType>(
   const stream$ = new Subject<RxReplicationPullStreamItem<RxDocType, SyncCheckpoint>>();
   /** Pulls of this collection under way (a RESYNC's pages). */
   let pulling = 0;
+  /** Pulls whose answer is not yet handed to RxDB (`pulling`, and then until their answer is taken). */
+  let pullsUnderWay = 0;
   /** Documents of pushes under way, with how many pushes carry each. */
   const pushing = new Map<string, number>();
   /**
@@ -641,9 +643,16 @@ export function replicateOverSocket<RxDocType>(
     // RxDB pushes the states its change events carried: while it has writes to look at, one taken
     // back may still go out, against the state taken here, and undo it. Looked at once it is idle.
     if (internal.events.active.up.getValue()) return takeSetAsideSoon();
+    // A pull under way brings states at least as new, which RxDB writes before anything handed to
+    // it now: a set-aside tombstone taken then was written over the visible state the pull brought
+    // (a task shared with the user again). Once its answer is handed on, it has replaced what it
+    // brought newer states of.
+    if (pullsUnderWay > 0) return takeSetAsideSoon();
     const ids = [...setAside.keys()].filter((id) => !pushing.has(id));
     if (ids.length === 0) return;
     const [held, known] = await Promise.all([heldStates(ids), getAssumedMasterState(internal, ids)]);
+    // A pull begun while the states were read: looked at again once it is answered.
+    if (pullsUnderWay > 0) return takeSetAsideSoon();
     const taken: SyncDocument[] = [];
     for (const id of ids) {
       const pulled = setAside.get(id);
@@ -717,23 +726,28 @@ export function replicateOverSocket<RxDocType>(
       stream$: stream$.asObservable(),
       async handler(checkpoint, batchSize) {
         pulling += 1;
-        let batch: Awaited<ReturnType<typeof pullBatch>>;
+        pullsUnderWay += 1;
         try {
-          await prepared();
-          batch = await pullBatch(checkpoint ?? null, batchSize);
-          noteReceived(batch.documents);
-          options.onSyncProblem?.('receive', undefined);
-        } catch (error) {
-          const trouble = troubleOf(error);
-          if (trouble) options.onSyncProblem?.('receive', trouble);
-          throw error;
+          let batch: Awaited<ReturnType<typeof pullBatch>>;
+          try {
+            await prepared();
+            batch = await pullBatch(checkpoint ?? null, batchSize);
+            noteReceived(batch.documents);
+            options.onSyncProblem?.('receive', undefined);
+          } catch (error) {
+            const trouble = troubleOf(error);
+            if (trouble) options.onSyncProblem?.('receive', trouble);
+            throw error;
+          } finally {
+            // Answered: a stream message arriving from now on was read after the pull, and is newer.
+            pulling -= 1;
+          }
+          await answersTaken();
+          if (changedHere.size > 0) setAsideIfChangedHere(batch.documents);
+          return batch;
         } finally {
-          // Answered: a stream message arriving from now on was read after the pull, and is newer.
-          pulling -= 1;
+          pullsUnderWay -= 1;
         }
-        await answersTaken();
-        if (changedHere.size > 0) setAsideIfChangedHere(batch.documents);
-        return batch;
       },
     },
     push:
