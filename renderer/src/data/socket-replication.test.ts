@@ -863,49 +863,80 @@ describe('pushes', () => {
     }
   });
 
-  it('left in doubt when the app quits, are settled by the server state taken since, and not sent again', async () => {
-    const before = await heldSyncServer([{ id: 'n1', text: 'start', _deleted: false } as SyncDocument]);
-    const { db, notes } = await notesDatabase();
-    const keepSentStates = deviceKeeping();
-    const sync = (url: string) => {
-      const socket = io(url, { transports: ['websocket'] });
-      return {
-        socket,
-        state: replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, keepSentStates }),
+  it.each([
+    {
+      server: 'applied the push',
+      holds: 'mine',
+      answer: { conflicts: [], lost: [] },
+      ends: 'start',
+    },
+    {
+      server: 'took a colleague’s text since',
+      holds: 'colleague',
+      answer: {
+        conflicts: [{ id: 'n1', text: 'colleague', _deleted: false } as SyncDocument],
+        lost: [{ id: 'n1', path: 'text', attempted: 'start', kept: 'colleague', reason: 'changed_on_server' }],
+      },
+      ends: 'colleague',
+    },
+  ] as { server: string; holds: string; answer: PushResponse; ends: string }[])(
+    'left in doubt when the app quits and taken back, send the taking back before a pull is written over it (the server $server)',
+    async ({ holds, answer, ends }) => {
+      const before = await heldSyncServer([{ id: 'n1', text: 'start', _deleted: false } as SyncDocument]);
+      const { db, notes } = await notesDatabase();
+      const keepSentStates = deviceKeeping();
+      const sync = (url: string) => {
+        const socket = io(url, { transports: ['websocket'] });
+        return {
+          socket,
+          state: replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, keepSentStates }),
+        };
       };
-    };
-    const write = async (text: string) => (await notes.findOne('n1').exec())?.incrementalPatch({ text });
-    let current = sync(before.url);
-    // The server's next state: a colleague's text, pulled when the app opens again.
-    const after = await heldSyncServer([{ id: 'n1', text: 'colleague', _deleted: false } as SyncDocument]);
-    try {
-      await current.state.awaitInitialReplication();
-      await write('mine');
-      await before.nextPush();
-      // The app quits with that push in doubt; the user had taken the change back.
-      await current.state.cancel();
-      current.socket.close();
-      expect(Object.keys(keepSentStates.load())).toEqual(['n1']);
-      await write('start');
-      current = sync(after.url);
-      await current.state.awaitInitialReplication();
-      await vi.waitFor(async () => expect((await notes.findOne('n1').exec())?.text).toBe('colleague'), {
-        timeout: 10_000,
-      });
-      // An edit made on that state goes alone: 'mine' is not sent again over the colleague's text.
-      await write('later');
-      const push = await after.nextPush();
-      expect(push.rows.map((row) => [row.assumedMasterState?.text ?? null, row.newDocumentState.text])).toEqual([
-        ['colleague', 'later'],
-      ]);
-    } finally {
-      await current.state.cancel();
-      current.socket.close();
-      await db.remove();
-      await before.close();
-      await after.close();
-    }
-  });
+      const write = async (text: string) => (await notes.findOne('n1').exec())?.incrementalPatch({ text });
+      const text = async () => (await notes.findOne('n1').exec())?.text;
+      const texts = (push: HeldPush) =>
+        push.rows.map((row) => [row.assumedMasterState?.text ?? null, row.newDocumentState.text]);
+      let current = sync(before.url);
+      // The server's state when the app opens again, and what its first pull answers.
+      const after = await heldSyncServer([{ id: 'n1', text: holds, _deleted: false } as SyncDocument]);
+      try {
+        await current.state.awaitInitialReplication();
+        await write('mine');
+        await before.nextPush();
+        // The app quits with that push in doubt, and the user takes the change back: the note
+        // holds its recorded server state again, nothing for RxDB to send.
+        await current.state.cancel();
+        current.socket.close();
+        expect(Object.keys(keepSentStates.load())).toEqual(['n1']);
+        await write('start');
+        current = sync(after.url);
+        // Opened again: what the attempt sent goes again, then the taking back after it, so the
+        // server takes the change back whether or not it applied the attempt.
+        const push = await after.nextPush();
+        expect(texts(push)).toEqual([
+          ['start', 'mine'],
+          ['mine', 'start'],
+        ]);
+        // The first pull, answered meanwhile, is not written over the user's text.
+        await vi.waitFor(() => expect(after.pulls.count).toBeGreaterThan(0), { timeout: 5_000 });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(await text()).toBe('start');
+        push.answer(answer);
+        await current.state.awaitInSync();
+        await vi.waitFor(async () => expect(await text()).toBe(ends), { timeout: 5_000 });
+        expect(keepSentStates.load()).toEqual({});
+        // Settled: an edit made on that state goes alone.
+        await write('later');
+        expect(texts(await after.nextPush())).toEqual([[ends, 'later']]);
+      } finally {
+        await current.state.cancel();
+        current.socket.close();
+        await db.remove();
+        await before.close();
+        await after.close();
+      }
+    },
+  );
 
   it.each([
     ['RxDB’s memory storage', async () => getRxStorageMemory() as RxStorage<unknown, unknown>],

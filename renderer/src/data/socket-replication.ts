@@ -405,13 +405,21 @@ export function replicateOverSocket<RxDocType>(
       const base = asKept(row.assumedMasterState);
       // Sent against another server state, the earlier attempts are settled: that state was taken since.
       const earlier = sentStates.get(id);
-      const states = earlier && deepEqual(earlier.base, base) ? [...earlier.states] : [];
+      // Recorded as the last state sent, the document is sent again after what was sent before it
+      // (`resendTakenBack`), starting from the state the first attempt was sent against.
+      const resending =
+        earlier !== undefined && !deepEqual(earlier.base, base) && deepEqual(earlier.states.at(-1), base);
+      const first = resending ? earlier.base : base;
+      const states = earlier && deepEqual(earlier.base, first) ? [...earlier.states] : [];
       const current = asKept(held.get(id) ?? rowState) as Record<string, unknown>;
       if (!deepEqual(current, states.at(-1))) states.push(current);
       // Noted before the attempt goes out: its answer may be lost after the server applied it.
-      sentStates.set(id, { base, states });
+      sentStates.set(id, { base: first, states });
       return states.map((state, index) => ({
-        assumedMasterState: index === 0 ? row.assumedMasterState : (states[index - 1] as typeof row.newDocumentState),
+        assumedMasterState:
+          index === 0
+            ? ((resending ? first : row.assumedMasterState) as typeof row.assumedMasterState)
+            : (states[index - 1] as typeof row.newDocumentState),
         newDocumentState: state as unknown as typeof row.newDocumentState,
       }));
     });
@@ -623,12 +631,52 @@ export function replicateOverSocket<RxDocType>(
   let preparing: Promise<unknown> | undefined;
   const prepared = () => {
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+    if (!internal) return undefined;
     const before = options.beforeFirstPull;
-    if (!before || !internal) return undefined;
-    preparing ??= before(internal).catch((error) =>
+    preparing ??= Promise.all([before?.(internal), resendTakenBack(internal)]).catch((error) =>
       console.warn(`Preparing the pull of ${remoteCollection} failed:`, error),
     );
     return preparing;
+  };
+  /**
+   * Pushes left in doubt when the app quit, whose change the user took back entirely before it
+   * opened again: the document holds its recorded server state, so RxDB has nothing to send, yet
+   * the server may hold what an attempt sent, and the next pull would bring the change back over
+   * the user's. The last state sent is recorded as the server's and the document written again
+   * as it is: RxDB then pushes it, after what the attempts sent (`withCurrentStates`), so the
+   * server takes the change back whichever attempt it applied — and until then no pull is written
+   * over it. Before the first pull, which would otherwise settle those states by recording the
+   * server's.
+   */
+  const resendTakenBack = async (internal: RxStorageInstanceReplicationState<RxDocType>) => {
+    const ids = [...sentStates.keys()];
+    if (ids.length === 0) return;
+    const [held, known] = await Promise.all([heldStates(ids), getAssumedMasterState(internal, ids)]);
+    const resent = ids.flatMap((id) => {
+      const kept = sentStates.get(id);
+      const current = held.get(id);
+      const recorded = (known as Record<string, { docData: Record<string, unknown> }>)[id]?.docData;
+      const last = kept?.states.at(-1);
+      if (!kept || !current || !recorded || !last) return [];
+      const { _attachments, ...server } = recorded;
+      // Changed since (RxDB sends it, the kept states first), or settled by a server state taken since.
+      if (!deepEqual(current, server) || !deepEqual(asKept(server), kept.base)) return [];
+      return deepEqual(asKept(current), last) ? [] : [last as unknown as SyncDocument];
+    });
+    if (resent.length === 0) return;
+    await recordServerStates(resent);
+    const docs = await fork.findDocumentsById(resent.map(idOf), true);
+    await fork.bulkWrite(
+      docs.map((previous) => ({
+        previous,
+        document: {
+          ...previous,
+          _meta: { ...previous._meta, lwt: now() },
+          _rev: createRevision(options.collection.database.token, previous),
+        },
+      })),
+      'orbita-sync-resend',
+    );
   };
   /**
    * Takes the set-aside pulled states of documents whose own change was taken back before it was
@@ -765,6 +813,7 @@ export function replicateOverSocket<RxDocType>(
                   // The states are read once the connection is there, right before sending: a server
                   // state stored, or a document written again, while this push waited is sent along.
                   await whenConnected(socket, timing.connectWaitMs);
+                  const noted = new Map(ids.map((id) => [id, sentStates.get(id)]));
                   sent = await withCurrentStates(await withCurrentBase(rows));
                   return call<PushResponse>(
                     socket,
@@ -778,7 +827,17 @@ export function replicateOverSocket<RxDocType>(
                     },
                     // The connection was waited for above.
                     { ...timing, connectWaitMs: 0 },
-                  );
+                  ).catch((error: unknown) => {
+                    // Refused before it went out (not connected): nothing of this attempt is in doubt.
+                    if (error instanceof SyncProblemError && error.problem.code === 'offline') {
+                      for (const [id, states] of noted) {
+                        if (states) sentStates.set(id, states);
+                        else sentStates.delete(id);
+                      }
+                      keepSent();
+                    }
+                    throw error;
+                  });
                 });
               } catch (error) {
                 const trouble = troubleOf(error);
