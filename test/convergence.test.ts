@@ -14,7 +14,7 @@ import {
   type ReplicaSync,
   startReplicaSync,
 } from '../renderer/src/data/database';
-import { changedTask, removedRecord, type TaskChange } from '../renderer/src/data/replica';
+import { changedRow, changedTask, removedRecord, type TaskChange } from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import { type CollectionName, type RowDocument, type TaskDocument, WRITABLE } from '../renderer/src/data/schemas';
 import { startTestApp, type TestApp } from './helpers/app';
@@ -218,27 +218,13 @@ function unseenLosses(
 }
 
 /**
- * Deletes a task or row as the app does (`removedRecord`); false when it was deleted or hidden from
- * the user as it was deleted: nothing was written, and the user was told so.
+ * Writes a record as the app does (`changedTask`, `changedRow`, `removedRecord`); false when it was
+ * deleted or hidden from the user as it was written (a pulled deletion came first): nothing was
+ * written, and the user was told so.
  */
-async function removedAsTheAppRemoves(doc: RxDocument<TaskDocument> | RxDocument<RowDocument>): Promise<boolean> {
+async function writtenAsTheAppWrites<T>(doc: RxDocument<T>, modify: (current: T) => T): Promise<boolean> {
   try {
-    await (doc as RxDocument<{ id: string }>).incrementalModify(removedRecord);
-    return true;
-  } catch (error) {
-    if (error instanceof RecordGoneError) return false;
-    throw error;
-  }
-}
-
-/**
- * Saves `change` to a task as the task page does (`changedTask`); false when the task was deleted
- * or hidden from the user as it was saved (a pulled deletion came first): nothing was written, and
- * the user was told so.
- */
-async function savedAsThePageSaves(doc: RxDocument<TaskDocument>, change: TaskChange): Promise<boolean> {
-  try {
-    await doc.incrementalModify((state) => changedTask(state, change));
+    await doc.incrementalModify(modify);
     return true;
   } catch (error) {
     if (error instanceof RecordGoneError) return false;
@@ -344,7 +330,7 @@ describe('replicas and the office editing the same records at random', { timeout
           edit(id, 'statusId', statusId);
         } else if (what < 0.12) {
           const doc = random.pick(docs);
-          if (await removedAsTheAppRemoves(doc)) edit(doc.primary, '_deleted', true);
+          if (await writtenAsTheAppWrites(doc, removedRecord)) edit(doc.primary, '_deleted', true);
         } else {
           const doc = random.pick(docs);
           const current = doc.toJSON() as TaskDocument;
@@ -368,7 +354,7 @@ describe('replicas and the office editing the same records at random', { timeout
           for (const key of ['title', 'description', 'statusId'] as const) {
             if (change[key] !== undefined && change[key] !== current[key]) edit(doc.primary, key, change[key]);
           }
-          if (!(await savedAsThePageSaves(doc, change))) edits.splice(made);
+          if (!(await writtenAsTheAppWrites(doc, (current) => changedTask(current, change)))) edits.splice(made);
         }
         // The office, over REST, at the same time.
         const id = random.pick(ids);
@@ -451,7 +437,7 @@ describe('replicas and the office editing the same records at random', { timeout
           });
         } else if (what < 0.12) {
           const doc = random.pick(docs);
-          if (await removedAsTheAppRemoves(doc)) {
+          if (await writtenAsTheAppWrites(doc, removedRecord)) {
             edits.push({ by: replica.name, id: doc.primary, path: '_deleted', value: true, round });
           }
         } else if (what < 0.25) {
@@ -467,23 +453,24 @@ describe('replicas and the office editing the same records at random', { timeout
           const doc = random.pick(docs);
           const column = Math.floor(random.next() * 2);
           const value = `${replica.name} ${round}`;
+          // Saved as the row editor saves it: the cell changed, onto the cells the replica holds.
+          const made = edits.length;
           edits.push({ by: replica.name, id: doc.primary, path: `cells.${column}`, value, round });
-          await doc.incrementalModify((state) => {
-            // Deleted meanwhile (a pulled deletion came first): a tombstone carries no cells.
-            if (state._deleted) return state;
-            const cells = [...state.cells];
-            cells[column] = value;
-            return { ...state, cells };
-          });
+          if (!(await writtenAsTheAppWrites(doc, (current) => changedRow(current, { cells: { [column]: value } }))))
+            edits.splice(made);
         }
         const id = random.pick(ids);
         const kind = Math.floor(random.next() * 4);
         const rowPath = `/api/directories/${directory.id}/rows/${id}`;
         const office = officeEdits(edits, id, round);
-        if (kind === 0)
+        if (kind === 0 && random.next() < 0.5)
           await admin.client
             .patch(rowPath, { cells: [`Office ${round}`, `${round}`] })
             .then(office('cells.0', 'cells.1'));
+        else if (kind === 0) {
+          const column = Math.floor(random.next() * 2);
+          await admin.client.patch(rowPath, { cells: { [column]: `Office ${round}` } }).then(office(`cells.${column}`));
+        }
         if (kind === 1)
           await admin.client.patch(`${rowPath}/move`, {
             parentId: random.pick([null, ...ids.filter((other) => other !== id)]),
@@ -555,7 +542,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
             edits.push({ by: replica.name, id: doc.primary, path, value, round });
           const kind = Math.floor(random.next() * 10);
           if (kind === 0) {
-            if (await removedAsTheAppRemoves(doc)) edit('_deleted', true);
+            if (await writtenAsTheAppWrites(doc, removedRecord)) edit('_deleted', true);
           } else {
             const current = doc.toJSON() as TaskDocument;
             const made = edits.length;
@@ -574,7 +561,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
             for (const key of ['title', 'statusId'] as const) {
               if (change[key] !== undefined && change[key] !== current[key]) edit(key, change[key]);
             }
-            if (!(await savedAsThePageSaves(doc, change))) edits.splice(made);
+            if (!(await writtenAsTheAppWrites(doc, (current) => changedTask(current, change)))) edits.splice(made);
           }
         }
         // The office changes who sees what, and edits too.
