@@ -767,6 +767,59 @@ describe('pushes', () => {
     }
   });
 
+  it('whose answer was lost, keep a change taken back meanwhile from the state the server took from the first attempt', async () => {
+    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
+    const server = await heldSyncServer([
+      { id: 'n1', text: 'start', updatedAt: at(1), _deleted: false } as SyncDocument,
+    ]);
+    const { db, notes } = await notesDatabase();
+    const socket = io(server.url, { transports: ['websocket'] });
+    const replicate = () =>
+      replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    let state = replicate();
+    const write = async (text: string) => (await notes.findOne('n1').exec())?.incrementalPatch({ text });
+    const text = async () => (await notes.findOne('n1').exec())?.text;
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // The user changes the note with the app closed to the network; it opens again on line and
+      // sends the change, which the server applies, but the connection drops before its answer.
+      await state.cancel();
+      await write('mine');
+      state = replicate();
+      await server.nextPush();
+      socket.disconnect();
+      // Offline, the user takes the change back: the note holds its recorded server state again.
+      await write('start');
+      // Back on line, the server asks for a pull, which brings the state it took from that attempt
+      // while the push is tried again.
+      server.pullNext([{ id: 'n1', text: 'mine', updatedAt: at(2), _deleted: false } as SyncDocument]);
+      const pulls = server.pulls.count;
+      socket.once('connect', () => server.resync());
+      socket.connect();
+      const retried = await server.nextPush();
+      expect(retried.rows.map((row) => [row.assumedMasterState?.text, row.newDocumentState.text])).toEqual([
+        ['start', 'mine'],
+        ['mine', 'start'],
+      ]);
+      await vi.waitFor(() => expect(server.pulls.count).toBeGreaterThan(pulls), { timeout: 5_000 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await text()).toBe('start');
+      // The server takes the change back, as sent.
+      retried.answer({ conflicts: [], lost: [] });
+      await state.awaitInSync();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The note stays as the user left it, and nothing sends the change again.
+      expect(await text()).toBe('start');
+      expect(server.pushed).toHaveLength(2);
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+
   it('retried again, send every newer state an earlier attempt sent, each against the one before', async () => {
     const server = await heldSyncServer();
     const { db, notes } = await notesDatabase();
@@ -874,7 +927,9 @@ describe('pushes', () => {
       server: 'took a colleague’s text since',
       holds: 'colleague',
       answer: {
-        conflicts: [{ id: 'n1', text: 'colleague', _deleted: false } as SyncDocument],
+        conflicts: [
+          { id: 'n1', text: 'colleague', updatedAt: '2026-01-01T00:00:03.000Z', _deleted: false } as SyncDocument,
+        ],
         lost: [{ id: 'n1', path: 'text', attempted: 'start', kept: 'colleague', reason: 'changed_on_server' }],
       },
       ends: 'colleague',
@@ -882,7 +937,9 @@ describe('pushes', () => {
   ] as { server: string; holds: string; answer: PushResponse; ends: string }[])(
     'left in doubt when the app quits and taken back, send the taking back before a pull is written over it (the server $server)',
     async ({ holds, answer, ends }) => {
-      const before = await heldSyncServer([{ id: 'n1', text: 'start', _deleted: false } as SyncDocument]);
+      const before = await heldSyncServer([
+        { id: 'n1', text: 'start', updatedAt: '2026-01-01T00:00:01.000Z', _deleted: false } as SyncDocument,
+      ]);
       const { db, notes } = await notesDatabase();
       const keepSentStates = deviceKeeping();
       const sync = (url: string) => {
@@ -898,7 +955,9 @@ describe('pushes', () => {
         push.rows.map((row) => [row.assumedMasterState?.text ?? null, row.newDocumentState.text]);
       let current = sync(before.url);
       // The server's state when the app opens again, and what its first pull answers.
-      const after = await heldSyncServer([{ id: 'n1', text: holds, _deleted: false } as SyncDocument]);
+      const after = await heldSyncServer([
+        { id: 'n1', text: holds, updatedAt: '2026-01-01T00:00:02.000Z', _deleted: false } as SyncDocument,
+      ]);
       try {
         await current.state.awaitInitialReplication();
         await write('mine');

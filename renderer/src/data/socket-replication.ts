@@ -652,17 +652,28 @@ export function replicateOverSocket<RxDocType>(
     const ids = [...sentStates.keys()];
     if (ids.length === 0) return;
     const [held, known] = await Promise.all([heldStates(ids), getAssumedMasterState(internal, ids)]);
+    let settled = false;
     const resent = ids.flatMap((id) => {
       const kept = sentStates.get(id);
       const current = held.get(id);
       const recorded = (known as Record<string, { docData: Record<string, unknown> }>)[id]?.docData;
       const last = kept?.states.at(-1);
-      if (!kept || !current || !recorded || !last) return [];
-      const { _attachments, ...server } = recorded;
-      // Changed since (RxDB sends it, the kept states first), or settled by a server state taken since.
-      if (!deepEqual(current, server) || !deepEqual(asKept(server), kept.base)) return [];
+      if (!kept || !current || !last) return [];
+      const server = recorded
+        ? asKept(Object.fromEntries(Object.entries(recorded).filter(([k]) => k !== '_attachments')))
+        : null;
+      // Settled by a server state taken since (a replica written before pulled states waited for
+      // such pushes): not sent again, and pulled states are written again.
+      if (!deepEqual(server, kept.base) && !deepEqual(server, last)) {
+        sentStates.delete(id);
+        settled = true;
+        return [];
+      }
+      // Changed since: RxDB sends it, the kept states first.
+      if (!deepEqual(asKept(current), server)) return [];
       return deepEqual(asKept(current), last) ? [] : [last as unknown as SyncDocument];
     });
+    if (settled) keepSent();
     if (resent.length === 0) return;
     await recordServerStates(resent);
     const docs = await fork.findDocumentsById(resent.map(idOf), true);
@@ -696,7 +707,7 @@ export function replicateOverSocket<RxDocType>(
     // (a task shared with the user again). Once its answer is handed on, it has replaced what it
     // brought newer states of.
     if (pullsUnderWay > 0) return takeSetAsideSoon();
-    const ids = [...setAside.keys()].filter((id) => !pushing.has(id));
+    const ids = [...setAside.keys()].filter((id) => !pushing.has(id) && !sentStates.has(id));
     if (ids.length === 0) return;
     const [held, known] = await Promise.all([heldStates(ids), getAssumedMasterState(internal, ids)]);
     // A pull begun while the states were read: looked at again once it is answered.
@@ -733,10 +744,19 @@ export function replicateOverSocket<RxDocType>(
   const forkWrite = fork.bulkWrite;
   const writeUnlessStale: typeof fork.bulkWrite = async (rows, context) => {
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
-    if (staleBelow.size === 0 || !internal || context !== (await internal.downstreamBulkWriteFlag)) {
+    if (
+      (staleBelow.size === 0 && sentStates.size === 0) ||
+      !internal ||
+      context !== (await internal.downstreamBulkWriteFlag)
+    ) {
       return forkWrite.call(fork, rows, context);
     }
-    const stale = rows.filter((row) => isStale(row.document as unknown as Record<string, unknown>));
+    // Older than a push's outcome, or of a document whose push went out and is not answered: that
+    // answer (the server merges a retry against its state then) is newer than anything pulled now.
+    const stale = rows.filter((row) => {
+      const document = row.document as unknown as Record<string, unknown>;
+      return isStale(document) || sentStates.has(idOf(document));
+    });
     if (stale.length === 0) return forkWrite.call(fork, rows, context);
     const fresh = rows.filter((row) => !stale.includes(row));
     const written = fresh.length > 0 ? await forkWrite.call(fork, fresh, context) : { error: [] };
