@@ -997,6 +997,43 @@ describe('pushes', () => {
     },
   );
 
+  it('left in doubt with the very state the document holds, and made from it, are let go and pulled states taken again', async () => {
+    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
+    const server = await heldSyncServer([
+      { id: 'n1', text: 'start', updatedAt: at(1), _deleted: false } as SyncDocument,
+    ]);
+    const { db, notes } = await notesDatabase();
+    const keepSentStates = deviceKeeping();
+    const socket = io(server.url, { transports: ['websocket'] });
+    const replicate = () =>
+      replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50, keepSentStates });
+    let state = replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      await state.cancel();
+      // The app quit with an attempt in doubt that sent the note as it was (changed and changed
+      // back before it went out): the note holds that state, which is its recorded server state.
+      const [stored] = await notes.storageInstance.findDocumentsById(['n1'], false);
+      const { _meta, _rev, _attachments, ...held } = stored as Record<string, unknown>;
+      keepSentStates.save({ n1: { base: held, states: [held] } });
+      // Opened again, a colleague's change is pulled: it is taken, and nothing is sent.
+      server.pullNext([{ id: 'n1', text: 'colleague', updatedAt: at(2), _deleted: false } as SyncDocument]);
+      state = replicate();
+      await vi.waitFor(async () => expect((await notes.findOne('n1').exec())?.text).toBe('colleague'), {
+        timeout: 5_000,
+      });
+      await state.awaitInSync();
+      expect(server.pushed).toEqual([]);
+      expect(keepSentStates.load()).toEqual({});
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+
   it.each([
     ['RxDB’s memory storage', async () => getRxStorageMemory() as RxStorage<unknown, unknown>],
     [

@@ -662,8 +662,8 @@ export function replicateOverSocket<RxDocType>(
       const server = recorded
         ? asKept(Object.fromEntries(Object.entries(recorded).filter(([k]) => k !== '_attachments')))
         : null;
-      // Settled by a server state taken since (a replica written before pulled states waited for
-      // such pushes): not sent again, and pulled states are written again.
+      // Settled by a server state taken since (kept by a release that wrote pulled states over
+      // such documents): not sent again, and pulled states are written again.
       if (!deepEqual(server, kept.base) && !deepEqual(server, last)) {
         sentStates.delete(id);
         settled = true;
@@ -671,7 +671,16 @@ export function replicateOverSocket<RxDocType>(
       }
       // Changed since: RxDB sends it, the kept states first.
       if (!deepEqual(asKept(current), server)) return [];
-      return deepEqual(asKept(current), last) ? [] : [last as unknown as SyncDocument];
+      // Nothing for RxDB to send: recorded against the last state sent (or, the document being
+      // that state, the one the first attempt was sent against), it is sent after the attempts.
+      const against = !deepEqual(asKept(current), last) ? last : kept.base;
+      if (against === null || deepEqual(asKept(current), against)) {
+        // Every attempt sent this very state, made from it: nothing is in doubt.
+        sentStates.delete(id);
+        settled = true;
+        return [];
+      }
+      return [against as unknown as SyncDocument];
     });
     if (settled) keepSent();
     if (resent.length === 0) return;
