@@ -481,38 +481,52 @@ describe('pushes answered by the server', () => {
     }
   });
 
-  it('answered with a record gone take its tombstone only once no pull is under way: the state that pull brings stays', async () => {
-    const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const replica = await notesOn(server);
-    const { notes } = replica;
-    const state = replica.replicate();
-    const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
-    try {
-      await state.awaitInitialReplication();
-      await state.awaitInSync();
-      // The user changes the note and, as the push goes, takes the change back; the server answers
-      // that the note is no longer shared with them.
-      const doc = await notes.findOne('n1').exec(true);
-      await doc.incrementalPatch({ text: 'mine' });
-      const push = await server.nextPush();
-      await doc.incrementalPatch({ text: 'start' });
-      // Right then the server asks for a pull, which it answers once the note is shared again.
-      const pulled = server.holdNextPull();
-      push.answer({ conflicts: [{ id: 'n1', _deleted: true }], lost: [] });
-      server.resync();
-      const answerPull = await pulled;
-      // Long enough for the tombstone set aside by the answer to be taken, were it taken now.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      answerPull([note('n1', 'shared again', 2)]);
-      await vi.waitFor(async () => expect((await n1())?.updatedAt).toBe(at(2)), { timeout: 5_000 });
-      await state.awaitInSync();
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      // The tombstone, older than the pulled state, was not written after it.
-      expect(await n1()).toMatchObject({ text: 'shared again', _deleted: false });
-    } finally {
-      await replica.close();
-    }
-  });
+  it.each([
+    ['answered', false],
+    ['failed as the connection dropped, and tried again', true],
+  ])(
+    'answered with a record gone take its tombstone only once no pull is under way (one %s): the state that pull brings stays',
+    async (_how, drops) => {
+      const server = await heldSyncServer([note('n1', 'start', 1)]);
+      const replica = await notesOn(server);
+      const { notes, socket } = replica;
+      const state = replica.replicate();
+      const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
+      try {
+        await state.awaitInitialReplication();
+        await state.awaitInSync();
+        // The user changes the note and, as the push goes, takes the change back; the server answers
+        // that the note is no longer shared with them.
+        const doc = await notes.findOne('n1').exec(true);
+        await doc.incrementalPatch({ text: 'mine' });
+        const push = await server.nextPush();
+        await doc.incrementalPatch({ text: 'start' });
+        // Right then the server asks for a pull, which it answers once the note is shared again.
+        const pulled = server.holdNextPull();
+        push.answer({ conflicts: [{ id: 'n1', _deleted: true }], lost: [] });
+        server.resync();
+        let answerPull = await pulled;
+        if (drops) {
+          // The connection drops under the pull: RxDB waits and tries it again, off line for a while.
+          socket.disconnect();
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const again = server.holdNextPull();
+          socket.connect();
+          answerPull = await again;
+        }
+        // Long enough for the tombstone set aside by the answer to be taken, were it taken now.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        answerPull([note('n1', 'shared again', 2)]);
+        await vi.waitFor(async () => expect((await n1())?.updatedAt).toBe(at(2)), { timeout: 5_000 });
+        await state.awaitInSync();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        // The tombstone, older than the pulled state, was not written after it.
+        expect(await n1()).toMatchObject({ text: 'shared again', _deleted: false });
+      } finally {
+        await replica.close();
+      }
+    },
+  );
 
   it('are not undone by a stream message read before them, whose other documents still arrive', async () => {
     const server = await heldSyncServer();

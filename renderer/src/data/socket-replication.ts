@@ -221,8 +221,6 @@ export function replicateOverSocket<RxDocType>(
   const stream$ = new Subject<RxReplicationPullStreamItem<RxDocType, SyncCheckpoint>>();
   /** Pulls of this collection under way (a RESYNC's pages). */
   let pulling = 0;
-  /** Pulls whose answer is not yet handed to RxDB (`pulling`, and then until their answer is taken). */
-  let pullsUnderWay = 0;
   /** Documents of pushes under way, with how many pushes carry each. */
   const pushing = new Map<string, number>();
   /**
@@ -713,14 +711,16 @@ export function replicateOverSocket<RxDocType>(
     if (internal.events.active.up.getValue()) return takeSetAsideSoon();
     // A pull under way brings states at least as new, which RxDB writes before anything handed to
     // it now: a set-aside tombstone taken then was written over the visible state the pull brought
-    // (a task shared with the user again). Once its answer is handed on, it has replaced what it
-    // brought newer states of.
-    if (pullsUnderWay > 0) return takeSetAsideSoon();
+    // (a task shared with the user again). Once RxDB has written its answer, the pull has replaced
+    // what it brought newer states of. RxDB's downstream stays busy while it waits to try a failed
+    // pull again, which a tombstone taken in that wait was written after too.
+    const pullUnderWay = () => internal.events.active.down.getValue();
+    if (pullUnderWay()) return takeSetAsideSoon();
     const ids = [...setAside.keys()].filter((id) => !pushing.has(id) && !sentStates.has(id));
     if (ids.length === 0) return;
     const [held, known] = await Promise.all([heldStates(ids), getAssumedMasterState(internal, ids)]);
     // A pull begun while the states were read: looked at again once it is answered.
-    if (pullsUnderWay > 0) return takeSetAsideSoon();
+    if (pullUnderWay()) return takeSetAsideSoon();
     const taken: SyncDocument[] = [];
     for (const id of ids) {
       const pulled = setAside.get(id);
@@ -803,28 +803,23 @@ export function replicateOverSocket<RxDocType>(
       stream$: stream$.asObservable(),
       async handler(checkpoint, batchSize) {
         pulling += 1;
-        pullsUnderWay += 1;
+        let batch: Awaited<ReturnType<typeof pullBatch>>;
         try {
-          let batch: Awaited<ReturnType<typeof pullBatch>>;
-          try {
-            await prepared();
-            batch = await pullBatch(checkpoint ?? null, batchSize);
-            noteReceived(batch.documents);
-            options.onSyncProblem?.('receive', undefined);
-          } catch (error) {
-            const trouble = troubleOf(error);
-            if (trouble) options.onSyncProblem?.('receive', trouble);
-            throw error;
-          } finally {
-            // Answered: a stream message arriving from now on was read after the pull, and is newer.
-            pulling -= 1;
-          }
-          await answersTaken();
-          if (changedHere.size > 0) setAsideIfChangedHere(batch.documents);
-          return batch;
+          await prepared();
+          batch = await pullBatch(checkpoint ?? null, batchSize);
+          noteReceived(batch.documents);
+          options.onSyncProblem?.('receive', undefined);
+        } catch (error) {
+          const trouble = troubleOf(error);
+          if (trouble) options.onSyncProblem?.('receive', trouble);
+          throw error;
         } finally {
-          pullsUnderWay -= 1;
+          // Answered: a stream message arriving from now on was read after the pull, and is newer.
+          pulling -= 1;
         }
+        await answersTaken();
+        if (changedHere.size > 0) setAsideIfChangedHere(batch.documents);
+        return batch;
       },
     },
     push:
