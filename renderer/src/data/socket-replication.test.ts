@@ -144,6 +144,11 @@ async function heldSyncServer(pulled: SyncDocument[] = []) {
   };
 }
 
+/** A server state of a note, versioned by the second it was written at. */
+const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
+const note = (id: string, text: string, second: number) =>
+  ({ id, text, updatedAt: at(second), _deleted: false }) as SyncDocument;
+
 async function notesDatabase(storage: RxStorage<unknown, unknown> = getRxStorageMemory()) {
   const db = await createRxDatabase({
     name: `held-${Date.now()}-${Math.random().toString(36).slice(2)}`,
@@ -358,10 +363,6 @@ describe('stream messages during a push', () => {
 });
 
 describe('pushes answered by the server', () => {
-  const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
-  const note = (id: string, text: string, second: number) =>
-    ({ id, text, updatedAt: at(second), _deleted: false }) as SyncDocument;
-
   it('are not undone by a state received before them that the replica writes after their answer', async () => {
     const server = await heldSyncServer([note('n0', 'zero', 1), note('n1', 'start', 1)]);
     const stream = (document: SyncDocument) =>
@@ -782,10 +783,7 @@ describe('pushes', () => {
   });
 
   it('whose answer was lost, keep a change taken back meanwhile from the state the server took from the first attempt', async () => {
-    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
-    const server = await heldSyncServer([
-      { id: 'n1', text: 'start', updatedAt: at(1), _deleted: false } as SyncDocument,
-    ]);
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
     const { db, notes } = await notesDatabase();
     const socket = io(server.url, { transports: ['websocket'] });
     const replicate = () =>
@@ -807,7 +805,7 @@ describe('pushes', () => {
       await write('start');
       // Back on line, the server asks for a pull, which brings the state it took from that attempt
       // while the push is tried again.
-      server.pullNext([{ id: 'n1', text: 'mine', updatedAt: at(2), _deleted: false } as SyncDocument]);
+      server.pullNext([note('n1', 'mine', 2)]);
       const pulls = server.pulls.count;
       socket.once('connect', () => server.resync());
       socket.connect();
@@ -941,9 +939,7 @@ describe('pushes', () => {
       server: 'took a colleague’s text since',
       holds: 'colleague',
       answer: {
-        conflicts: [
-          { id: 'n1', text: 'colleague', updatedAt: '2026-01-01T00:00:03.000Z', _deleted: false } as SyncDocument,
-        ],
+        conflicts: [note('n1', 'colleague', 3)],
         lost: [{ id: 'n1', path: 'text', attempted: 'start', kept: 'colleague', reason: 'changed_on_server' }],
       },
       ends: 'colleague',
@@ -951,9 +947,7 @@ describe('pushes', () => {
   ] as { server: string; holds: string; answer: PushResponse; ends: string }[])(
     'left in doubt when the app quits and taken back, send the taking back before a pull is written over it (the server $server)',
     async ({ holds, answer, ends }) => {
-      const before = await heldSyncServer([
-        { id: 'n1', text: 'start', updatedAt: '2026-01-01T00:00:01.000Z', _deleted: false } as SyncDocument,
-      ]);
+      const before = await heldSyncServer([note('n1', 'start', 1)]);
       const { db, notes } = await notesDatabase();
       const keepSentStates = deviceKeeping();
       const sync = (url: string) => {
@@ -969,9 +963,7 @@ describe('pushes', () => {
         push.rows.map((row) => [row.assumedMasterState?.text ?? null, row.newDocumentState.text]);
       let current = sync(before.url);
       // The server's state when the app opens again, and what its first pull answers.
-      const after = await heldSyncServer([
-        { id: 'n1', text: holds, updatedAt: '2026-01-01T00:00:02.000Z', _deleted: false } as SyncDocument,
-      ]);
+      const after = await heldSyncServer([note('n1', holds, 2)]);
       try {
         await current.state.awaitInitialReplication();
         await write('mine');
@@ -1012,10 +1004,7 @@ describe('pushes', () => {
   );
 
   it('left in doubt with the very state the document holds, and made from it, are let go and pulled states taken again', async () => {
-    const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
-    const server = await heldSyncServer([
-      { id: 'n1', text: 'start', updatedAt: at(1), _deleted: false } as SyncDocument,
-    ]);
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
     const { db, notes } = await notesDatabase();
     const keepSentStates = deviceKeeping();
     const socket = io(server.url, { transports: ['websocket'] });
@@ -1032,7 +1021,7 @@ describe('pushes', () => {
       const { _meta, _rev, _attachments, ...held } = stored as Record<string, unknown>;
       keepSentStates.save({ n1: { base: held, states: [held] } });
       // Opened again, a colleague's change is pulled: it is taken, and nothing is sent.
-      server.pullNext([{ id: 'n1', text: 'colleague', updatedAt: at(2), _deleted: false } as SyncDocument]);
+      server.pullNext([note('n1', 'colleague', 2)]);
       state = replicate();
       await vi.waitFor(async () => expect((await notes.findOne('n1').exec())?.text).toBe('colleague'), {
         timeout: 5_000,
