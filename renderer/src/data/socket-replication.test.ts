@@ -173,7 +173,8 @@ async function notesDatabase(storage: RxStorage<unknown, unknown> = getRxStorage
 
 /**
  * A notes replica connected to `server`: `replicate()` starts its replication (again, as an app
- * opened again does), `close()` ends the replication, the socket, the database and the server.
+ * opened again does), `stored(id)` reads a note as stored, deleted or not, `close()` ends the
+ * replication, the socket, the database and the server.
  */
 async function notesOn(server: { url: string; close(): Promise<unknown> }, storage?: RxStorage<unknown, unknown>) {
   const { db, notes } = await notesDatabase(storage);
@@ -182,6 +183,7 @@ async function notesOn(server: { url: string; close(): Promise<unknown> }, stora
   return {
     notes,
     socket,
+    stored: async (id: string) => (await notes.storageInstance.findDocumentsById([id], true))[0],
     replicate() {
       state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
       return state;
@@ -440,7 +442,7 @@ describe('pushes answered by the server', () => {
     const replica = await notesOn(server);
     const { notes, socket } = replica;
     let state = replica.replicate();
-    const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
+    const n1 = () => replica.stored('n1');
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
@@ -492,7 +494,7 @@ describe('pushes answered by the server', () => {
       const replica = await notesOn(server);
       const { notes, socket } = replica;
       const state = replica.replicate();
-      const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
+      const n1 = () => replica.stored('n1');
       try {
         await state.awaitInitialReplication();
         await state.awaitInSync();
