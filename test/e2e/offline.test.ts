@@ -940,7 +940,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const next = await context.newPage();
     await next.goto(`${suite.t.url}/sign-in`);
     await expect.poll(() => sessionAnswers(accessToken), { timeout: 15_000 }).toBe('401 logout');
-    expect(await next.evaluate(() => localStorage.getItem('orbita.revocations'))).toBeNull();
+    // The page forgets the sign-out once it has the server's answer, which may come a moment after
+    // the server ended the session.
+    await expect
+      .poll(() => next.evaluate(() => localStorage.getItem('orbita.revocations')), { timeout: 15_000 })
+      .toBeNull();
     await context.close();
   });
 
