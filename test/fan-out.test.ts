@@ -7,7 +7,7 @@ import { createLogger } from '../server/src/platform/logging';
 import { startTestApp, type TestApp, testConfig } from './helpers/app';
 import { testEngine } from './helpers/database';
 import { createForm, createOrg, createTask, type Member } from './helpers/factories';
-import { deadPort } from './helpers/network';
+import { deadPort, silentServer } from './helpers/network';
 import { connectSync } from './helpers/sync-client';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -158,6 +158,26 @@ describe.skipIf(!available)('server instances sharing Redis', () => {
       await retitledAndStreamed({ replicaOn: alone.url, answeredBy: alone.url, title: 'After, alone' });
     } finally {
       await alone.close();
+    }
+  });
+
+  it('close cleanly while Redis takes the connection and never answers: nothing they were waiting on is left failing', async () => {
+    const hanging = await silentServer();
+    const failures: unknown[] = [];
+    const onRejection = (reason: unknown) => failures.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const stuck = await instance(`redis://127.0.0.1:${hanging.port}`, `orbita-test-${randomUUID()}`);
+      // Connected but never ready: the subscriptions wait in the client's queue.
+      expect(await health(stuck.url)).toMatchObject({ status: 'ok', redis: { status: 'down' } });
+      await stuck.close();
+      // The connections end once Redis lets them go.
+      await hanging.close();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(failures.map(String)).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      await hanging.close();
     }
   });
 });

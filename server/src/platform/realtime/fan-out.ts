@@ -1,5 +1,5 @@
 import { createAdapter } from '@socket.io/redis-adapter';
-import { Redis } from 'ioredis';
+import { type Command, Redis } from 'ioredis';
 import type { Server as SocketServer } from 'socket.io';
 import type { Logger } from '../logging';
 
@@ -15,6 +15,19 @@ export interface FanOut {
 }
 
 /**
+ * A Redis client whose commands, given up when it closes, fail only for whoever awaits them: the
+ * adapter sends its subscriptions and publications without awaiting them, and those queued while
+ * Redis does not answer would otherwise be unhandled rejections at close.
+ */
+class AdapterRedis extends Redis {
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    const sent = super.sendCommand(command, stream);
+    if (sent instanceof Promise) sent.catch(() => undefined);
+    return sent;
+  }
+}
+
+/**
  * Connects Socket.IO to Redis (`@socket.io/redis-adapter`): rooms and broadcasts span every
  * instance, and `announce` reaches the others through it. Redis going away never stops this
  * instance: announcements are dropped meanwhile (the others still poll), and the clients
@@ -25,8 +38,8 @@ export function attachRedisFanOut(io: SocketServer, options: { url: string; pref
   // Commands wait for the connection however long it takes (the adapter subscribes at start, and
   // a command given up would be an unhandled rejection inside it); announcements are only made
   // while connected (see `announce`), so nothing piles up meanwhile.
-  const pub = new Redis(options.url, { maxRetriesPerRequest: null });
-  const sub = pub.duplicate();
+  const pub = new AdapterRedis(options.url, { maxRetriesPerRequest: null });
+  const sub = new AdapterRedis(options.url, { maxRetriesPerRequest: null });
   let down = false;
   for (const client of [pub, sub]) {
     client.on('error', (error: Error) => {
