@@ -782,6 +782,44 @@ describe('push', () => {
     expect((await admin.client.get(`/api/tasks/${hiddenFirst.id}`)).status).toBe(200);
   });
 
+  it('answers a push on the view the user has when it is applied: a task hidden while the push waited its turn comes back as a tombstone', async (context) => {
+    if (testEngine() !== 'postgres') context.skip('needs a second connection: a PostgreSQL server');
+    const boris = await createMember(t, admin, { name: 'Boris' });
+    const role = (await admin.client.post('/api/roles', { name: `Watch ${randomUUID()}`, memberIds: [boris.userId] }))
+      .body;
+    const restricted = await createForm(admin, { visibleRoleIds: [role.id] });
+    const task = await createTask(admin, restricted.id, { title: 'Gate log' });
+    const client = await replica(boris);
+    const pulled = await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id));
+    const base = pulled.documents.findLast((d) => d.id === task.id) as SyncDocument;
+    const holder = new pg.Client({ connectionString: t.database.url });
+    await holder.connect();
+    try {
+      // A pull that waits on a lock holds the connection's turn; the push comes after it.
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE task_assignees IN ACCESS EXCLUSIVE MODE');
+      const pull = client.pull('tasks', pulled.checkpoint);
+      // Sent again as it was (a state in doubt after a restart, say): nothing on the server changes.
+      const push = client.push('tasks', [{ assumedMasterState: base, newDocumentState: base }]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Meanwhile Boris leaves the role that shared the task.
+      expect((await admin.client.put(`/api/roles/${role.id}/members`, { userIds: [] })).status).toBe(200);
+      await holder.query('COMMIT');
+      const pullAnswer = await pull;
+      if (!pullAnswer.ok) throw new Error(JSON.stringify(pullAnswer.problem));
+      expect(pullAnswer.data.documents.findLast((d: SyncDocument) => d.id === task.id)).toEqual({
+        id: task.id,
+        _deleted: true,
+      });
+      // The push's answer comes after that pull's: it must not show the task again.
+      const pushAnswer = await push;
+      if (!pushAnswer.ok) throw new Error(JSON.stringify(pushAnswer.problem));
+      expect(pushAnswer.data).toEqual({ conflicts: [{ id: task.id, _deleted: true }], lost: [] });
+    } finally {
+      await holder.end();
+    }
+  });
+
   it('reports a deletion by someone it is not theirs to make (an assignee of a form not open to them) as refused', async () => {
     const boris = await createMember(t, admin, { name: 'Boris' });
     const role = (await admin.client.post('/api/roles', { name: `Day ${randomUUID()}` })).body;

@@ -275,14 +275,16 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
         checkpoint: nextCheckpoint(rows, checkpoint),
       };
     },
-    async push(auth, rows): Promise<PushResponse> {
+    async push(auth, rows, asCaller): Promise<PushResponse> {
       const lost: LostEdit[] = [];
       const conflicts: SyncDocument[] = [];
-      // The server's copy of a task as its replicas hold it (a tombstone when gone or hidden).
+      // The server's copy of a task as the caller's replicas hold it now (a tombstone when gone or hidden).
       const masterOf = (id: string) =>
-        tasks.getTask(deps, auth, id).then(
-          (task) => ({ ...task, _deleted: false }) as SyncDocument,
-          () => tombstone(id),
+        asCaller((view) =>
+          tasks.getTask(deps, view, id).then(
+            (task) => ({ ...task, _deleted: false }) as SyncDocument,
+            () => tombstone(id),
+          ),
         );
       for (const row of rows) {
         if (!z.uuid().safeParse(row.newDocumentState.id).success) {

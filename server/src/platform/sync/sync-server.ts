@@ -236,7 +236,6 @@ export function attachSync(
       try {
         const request = parse(PushRequest, payload);
         const source = sourceOf(request.collection);
-        const auth = await caller(socket);
         if (!source.push) {
           throw Problem.of(
             'forbidden',
@@ -248,7 +247,15 @@ export function attachSync(
         const result = await serially(socket, async () => {
           // A page read before this push must not be answered after it.
           socket.data.ahead.clear();
-          const answer = await push(auth, rows);
+          // The caller as they are at the push's turn: a pull answered before it may have been
+          // decided on a view that changed since the push arrived.
+          let view = await caller(socket);
+          const asCaller = async <T>(read: (auth: AuthContext) => Promise<T>) => {
+            const done = await pullAsCaller(socket, read, view);
+            view = done.auth;
+            return done.result;
+          };
+          const answer = await push(view, rows, asCaller);
           const conflicted = new Set(answer.conflicts.map((doc) => String(doc[source.primaryKey ?? 'id'])));
           for (const row of rows) {
             const key = `${request.collection}:${String(row.newDocumentState[source.primaryKey ?? 'id'])}`;

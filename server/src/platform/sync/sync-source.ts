@@ -129,12 +129,21 @@ export interface SyncSource {
   primaryKey?: string;
   /** Changes after `checkpoint` that the caller may see, in commit order; others' become tombstones. */
   pull(db: Queryable, auth: AuthContext, checkpoint: SyncCheckpoint | null, limit: number): Promise<PullResponse>;
-  /** Applies rows written on a replica through the module's services. Absent: read-only. */
+  /**
+   * Applies rows written on a replica through the module's services. Absent: read-only. What a
+   * record is on the server for the caller (the answer's conflicts) is read through `asCaller`:
+   * on their view as it stands after the read, like a pull, so the answer is never older than a
+   * pull answered before it.
+   */
   push?(
     auth: AuthContext,
     rows: { assumedMasterState: SyncDocument | null; newDocumentState: SyncDocument }[],
+    asCaller: AsCaller,
   ): Promise<PushResponse>;
 }
+
+/** Reads as the caller on their view as it stands once the read is done (read again when it changed meanwhile). */
+export type AsCaller = <T>(read: (auth: AuthContext) => Promise<T>) => Promise<T>;
 
 /**
  * The commit-order condition of a pull, for a table aliased `alias` with `sync_xid`/`sync_seq`:
