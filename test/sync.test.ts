@@ -789,22 +789,34 @@ describe('push', () => {
       .body;
     const restricted = await createForm(admin, { visibleRoleIds: [role.id] });
     const task = await createTask(admin, restricted.id, { title: 'Gate log' });
+    const directory = await newDirectory('Gates', [{ name: 'Name' }]);
+    const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['Gate 1'] })).body;
     const client = await replica(boris);
-    const pulled = await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id));
-    const base = pulled.documents.findLast((d) => d.id === task.id) as SyncDocument;
+    const tasks = await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id));
+    const base = tasks.documents.findLast((d) => d.id === task.id) as SyncDocument;
+    const rows = await client.pullUntil('directory_rows', (docs) => ids(docs).includes(row.id));
+    const rowBase = rows.documents.findLast((d) => d.id === row.id) as SyncDocument;
     const holder = new pg.Client({ connectionString: t.database.url });
     await holder.connect();
     try {
-      // A pull that waits on a lock holds the connection's turn; the push comes after it.
+      // Should the test stop half-way, the row's lock goes with the session.
+      await holder.query("SET idle_in_transaction_session_timeout = '20s'");
       await holder.query('BEGIN');
-      await holder.query('LOCK TABLE task_assignees IN ACCESS EXCLUSIVE MODE');
-      const pull = client.pull('tasks', pulled.checkpoint);
+      await holder.query('SELECT 1 FROM directory_rows WHERE id = $1 FOR UPDATE', [row.id]);
+      // A push of that row waits for the lock, holding the connection's turn; the pull and the
+      // task's push queue behind it.
+      const rowPush = client.push('directory_rows', [
+        { assumedMasterState: rowBase, newDocumentState: { ...rowBase, cells: ['Gate 1, north'] } },
+      ]);
+      const pull = client.pull('tasks', tasks.checkpoint);
+      await new Promise((resolve) => setTimeout(resolve, 100));
       // Sent again as it was (a state in doubt after a restart, say): nothing on the server changes.
       const push = client.push('tasks', [{ assumedMasterState: base, newDocumentState: base }]);
       await new Promise((resolve) => setTimeout(resolve, 200));
       // Meanwhile Boris leaves the role that shared the task.
       expect((await admin.client.put(`/api/roles/${role.id}/members`, { userIds: [] })).status).toBe(200);
       await holder.query('COMMIT');
+      expect((await rowPush).ok).toBe(true);
       const pullAnswer = await pull;
       if (!pullAnswer.ok) throw new Error(JSON.stringify(pullAnswer.problem));
       expect(pullAnswer.data.documents.findLast((d: SyncDocument) => d.id === task.id)).toEqual({
