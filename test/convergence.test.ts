@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LostEdit } from '@shared/sync';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import type { RxDocument } from 'rxdb';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -17,6 +18,7 @@ import {
 import { changedRow, changedTask, removedRecord, type TaskChange } from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import { type CollectionName, type RowDocument, type TaskDocument, WRITABLE } from '../renderer/src/data/schemas';
+import { browserReplicaStorage } from '../renderer/src/data/storage';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
 import { deviceKeeping } from './helpers/sync-client';
@@ -28,6 +30,10 @@ import { deviceKeeping } from './helpers/sync-client';
  * come from its seed, the timing of the replication does not. Whatever the interleaving, each
  * replica ends holding what the server shows its user, and an edit that nobody else made a
  * competing change to is on the server or reported.
+ *
+ * More runs: `CONVERGENCE_SEEDS=1000-1099` (or `5,17,40`) runs those seeds in every test, and
+ * `CONVERGENCE_STORAGE=browser` keeps the replicas in the browser build's storage (RxDB's
+ * IndexedDB storage, on an in-memory IndexedDB) instead of the desktop's SQLite.
  */
 
 interface Replica {
@@ -67,6 +73,28 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** The seeds to run: those of `CONVERGENCE_SEEDS` (`a-b` ranges and single seeds, comma-separated), else `seeds`. */
+function seedsOr(seeds: number[]): number[] {
+  const asked = process.env.CONVERGENCE_SEEDS?.trim();
+  if (!asked) return seeds;
+  return asked.split(',').flatMap((part) => {
+    const [from, to] = part.split('-').map((bound) => Number.parseInt(bound, 10));
+    if (from === undefined || Number.isNaN(from) || (to !== undefined && Number.isNaN(to)))
+      throw new Error(`CONVERGENCE_SEEDS: "${part}" is neither a seed nor a range of seeds (a-b)`);
+    return Array.from({ length: to === undefined ? 1 : to - from + 1 }, (_, i) => from + i);
+  });
+}
+
+/** The browser build's IndexedDB, one per run, kept across restarts of the app as a browser keeps it. */
+const browserDatabases = new IDBFactory();
+
+/** Where the replicas keep their data: the desktop's SQLite files, or the browser build's IndexedDB. */
+function storage() {
+  if (process.env.CONVERGENCE_STORAGE === 'browser')
+    return browserReplicaStorage({ indexedDB: browserDatabases, IDBKeyRange });
+  return replicaStorage(dir);
+}
+
 /** A pseudo-random sequence in [0, 1) from `seed` (a linear congruential generator). */
 function randomFrom(seed: number) {
   let state = seed;
@@ -90,7 +118,7 @@ async function openReplicas(
     devices.map(async ([device, member]) => {
       const db = await createOrbitaDatabase({
         name: `${name}-${device}`,
-        storage: replicaStorage(dir) as never,
+        storage: storage() as never,
         collections,
       });
       const socket = io(`${t.url}/sync`, { auth: { token: member.client.accessToken }, transports: ['websocket'] });
@@ -122,7 +150,7 @@ async function restart(replica: Replica, name: string, collections: CollectionNa
   await replica.db.close();
   replica.db = await createOrbitaDatabase({
     name: `${name}-${replica.name}`,
-    storage: replicaStorage(dir) as never,
+    storage: storage() as never,
     collections,
   });
   replica.socket = io(`${t.url}/sync`, {
@@ -287,7 +315,7 @@ function taskValue(task: TaskDocument | undefined, path: string): unknown {
 }
 
 describe('replicas and the office editing the same records at random', { timeout: 120_000 }, () => {
-  it.each([1, 2, 3])('end with the server’s tasks, nothing lost unseen (seed %i)', async (seed) => {
+  it.each(seedsOr([1, 2, 3]))('end with the server’s tasks, nothing lost unseen (seed %i)', async (seed) => {
     const random = randomFrom(seed);
     const form = await createForm(admin, {
       fields: [
@@ -392,7 +420,7 @@ describe('replicas and the office editing the same records at random', { timeout
     }
   });
 
-  it.each([1, 2])('end with the server’s directory rows, nothing lost unseen (seed %i)', async (seed) => {
+  it.each(seedsOr([1, 2]))('end with the server’s directory rows, nothing lost unseen (seed %i)', async (seed) => {
     const random = randomFrom(seed);
     const directory = (
       await admin.client.post('/api/directories', {
@@ -414,7 +442,9 @@ describe('replicas and the office editing the same records at random', { timeout
     try {
       await vi.waitFor(async () => {
         for (const replica of replicas)
-          expect(await replica.db.directory_rows.count({ selector: { directoryId: directory.id } }).exec()).toBe(8);
+          expect(await replica.db.directory_rows.find({ selector: { directoryId: directory.id } }).exec()).toHaveLength(
+            8,
+          );
       });
       for (let round = 1; round <= 40; round++) {
         toggleNetwork(replicas, random);
@@ -508,7 +538,7 @@ describe('replicas and the office editing the same records at random', { timeout
 });
 
 describe('replicas of members whose view of the tasks changes while they edit them', { timeout: 120_000 }, () => {
-  it.each([1, 2, 3])('hold exactly what each member may see, nothing lost unseen (seed %i)', async (seed) => {
+  it.each(seedsOr([1, 2, 3]))('hold exactly what each member may see, nothing lost unseen (seed %i)', async (seed) => {
     const random = randomFrom(seed);
     const bob = await createMember(t, admin, { name: `Bob ${seed}` });
     const role = (
