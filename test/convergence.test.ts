@@ -25,8 +25,8 @@ import { deviceKeeping } from './helpers/sync-client';
 
 /**
  * Randomized runs of replicas and the office editing the same tasks and rows, the replicas going
- * off and on line at random: two of one user, and two of members whose view of the tasks the
- * office changes meanwhile (their app quitting and opening again now and then). Each run's choices
+ * off and on line at random, their app quitting and opening again now and then: two of one user,
+ * and two of members whose view of the tasks the office changes meanwhile. Each run's choices
  * come from its seed, the timing of the replication does not. Whatever the interleaving, each
  * replica ends holding what the server shows its user, and an edit that nobody else made a
  * competing change to is on the server or reported.
@@ -333,6 +333,8 @@ describe('replicas and the office editing the same records at random', { timeout
     try {
       for (let round = 1; round <= 40; round++) {
         toggleNetwork(replicas, random);
+        // Now and then the app quits and is opened again, whatever was under way.
+        if (random.next() < 0.1) await restart(random.pick(replicas), `tasks-${seed}`, ['tasks', 'users']);
         const replica = random.pick(replicas);
         const docs = await tasksOfForm(replica, form.id);
         const edit = (id: string, path: string, value: unknown) =>
@@ -448,6 +450,8 @@ describe('replicas and the office editing the same records at random', { timeout
       });
       for (let round = 1; round <= 40; round++) {
         toggleNetwork(replicas, random);
+        if (random.next() < 0.1)
+          await restart(random.pick(replicas), `rows-${seed}`, ['directories', 'directory_rows']);
         const replica = random.pick(replicas);
         const docs = (await replica.db.directory_rows
           .find({ selector: { directoryId: directory.id } })
