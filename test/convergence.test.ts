@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LostEdit } from '@shared/sync';
@@ -34,6 +34,7 @@ import { deviceKeeping } from './helpers/sync-client';
  * More runs: `CONVERGENCE_SEEDS=1000-1099` (or `5,17,40`) runs those seeds in every test, and
  * `CONVERGENCE_STORAGE=browser` keeps the replicas in the browser build's storage (RxDB's
  * IndexedDB storage, on an in-memory IndexedDB) instead of the desktop's SQLite.
+ * `CONVERGENCE_TRACE=<directory>` writes there the trace of a run that fails.
  */
 
 interface Replica {
@@ -67,6 +68,14 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'orbita-convergence-'));
   admin = await createOrg(t);
   alice = await createMember(t, admin, { name: 'Alice' });
+  // The office's changes in the trace (reads of what members see are left out).
+  const request = admin.client.request.bind(admin.client);
+  admin.client.request = async (method, url, body, headers) => {
+    if (method !== 'GET') traced('office', `${method} ${url}`, body);
+    const response = await request(method, url, body, headers);
+    if (method !== 'GET') traced('office', `answered ${method} ${url}`, response.status);
+    return response;
+  };
 });
 afterAll(async () => {
   await t.close();
@@ -105,9 +114,93 @@ function randomFrom(seed: number) {
   return { next, pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T };
 }
 
+/**
+ * What a run did, kept when `CONVERGENCE_TRACE` names a directory: each replica's sync messages
+ * and answers, its writes, and the edits; a failing run's is written there as
+ * `convergence-<run>-<seed>.json` (times in ms since the run began).
+ */
+const traceDir = process.env.CONVERGENCE_TRACE;
+let trace: { at: number; who: string; what: string; data?: unknown }[] = [];
+let traceStart = 0;
+
+function traced(who: string, what: string, data?: unknown): void {
+  if (!traceDir) return;
+  // Copied now: the replication changes some of the objects it sends afterwards.
+  trace.push({ at: Math.round(performance.now() - traceStart), who, what, data: structuredClone(data) });
+}
+
+/** Runs a randomized run, writing its trace with `edits` when it fails (see `CONVERGENCE_TRACE`). */
+async function tracedRun(run: string, seed: number, edits: Edit[], body: () => Promise<void>): Promise<void> {
+  trace = [];
+  traceStart = performance.now();
+  try {
+    await body();
+  } catch (error) {
+    if (traceDir) {
+      const file = path.join(traceDir, `convergence-${run}-${seed}.json`);
+      await writeFile(file, JSON.stringify({ edits, trace }, null, 1));
+      console.error(`[convergence] ${run} seed ${seed} failed: its trace is in ${file}`);
+    }
+    throw error;
+  } finally {
+    trace = [];
+  }
+}
+
+/** The replica's sync messages and writes in the trace, as `who`. */
+function watched(replica: Pick<Replica, 'name' | 'db' | 'socket'>): void {
+  if (!traceDir) return;
+  const { name: who, db, socket } = replica;
+  const timeout = socket.timeout.bind(socket);
+  socket.timeout = ((ms: number) => {
+    const operator = timeout(ms);
+    const emitWithAck = operator.emitWithAck.bind(operator);
+    operator.emitWithAck = (async (event: string, payload: unknown) => {
+      traced(who, `send ${event}`, payload);
+      try {
+        const answer = await emitWithAck(event as never, payload as never);
+        traced(who, `answer ${event}`, answer);
+        return answer;
+      } catch (error) {
+        traced(who, `no answer ${event}`, String(error));
+        throw error;
+      }
+    }) as typeof operator.emitWithAck;
+    return operator;
+  }) as typeof socket.timeout;
+  socket.onAny((event: string, payload: unknown) => traced(who, `got ${event}`, payload));
+  socket.on('connect', () => traced(who, 'connected'));
+  socket.on('disconnect', (reason) => traced(who, 'disconnected', reason));
+  db.$.subscribe((event) =>
+    traced(who, `write ${event.collectionName}`, { operation: event.operation, document: event.documentData }),
+  );
+}
+
+/** Opens `device`'s replica (its storage kept from an earlier opening) and starts its sync. */
+async function openReplica(
+  run: string,
+  replica: Pick<Replica, 'name' | 'member' | 'lost' | 'kept' | 'online'>,
+  collections: CollectionName[],
+): Promise<Pick<Replica, 'db' | 'socket' | 'sync'>> {
+  const db = await createOrbitaDatabase({ name: `${run}-${replica.name}`, storage: storage() as never, collections });
+  const socket = io(`${t.url}/sync`, {
+    auth: { token: replica.member.client.accessToken },
+    transports: ['websocket'],
+    autoConnect: replica.online,
+  });
+  watched({ name: replica.name, db, socket });
+  traced(replica.name, 'opened');
+  const sync = startReplicaSync(db, socket, {
+    retryTimeMs: 100,
+    onLostEdits: (edits) => replica.lost.push(...edits),
+    keepSentStates: (collection) => (replica.kept[collection] ??= deviceKeeping()),
+  });
+  return { db, socket, sync };
+}
+
 /** Opens a replica per device (by default two of Alice's), each synced with its user's token. */
 async function openReplicas(
-  name: string,
+  run: string,
   collections: CollectionName[],
   devices: [string, Member][] = [
     ['laptop', alice],
@@ -115,22 +208,11 @@ async function openReplicas(
   ],
 ): Promise<Replica[]> {
   return Promise.all(
-    devices.map(async ([device, member]) => {
-      const db = await createOrbitaDatabase({
-        name: `${name}-${device}`,
-        storage: storage() as never,
-        collections,
-      });
-      const socket = io(`${t.url}/sync`, { auth: { token: member.client.accessToken }, transports: ['websocket'] });
-      const lost: LostEdit[] = [];
-      const kept: Replica['kept'] = {};
-      const sync = startReplicaSync(db, socket, {
-        retryTimeMs: 100,
-        onLostEdits: (edits) => lost.push(...edits),
-        keepSentStates: (collection) => (kept[collection] ??= deviceKeeping()),
-      });
-      await sync.awaitInitial();
-      return { name: device, member, db, socket, sync, lost, online: true, kept };
+    devices.map(async ([name, member]) => {
+      const device = { name, member, lost: [], kept: {}, online: true };
+      const replica: Replica = { ...device, ...(await openReplica(run, device, collections)) };
+      await replica.sync.awaitInitial();
+      return replica;
     }),
   );
 }
@@ -144,32 +226,21 @@ async function closeReplicas(replicas: Replica[]): Promise<void> {
 }
 
 /** Closes a replica as the app does when it quits, and opens it again, on line or not as it was. */
-async function restart(replica: Replica, name: string, collections: CollectionName[]): Promise<void> {
+async function restart(replica: Replica, run: string, collections: CollectionName[]): Promise<void> {
+  traced(replica.name, 'quits');
   await replica.sync.cancel();
   replica.socket.close();
   await replica.db.close();
-  replica.db = await createOrbitaDatabase({
-    name: `${name}-${replica.name}`,
-    storage: storage() as never,
-    collections,
-  });
-  replica.socket = io(`${t.url}/sync`, {
-    auth: { token: replica.member.client.accessToken },
-    transports: ['websocket'],
-    autoConnect: replica.online,
-  });
-  replica.sync = startReplicaSync(replica.db, replica.socket, {
-    retryTimeMs: 100,
-    onLostEdits: (edits) => replica.lost.push(...edits),
-    keepSentStates: (collection) => (replica.kept[collection] ??= deviceKeeping()),
-  });
+  Object.assign(replica, await openReplica(run, replica, collections));
 }
 
 /** Takes replicas off line or back at random, as a train does. */
-function toggleNetwork(replicas: Replica[], random: ReturnType<typeof randomFrom>): void {
+function toggleNetwork(replicas: Replica[], random: ReturnType<typeof randomFrom>, round: number): void {
+  traced('run', `round ${round}`);
   for (const replica of replicas) {
     if (random.next() >= 0.25) continue;
     replica.online = !replica.online;
+    traced(replica.name, replica.online ? 'network back' : 'network cut');
     if (replica.online) replica.socket.connect();
     else replica.socket.disconnect();
   }
@@ -179,6 +250,7 @@ function backOnline(replicas: Replica[]): void {
   for (const replica of replicas) {
     if (replica.online) continue;
     replica.online = true;
+    traced(replica.name, 'network back');
     replica.socket.connect();
   }
 }
@@ -328,98 +400,100 @@ describe('replicas and the office editing the same records at random', { timeout
     const people = [admin.userId, alice.userId];
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await createTask(admin, form.id, { title: `Task ${seed}.${i}` })).id);
-    const replicas = await openReplicas(`tasks-${seed}`, ['tasks', 'users']);
     const edits: Edit[] = [];
-    try {
-      for (let round = 1; round <= 40; round++) {
-        toggleNetwork(replicas, random);
-        // Now and then the app quits and is opened again, whatever was under way.
-        if (random.next() < 0.1) await restart(random.pick(replicas), `tasks-${seed}`, ['tasks', 'users']);
-        const replica = random.pick(replicas);
-        const docs = await tasksOfForm(replica, form.id);
-        const edit = (id: string, path: string, value: unknown) =>
-          edits.push({ by: replica.name, id, path, value, round });
-        const what = random.next();
-        if (what < 0.08 || docs.length === 0) {
-          const id = randomUUID();
-          ids.push(id);
-          const now = new Date().toISOString();
-          const statusId = random.pick(statuses);
-          await replica.db.tasks.insert({
-            id,
-            formId: form.id,
-            statusId,
-            title: `Made on the ${replica.name} ${round}`,
-            description: '',
-            fields: {},
-            labels: {},
-            assignees: [],
-            createdAt: now,
-            updatedAt: now,
-          });
-          edit(id, 'statusId', statusId);
-        } else if (what < 0.12) {
-          const doc = random.pick(docs);
-          if (await writtenAsTheAppWrites(doc, removedRecord)) edit(doc.primary, '_deleted', true);
-        } else {
-          const doc = random.pick(docs);
-          const current = doc.toJSON() as TaskDocument;
-          const made = edits.length;
-          const kind = Math.floor(random.next() * 5);
-          const change: TaskChange = {};
-          if (kind === 0) change.title = `Title ${replica.name} ${round}`;
-          if (kind === 1) change.description = `Description ${replica.name} ${round}`;
-          if (kind === 2) {
-            const fieldId = random.pick(fieldIds);
-            const value = fieldId === fieldIds[0] ? String(round) : `note ${round}`;
-            change.fields = { [fieldId]: value };
-            edit(doc.primary, `fields.${fieldId}`, value);
+    await tracedRun('tasks', seed, edits, async () => {
+      const replicas = await openReplicas(`tasks-${seed}`, ['tasks', 'users']);
+      try {
+        for (let round = 1; round <= 40; round++) {
+          toggleNetwork(replicas, random, round);
+          // Now and then the app quits and is opened again, whatever was under way.
+          if (random.next() < 0.1) await restart(random.pick(replicas), `tasks-${seed}`, ['tasks', 'users']);
+          const replica = random.pick(replicas);
+          const docs = await tasksOfForm(replica, form.id);
+          const edit = (id: string, path: string, value: unknown) =>
+            edits.push({ by: replica.name, id, path, value, round });
+          const what = random.next();
+          if (what < 0.08 || docs.length === 0) {
+            const id = randomUUID();
+            ids.push(id);
+            const now = new Date().toISOString();
+            const statusId = random.pick(statuses);
+            await replica.db.tasks.insert({
+              id,
+              formId: form.id,
+              statusId,
+              title: `Made on the ${replica.name} ${round}`,
+              description: '',
+              fields: {},
+              labels: {},
+              assignees: [],
+              createdAt: now,
+              updatedAt: now,
+            });
+            edit(id, 'statusId', statusId);
+          } else if (what < 0.12) {
+            const doc = random.pick(docs);
+            if (await writtenAsTheAppWrites(doc, removedRecord)) edit(doc.primary, '_deleted', true);
+          } else {
+            const doc = random.pick(docs);
+            const current = doc.toJSON() as TaskDocument;
+            const made = edits.length;
+            const kind = Math.floor(random.next() * 5);
+            const change: TaskChange = {};
+            if (kind === 0) change.title = `Title ${replica.name} ${round}`;
+            if (kind === 1) change.description = `Description ${replica.name} ${round}`;
+            if (kind === 2) {
+              const fieldId = random.pick(fieldIds);
+              const value = fieldId === fieldIds[0] ? String(round) : `note ${round}`;
+              change.fields = { [fieldId]: value };
+              edit(doc.primary, `fields.${fieldId}`, value);
+            }
+            if (kind === 3) change.statusId = random.pick(statuses);
+            if (kind === 4) {
+              const userId = random.pick(people);
+              change.assign = toggledAssignee(current, userId);
+              edit(doc.primary, `assignees.${userId}`, !isAssigned(current, userId));
+            }
+            for (const key of ['title', 'description', 'statusId'] as const) {
+              if (change[key] !== undefined && change[key] !== current[key]) edit(doc.primary, key, change[key]);
+            }
+            if (!(await writtenAsTheAppWrites(doc, (current) => changedTask(current, change)))) edits.splice(made);
           }
-          if (kind === 3) change.statusId = random.pick(statuses);
-          if (kind === 4) {
-            const userId = random.pick(people);
-            change.assign = toggledAssignee(current, userId);
-            edit(doc.primary, `assignees.${userId}`, !isAssigned(current, userId));
-          }
-          for (const key of ['title', 'description', 'statusId'] as const) {
-            if (change[key] !== undefined && change[key] !== current[key]) edit(doc.primary, key, change[key]);
-          }
-          if (!(await writtenAsTheAppWrites(doc, (current) => changedTask(current, change)))) edits.splice(made);
+          // The office, over REST, at the same time.
+          const id = random.pick(ids);
+          const office = officeEdits(edits, id, round);
+          const kind = Math.floor(random.next() * 6);
+          const fieldId = random.pick(fieldIds);
+          const userId = random.pick(people);
+          if (kind === 0)
+            await admin.client.patch(`/api/tasks/${id}`, { title: `Office ${round}` }).then(office('title'));
+          if (kind === 1)
+            await admin.client
+              .patch(`/api/tasks/${id}`, { fields: { [fieldId]: String(round * 3) } })
+              .then(office(`fields.${fieldId}`));
+          if (kind === 2)
+            await admin.client
+              .post(`/api/tasks/${id}/transition`, { statusId: random.pick(statuses) })
+              .then(office('statusId'));
+          if (kind === 3)
+            await admin.client.post(`/api/tasks/${id}/assignees`, { userId }).then(office(`assignees.${userId}`));
+          if (kind === 4)
+            await admin.client.delete(`/api/tasks/${id}/assignees/${userId}`).then(office(`assignees.${userId}`));
+          if (kind === 5 && random.next() < 0.3) await admin.client.delete(`/api/tasks/${id}`).then(office('_deleted'));
+          await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
         }
-        // The office, over REST, at the same time.
-        const id = random.pick(ids);
-        const office = officeEdits(edits, id, round);
-        const kind = Math.floor(random.next() * 6);
-        const fieldId = random.pick(fieldIds);
-        const userId = random.pick(people);
-        if (kind === 0)
-          await admin.client.patch(`/api/tasks/${id}`, { title: `Office ${round}` }).then(office('title'));
-        if (kind === 1)
-          await admin.client
-            .patch(`/api/tasks/${id}`, { fields: { [fieldId]: String(round * 3) } })
-            .then(office(`fields.${fieldId}`));
-        if (kind === 2)
-          await admin.client
-            .post(`/api/tasks/${id}/transition`, { statusId: random.pick(statuses) })
-            .then(office('statusId'));
-        if (kind === 3)
-          await admin.client.post(`/api/tasks/${id}/assignees`, { userId }).then(office(`assignees.${userId}`));
-        if (kind === 4)
-          await admin.client.delete(`/api/tasks/${id}/assignees/${userId}`).then(office(`assignees.${userId}`));
-        if (kind === 5 && random.next() < 0.3) await admin.client.delete(`/api/tasks/${id}`).then(office('_deleted'));
-        await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
+        backOnline(replicas);
+        const server = await untilConverged(
+          replicas,
+          (member) => visibleTasks(member, ids),
+          async (replica) => (await tasksOfForm(replica, form.id)).map((doc) => doc.toJSON() as TaskDocument),
+          taskView,
+        );
+        expect(unseenLosses(edits, replicas, (edit) => taskValue(server.get(edit.id), edit.path))).toEqual([]);
+      } finally {
+        await closeReplicas(replicas);
       }
-      backOnline(replicas);
-      const server = await untilConverged(
-        replicas,
-        (member) => visibleTasks(member, ids),
-        async (replica) => (await tasksOfForm(replica, form.id)).map((doc) => doc.toJSON() as TaskDocument),
-        taskView,
-      );
-      expect(unseenLosses(edits, replicas, (edit) => taskValue(server.get(edit.id), edit.path))).toEqual([]);
-    } finally {
-      await closeReplicas(replicas);
-    }
+    });
   });
 
   it.each(seedsOr([1, 2]))('end with the server’s directory rows, nothing lost unseen (seed %i)', async (seed) => {
@@ -439,105 +513,109 @@ describe('replicas and the office editing the same records at random', { timeout
       });
       ids.push(created.body.id as string);
     }
-    const replicas = await openReplicas(`rows-${seed}`, ['directories', 'directory_rows']);
     const edits: Edit[] = [];
-    try {
-      await vi.waitFor(async () => {
-        for (const replica of replicas)
-          expect(await replica.db.directory_rows.find({ selector: { directoryId: directory.id } }).exec()).toHaveLength(
-            8,
-          );
-      });
-      for (let round = 1; round <= 40; round++) {
-        toggleNetwork(replicas, random);
-        if (random.next() < 0.1)
-          await restart(random.pick(replicas), `rows-${seed}`, ['directories', 'directory_rows']);
-        const replica = random.pick(replicas);
-        const docs = (await replica.db.directory_rows
-          .find({ selector: { directoryId: directory.id } })
-          .exec()) as RxDocument<RowDocument>[];
-        const what = random.next();
-        if (what < 0.08 || docs.length < 2) {
-          const id = randomUUID();
-          ids.push(id);
-          await replica.db.directory_rows.insert({
-            id,
-            directoryId: directory.id,
-            parentId: null,
-            position: 1_000 + round,
-            cells: [`Made on the ${replica.name} ${round}`, ''],
-            parentRowIds: [],
-            updatedAt: new Date().toISOString(),
-          });
-        } else if (what < 0.12) {
-          const doc = random.pick(docs);
-          if (await writtenAsTheAppWrites(doc, removedRecord)) {
-            edits.push({ by: replica.name, id: doc.primary, path: '_deleted', value: true, round });
+    await tracedRun('rows', seed, edits, async () => {
+      const replicas = await openReplicas(`rows-${seed}`, ['directories', 'directory_rows']);
+      try {
+        await vi.waitFor(async () => {
+          for (const replica of replicas)
+            expect(
+              await replica.db.directory_rows.find({ selector: { directoryId: directory.id } }).exec(),
+            ).toHaveLength(8);
+        });
+        for (let round = 1; round <= 40; round++) {
+          toggleNetwork(replicas, random, round);
+          if (random.next() < 0.1)
+            await restart(random.pick(replicas), `rows-${seed}`, ['directories', 'directory_rows']);
+          const replica = random.pick(replicas);
+          const docs = (await replica.db.directory_rows
+            .find({ selector: { directoryId: directory.id } })
+            .exec()) as RxDocument<RowDocument>[];
+          const what = random.next();
+          if (what < 0.08 || docs.length < 2) {
+            const id = randomUUID();
+            ids.push(id);
+            await replica.db.directory_rows.insert({
+              id,
+              directoryId: directory.id,
+              parentId: null,
+              position: 1_000 + round,
+              cells: [`Made on the ${replica.name} ${round}`, ''],
+              parentRowIds: [],
+              updatedAt: new Date().toISOString(),
+            });
+          } else if (what < 0.12) {
+            const doc = random.pick(docs);
+            if (await writtenAsTheAppWrites(doc, removedRecord)) {
+              edits.push({ by: replica.name, id: doc.primary, path: '_deleted', value: true, round });
+            }
+          } else if (what < 0.25) {
+            const doc = random.pick(docs);
+            const parentId = random.pick([
+              null,
+              ...docs.map((other) => other.primary).filter((id) => id !== doc.primary),
+            ]);
+            // A move's outcome depends on the tree around it (a cycle is refused, a deleted parent
+            // moves its children up): only the convergence of moves is checked.
+            await doc.incrementalPatch({ parentId, position: 500 + random.next() });
+          } else {
+            const doc = random.pick(docs);
+            const column = Math.floor(random.next() * 2);
+            const value = `${replica.name} ${round}`;
+            // Saved as the row editor saves it: the cell changed, onto the cells the replica holds.
+            const made = edits.length;
+            edits.push({ by: replica.name, id: doc.primary, path: `cells.${column}`, value, round });
+            if (!(await writtenAsTheAppWrites(doc, (current) => changedRow(current, { cells: { [column]: value } }))))
+              edits.splice(made);
           }
-        } else if (what < 0.25) {
-          const doc = random.pick(docs);
-          const parentId = random.pick([
-            null,
-            ...docs.map((other) => other.primary).filter((id) => id !== doc.primary),
-          ]);
-          // A move's outcome depends on the tree around it (a cycle is refused, a deleted parent
-          // moves its children up): only the convergence of moves is checked.
-          await doc.incrementalPatch({ parentId, position: 500 + random.next() });
-        } else {
-          const doc = random.pick(docs);
-          const column = Math.floor(random.next() * 2);
-          const value = `${replica.name} ${round}`;
-          // Saved as the row editor saves it: the cell changed, onto the cells the replica holds.
-          const made = edits.length;
-          edits.push({ by: replica.name, id: doc.primary, path: `cells.${column}`, value, round });
-          if (!(await writtenAsTheAppWrites(doc, (current) => changedRow(current, { cells: { [column]: value } }))))
-            edits.splice(made);
+          const id = random.pick(ids);
+          const kind = Math.floor(random.next() * 4);
+          const rowPath = `/api/directories/${directory.id}/rows/${id}`;
+          const office = officeEdits(edits, id, round);
+          if (kind === 0 && random.next() < 0.5)
+            await admin.client
+              .patch(rowPath, { cells: [`Office ${round}`, `${round}`] })
+              .then(office('cells.0', 'cells.1'));
+          else if (kind === 0) {
+            const column = Math.floor(random.next() * 2);
+            await admin.client
+              .patch(rowPath, { cells: { [column]: `Office ${round}` } })
+              .then(office(`cells.${column}`));
+          }
+          if (kind === 1)
+            await admin.client.patch(`${rowPath}/move`, {
+              parentId: random.pick([null, ...ids.filter((other) => other !== id)]),
+              position: 0,
+            });
+          if (kind === 2 && random.next() < 0.3) await admin.client.delete(rowPath).then(office('_deleted'));
+          await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
         }
-        const id = random.pick(ids);
-        const kind = Math.floor(random.next() * 4);
-        const rowPath = `/api/directories/${directory.id}/rows/${id}`;
-        const office = officeEdits(edits, id, round);
-        if (kind === 0 && random.next() < 0.5)
-          await admin.client
-            .patch(rowPath, { cells: [`Office ${round}`, `${round}`] })
-            .then(office('cells.0', 'cells.1'));
-        else if (kind === 0) {
-          const column = Math.floor(random.next() * 2);
-          await admin.client.patch(rowPath, { cells: { [column]: `Office ${round}` } }).then(office(`cells.${column}`));
-        }
-        if (kind === 1)
-          await admin.client.patch(`${rowPath}/move`, {
-            parentId: random.pick([null, ...ids.filter((other) => other !== id)]),
-            position: 0,
-          });
-        if (kind === 2 && random.next() < 0.3) await admin.client.delete(rowPath).then(office('_deleted'));
-        await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
+        backOnline(replicas);
+        const view = (row: RowDocument) => ({
+          cells: row.cells,
+          parentId: row.parentId ?? null,
+          parentRowIds: row.parentRowIds,
+        });
+        const server = await untilConverged(
+          replicas,
+          async (member) =>
+            (await member.client.get(`/api/directories/${directory.id}/rows?limit=500`)).body.items as RowDocument[],
+          async (replica) =>
+            (await replica.db.directory_rows.find({ selector: { directoryId: directory.id } }).exec()).map(
+              (doc) => doc.toJSON() as RowDocument,
+            ),
+          view,
+        );
+        const losses = unseenLosses(edits, replicas, (edit) => {
+          const row = server.get(edit.id);
+          if (edit.path === '_deleted') return !row;
+          return row?.cells[Number(edit.path.slice('cells.'.length))];
+        });
+        expect(losses).toEqual([]);
+      } finally {
+        await closeReplicas(replicas);
       }
-      backOnline(replicas);
-      const view = (row: RowDocument) => ({
-        cells: row.cells,
-        parentId: row.parentId ?? null,
-        parentRowIds: row.parentRowIds,
-      });
-      const server = await untilConverged(
-        replicas,
-        async (member) =>
-          (await member.client.get(`/api/directories/${directory.id}/rows?limit=500`)).body.items as RowDocument[],
-        async (replica) =>
-          (await replica.db.directory_rows.find({ selector: { directoryId: directory.id } }).exec()).map(
-            (doc) => doc.toJSON() as RowDocument,
-          ),
-        view,
-      );
-      const losses = unseenLosses(edits, replicas, (edit) => {
-        const row = server.get(edit.id);
-        if (edit.path === '_deleted') return !row;
-        return row?.cells[Number(edit.path.slice('cells.'.length))];
-      });
-      expect(losses).toEqual([]);
-    } finally {
-      await closeReplicas(replicas);
-    }
+    });
   });
 });
 
@@ -554,87 +632,89 @@ describe('replicas of members whose view of the tasks changes while they edit th
     const people = [alice.userId, bob.userId];
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await createTask(admin, form.id, { title: `Task ${seed}.${i}` })).id);
-    const replicas = await openReplicas(
-      `view-${seed}`,
-      ['tasks', 'users'],
-      [
-        ['alice', alice],
-        ['bob', bob],
-      ],
-    );
     const edits: Edit[] = [];
-    try {
-      for (let round = 1; round <= 40; round++) {
-        toggleNetwork(replicas, random);
-        // Now and then the app quits and is opened again, whatever was under way.
-        if (random.next() < 0.1) await restart(random.pick(replicas), `view-${seed}`, ['tasks', 'users']);
-        const replica = random.pick(replicas);
-        const docs = await tasksOfForm(replica, form.id);
-        if (docs.length > 0) {
-          const doc = random.pick(docs);
-          const edit = (path: string, value: unknown) =>
-            edits.push({ by: replica.name, id: doc.primary, path, value, round });
-          const kind = Math.floor(random.next() * 10);
-          if (kind === 0) {
-            if (await writtenAsTheAppWrites(doc, removedRecord)) edit('_deleted', true);
-          } else {
-            const current = doc.toJSON() as TaskDocument;
-            const made = edits.length;
-            const change: TaskChange = {};
-            if (kind <= 3) change.title = `Title ${replica.name} ${round}`;
-            else if (kind <= 6) {
-              change.fields = { [fieldId]: `note ${replica.name} ${round}` };
-              edit(`fields.${fieldId}`, change.fields[fieldId]);
-            } else if (kind <= 7) change.statusId = random.pick(statuses);
-            else {
-              // Taking oneself off may hide the task; putting a colleague on shares it with them.
-              const userId = random.pick(people);
-              change.assign = toggledAssignee(current, userId);
-              edit(`assignees.${userId}`, !isAssigned(current, userId));
-            }
-            for (const key of ['title', 'statusId'] as const) {
-              if (change[key] !== undefined && change[key] !== current[key]) edit(key, change[key]);
-            }
-            if (!(await writtenAsTheAppWrites(doc, (current) => changedTask(current, change)))) edits.splice(made);
-          }
-        }
-        // The office changes who sees what, and edits too.
-        const id = random.pick(ids);
-        const office = officeEdits(edits, id, round);
-        const kind = Math.floor(random.next() * 7);
-        const userId = random.pick(people);
-        if (kind === 0)
-          await admin.client.put(`/api/roles/${role.id}/members`, {
-            userIds: people.filter(() => random.next() < 0.5),
-          });
-        if (kind === 1)
-          await admin.client.patch(`/api/forms/${form.id}`, { visibleRoleIds: random.next() < 0.5 ? [] : [role.id] });
-        if (kind === 2)
-          await admin.client.post(`/api/tasks/${id}/assignees`, { userId }).then(office(`assignees.${userId}`));
-        if (kind === 3)
-          await admin.client.delete(`/api/tasks/${id}/assignees/${userId}`).then(office(`assignees.${userId}`));
-        if (kind === 4)
-          await admin.client.patch(`/api/tasks/${id}`, { title: `Office ${round}` }).then(office('title'));
-        if (kind === 5)
-          await admin.client
-            .patch(`/api/tasks/${id}`, { fields: { [fieldId]: `office ${round}` } })
-            .then(office(`fields.${fieldId}`));
-        if (kind === 6 && random.next() < 0.3) await admin.client.delete(`/api/tasks/${id}`).then(office('_deleted'));
-        await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
-      }
-      backOnline(replicas);
-      await untilConverged(
-        replicas,
-        (member) => visibleTasks(member, ids),
-        async (replica) => (await tasksOfForm(replica, form.id)).map((doc) => doc.toJSON() as TaskDocument),
-        taskView,
+    await tracedRun('view', seed, edits, async () => {
+      const replicas = await openReplicas(
+        `view-${seed}`,
+        ['tasks', 'users'],
+        [
+          ['alice', alice],
+          ['bob', bob],
+        ],
       );
-      // Whatever each member may see now, an edit of theirs that nobody competed with is on the
-      // server, or they were told it was not kept.
-      const server = new Map((await visibleTasks(admin, ids)).map((task) => [task.id, task]));
-      expect(unseenLosses(edits, replicas, (edit) => taskValue(server.get(edit.id), edit.path))).toEqual([]);
-    } finally {
-      await closeReplicas(replicas);
-    }
+      try {
+        for (let round = 1; round <= 40; round++) {
+          toggleNetwork(replicas, random, round);
+          // Now and then the app quits and is opened again, whatever was under way.
+          if (random.next() < 0.1) await restart(random.pick(replicas), `view-${seed}`, ['tasks', 'users']);
+          const replica = random.pick(replicas);
+          const docs = await tasksOfForm(replica, form.id);
+          if (docs.length > 0) {
+            const doc = random.pick(docs);
+            const edit = (path: string, value: unknown) =>
+              edits.push({ by: replica.name, id: doc.primary, path, value, round });
+            const kind = Math.floor(random.next() * 10);
+            if (kind === 0) {
+              if (await writtenAsTheAppWrites(doc, removedRecord)) edit('_deleted', true);
+            } else {
+              const current = doc.toJSON() as TaskDocument;
+              const made = edits.length;
+              const change: TaskChange = {};
+              if (kind <= 3) change.title = `Title ${replica.name} ${round}`;
+              else if (kind <= 6) {
+                change.fields = { [fieldId]: `note ${replica.name} ${round}` };
+                edit(`fields.${fieldId}`, change.fields[fieldId]);
+              } else if (kind <= 7) change.statusId = random.pick(statuses);
+              else {
+                // Taking oneself off may hide the task; putting a colleague on shares it with them.
+                const userId = random.pick(people);
+                change.assign = toggledAssignee(current, userId);
+                edit(`assignees.${userId}`, !isAssigned(current, userId));
+              }
+              for (const key of ['title', 'statusId'] as const) {
+                if (change[key] !== undefined && change[key] !== current[key]) edit(key, change[key]);
+              }
+              if (!(await writtenAsTheAppWrites(doc, (current) => changedTask(current, change)))) edits.splice(made);
+            }
+          }
+          // The office changes who sees what, and edits too.
+          const id = random.pick(ids);
+          const office = officeEdits(edits, id, round);
+          const kind = Math.floor(random.next() * 7);
+          const userId = random.pick(people);
+          if (kind === 0)
+            await admin.client.put(`/api/roles/${role.id}/members`, {
+              userIds: people.filter(() => random.next() < 0.5),
+            });
+          if (kind === 1)
+            await admin.client.patch(`/api/forms/${form.id}`, { visibleRoleIds: random.next() < 0.5 ? [] : [role.id] });
+          if (kind === 2)
+            await admin.client.post(`/api/tasks/${id}/assignees`, { userId }).then(office(`assignees.${userId}`));
+          if (kind === 3)
+            await admin.client.delete(`/api/tasks/${id}/assignees/${userId}`).then(office(`assignees.${userId}`));
+          if (kind === 4)
+            await admin.client.patch(`/api/tasks/${id}`, { title: `Office ${round}` }).then(office('title'));
+          if (kind === 5)
+            await admin.client
+              .patch(`/api/tasks/${id}`, { fields: { [fieldId]: `office ${round}` } })
+              .then(office(`fields.${fieldId}`));
+          if (kind === 6 && random.next() < 0.3) await admin.client.delete(`/api/tasks/${id}`).then(office('_deleted'));
+          await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
+        }
+        backOnline(replicas);
+        await untilConverged(
+          replicas,
+          (member) => visibleTasks(member, ids),
+          async (replica) => (await tasksOfForm(replica, form.id)).map((doc) => doc.toJSON() as TaskDocument),
+          taskView,
+        );
+        // Whatever each member may see now, an edit of theirs that nobody competed with is on the
+        // server, or they were told it was not kept.
+        const server = new Map((await visibleTasks(admin, ids)).map((task) => [task.id, task]));
+        expect(unseenLosses(edits, replicas, (edit) => taskValue(server.get(edit.id), edit.path))).toEqual([]);
+      } finally {
+        await closeReplicas(replicas);
+      }
+    });
   });
 });
