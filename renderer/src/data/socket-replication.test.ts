@@ -303,6 +303,30 @@ describe('stream messages', () => {
   });
 });
 
+describe('stream messages meeting an edit', () => {
+  it('are written once a write of the note that changed nothing lands between RxDB reading and writing it', async () => {
+    const server = await heldSyncServer([note('n1', 'one', 1)]);
+    const slow = memoryHoldingOneWrite((ids, context) => ids.includes('n1') && context.startsWith('replication-down'));
+    const replica = await notesOn(server, slow.storage);
+    const state = replica.replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // The server's change arrives; RxDB has read the note and waits to write the change over it.
+      const writing = slow.arm();
+      server.stream({ collection: 'notes', documents: [note('n1', 'two', 2)], checkpoint: { at: 9 } });
+      await writing;
+      // Meanwhile the user saves the note unchanged (a status chosen again, say): nothing to send,
+      // and RxDB's write, made against the note as it read it, is refused.
+      await (await replica.notes.findOne('n1').exec())?.incrementalPatch({ text: 'one' });
+      slow.release();
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('two'), { timeout: 5_000 });
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
 describe('stream messages during a push', () => {
   it('sent after the answer of a pull that waits for a push’s answer to be taken are written', async () => {
     const http = createServer();

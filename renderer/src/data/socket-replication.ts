@@ -260,6 +260,24 @@ export function replicateOverSocket<RxDocType>(
    * below which a state is older than a push's outcome the replica holds (`staleBelow`).
    */
   const newestReceived = new Map<string, string>();
+  /**
+   * The newest state of each document handed to RxDB's downstream and not written yet. RxDB reads
+   * the document, then writes the state over it: a write of the user's landing in between refuses
+   * RxDB's (a conflict it leaves for the push to settle), or makes RxDB skip the state. When that
+   * write changed nothing, or its change is taken back before it is sent, there is no push, and
+   * the replica kept the older state until the server's copy changed again. Such a state is set
+   * aside at the user's write (`takeSetAside` hands it again once the document is quiet).
+   */
+  const handed = new Map<string, SyncDocument>();
+  const noteHanded = (documents: readonly SyncDocument[]) => {
+    for (const document of documents) {
+      const id = idOf(document);
+      const before = handed.get(id);
+      const version = versionOf(document);
+      const previous = before && versionOf(before);
+      if (!version || !previous || version >= previous) handed.set(id, document);
+    }
+  };
   const staleBelow = new Map<string, { version: string; inclusive: boolean }>();
   const versionOf = (document: SyncDocument): string | undefined =>
     typeof document.updatedAt === 'string' && document.updatedAt !== '' ? document.updatedAt : undefined;
@@ -310,6 +328,7 @@ export function replicateOverSocket<RxDocType>(
       pushing.size > 0 ? message.documents.filter((document) => !pushing.has(idOf(document))) : message.documents;
     if (documents.length === 0) return;
     setAsideIfChangedHere(documents);
+    noteHanded(documents);
     stream$.next({
       documents: complete(documents) as never,
       checkpoint: message.checkpoint ?? undefined,
@@ -731,9 +750,14 @@ export function replicateOverSocket<RxDocType>(
       if (!deepEqual(current, server)) continue;
       setAside.delete(id);
       changedHere.delete(id);
+      // Older than the state recorded since, or than a push's outcome: nothing to take.
+      const version = versionOf(pulled);
+      const recordedVersion = versionOf(server as SyncDocument);
+      if (isStale(pulled) || (version && recordedVersion && version < recordedVersion)) continue;
       if (!deepEqual(server, pulled)) taken.push(pulled);
     }
     if (taken.length > 0 && !state.isStopped()) {
+      noteHanded(taken);
       stream$.next({ documents: complete(taken) as never, checkpoint: undefined } as never);
     }
   };
@@ -785,6 +809,25 @@ export function replicateOverSocket<RxDocType>(
   };
   fork.bulkWrite = writeUnlessStale;
   const localWrites = options.collection.storageInstance.changeStream().subscribe((bulk) => {
+    if (handed.size > 0) {
+      for (const event of bulk.events) {
+        const pending = handed.get(event.documentId);
+        if (!pending) continue;
+        if (String(bulk.context).startsWith('replication-downstream')) {
+          // Written: this state, or a newer one.
+          const version = versionOf(pending);
+          if (!version || (versionOf(event.documentData as unknown as SyncDocument) ?? '') >= version)
+            handed.delete(event.documentId);
+          continue;
+        }
+        // The user's write came first: RxDB's write of that state is refused or skipped.
+        handed.delete(event.documentId);
+        const aside = setAside.get(event.documentId);
+        const asideVersion = aside && versionOf(aside);
+        const version = versionOf(pending);
+        if (!asideVersion || (version && version >= asideVersion)) setAside.set(event.documentId, pending);
+      }
+    }
     if (String(bulk.context).startsWith('replication-downstream')) return;
     for (const event of bulk.events) changedHere.add(event.documentId);
     if (bulk.events.some((event) => setAside.has(event.documentId))) takeSetAsideSoon();
@@ -819,6 +862,7 @@ export function replicateOverSocket<RxDocType>(
         }
         await answersTaken();
         if (changedHere.size > 0) setAsideIfChangedHere(batch.documents);
+        noteHanded(batch.documents);
         return batch;
       },
     },
