@@ -151,23 +151,19 @@ async function tracedRun(run: string, seed: number, edits: Edit[], body: () => P
 function watched(replica: Pick<Replica, 'name' | 'db' | 'socket'>): void {
   if (!traceDir) return;
   const { name: who, db, socket } = replica;
-  const timeout = socket.timeout.bind(socket);
-  socket.timeout = ((ms: number) => {
-    const operator = timeout(ms);
-    const emitWithAck = operator.emitWithAck.bind(operator);
-    operator.emitWithAck = (async (event: string, payload: unknown) => {
-      traced(who, `send ${event}`, payload);
-      try {
-        const answer = await emitWithAck(event as never, payload as never);
-        traced(who, `answer ${event}`, answer);
-        return answer;
-      } catch (error) {
-        traced(who, `no answer ${event}`, String(error));
-        throw error;
-      }
-    }) as typeof operator.emitWithAck;
-    return operator;
-  }) as typeof socket.timeout;
+  // `socket.timeout(ms)` returns the socket itself: its `emitWithAck` is the one to follow.
+  const emitWithAck = socket.emitWithAck.bind(socket);
+  socket.emitWithAck = (async (event: string, payload: unknown) => {
+    traced(who, `send ${event}`, payload);
+    try {
+      const answer = await emitWithAck(event as never, payload as never);
+      traced(who, `answer ${event}`, answer);
+      return answer;
+    } catch (error) {
+      traced(who, `no answer ${event}`, String(error));
+      throw error;
+    }
+  }) as typeof socket.emitWithAck;
   socket.onAny((event: string, payload: unknown) => traced(who, `got ${event}`, payload));
   socket.on('connect', () => traced(who, 'connected'));
   socket.on('disconnect', (reason) => traced(who, 'disconnected', reason));
