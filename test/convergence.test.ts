@@ -230,6 +230,22 @@ async function restart(replica: Replica, run: string, collections: CollectionNam
   Object.assign(replica, await openReplica(run, replica, collections));
 }
 
+/**
+ * A round begins: replicas go off line or back at random, now and then an app quits and is opened
+ * again whatever was under way; resolves the replica that acts in the round.
+ */
+async function roundStart(
+  replicas: Replica[],
+  random: ReturnType<typeof randomFrom>,
+  round: number,
+  run: string,
+  collections: CollectionName[],
+): Promise<Replica> {
+  toggleNetwork(replicas, random, round);
+  if (random.next() < 0.1) await restart(random.pick(replicas), run, collections);
+  return random.pick(replicas);
+}
+
 /** Takes replicas off line or back at random, as a train does. */
 function toggleNetwork(replicas: Replica[], random: ReturnType<typeof randomFrom>, round: number): void {
   traced('run', `round ${round}`);
@@ -401,10 +417,7 @@ describe('replicas and the office editing the same records at random', { timeout
       const replicas = await openReplicas(`tasks-${seed}`, ['tasks', 'users']);
       try {
         for (let round = 1; round <= 40; round++) {
-          toggleNetwork(replicas, random, round);
-          // Now and then the app quits and is opened again, whatever was under way.
-          if (random.next() < 0.1) await restart(random.pick(replicas), `tasks-${seed}`, ['tasks', 'users']);
-          const replica = random.pick(replicas);
+          const replica = await roundStart(replicas, random, round, `tasks-${seed}`, ['tasks', 'users']);
           const docs = await tasksOfForm(replica, form.id);
           const edit = (id: string, path: string, value: unknown) =>
             edits.push({ by: replica.name, id, path, value, round });
@@ -513,17 +526,18 @@ describe('replicas and the office editing the same records at random', { timeout
     await tracedRun('rows', seed, edits, async () => {
       const replicas = await openReplicas(`rows-${seed}`, ['directories', 'directory_rows']);
       try {
-        await vi.waitFor(async () => {
-          for (const replica of replicas)
-            expect(
-              await replica.db.directory_rows.find({ selector: { directoryId: directory.id } }).exec(),
-            ).toHaveLength(8);
-        });
+        await vi.waitFor(
+          async () => {
+            for (const replica of replicas)
+              expect(
+                await replica.db.directory_rows.find({ selector: { directoryId: directory.id } }).exec(),
+              ).toHaveLength(8);
+            // Runs of many seeds fill the organization with rows every replica syncs first.
+          },
+          { timeout: 10_000, interval: 50 },
+        );
         for (let round = 1; round <= 40; round++) {
-          toggleNetwork(replicas, random, round);
-          if (random.next() < 0.1)
-            await restart(random.pick(replicas), `rows-${seed}`, ['directories', 'directory_rows']);
-          const replica = random.pick(replicas);
+          const replica = await roundStart(replicas, random, round, `rows-${seed}`, ['directories', 'directory_rows']);
           const docs = (await replica.db.directory_rows
             .find({ selector: { directoryId: directory.id } })
             .exec()) as RxDocument<RowDocument>[];
@@ -640,10 +654,7 @@ describe('replicas of members whose view of the tasks changes while they edit th
       );
       try {
         for (let round = 1; round <= 40; round++) {
-          toggleNetwork(replicas, random, round);
-          // Now and then the app quits and is opened again, whatever was under way.
-          if (random.next() < 0.1) await restart(random.pick(replicas), `view-${seed}`, ['tasks', 'users']);
-          const replica = random.pick(replicas);
+          const replica = await roundStart(replicas, random, round, `view-${seed}`, ['tasks', 'users']);
           const docs = await tasksOfForm(replica, form.id);
           if (docs.length > 0) {
             const doc = random.pick(docs);
