@@ -141,13 +141,14 @@ export function attachSync(
   };
 
   /**
-   * Pulls as the caller, decided on their view as it stands once the rows are read. A change of
-   * who may see what (roles, the administrator flag) commits together with the records it sends
-   * again (migration 0009); a view read just before that commit would decide those records on the
-   * old view once and for all, so the view is read again after the rows and the page is read anew
-   * when it changed. Returns the page and the view it was decided on.
+   * Reads as the caller (a pull's page, a push's answer), decided on their view as it stands once
+   * the rows are read. A change of who may see what (roles, the administrator flag) commits
+   * together with the records it sends again (migration 0009); a view read just before that commit
+   * would decide those records on the old view once and for all, so the view is read again after
+   * the rows and the rows are read anew when it changed. Returns the result and the view it was
+   * decided on.
    */
-  const pullAsCaller = async <T>(
+  const readAsCaller = async <T>(
     socket: SyncSocket,
     pull: (auth: AuthContext) => Promise<T>,
     auth: AuthContext,
@@ -212,7 +213,7 @@ export function attachSync(
           const read =
             early && sameViewer(early.auth, auth)
               ? early
-              : await pullAsCaller(
+              : await readAsCaller(
                   socket,
                   (view) => source.pull(db, view, request.checkpoint, request.batchSize),
                   auth,
@@ -251,7 +252,7 @@ export function attachSync(
           // decided on a view that changed since the push arrived.
           let view = await caller(socket);
           const asCaller = async <T>(read: (auth: AuthContext) => Promise<T>) => {
-            const done = await pullAsCaller(socket, read, view);
+            const done = await readAsCaller(socket, read, view);
             view = done.auth;
             return done.result;
           };
@@ -287,7 +288,7 @@ export function attachSync(
     auth: AuthContext,
   ) {
     const result = serially(socket, () =>
-      pullAsCaller(socket, (view) => source.pull(db, view, checkpoint, limit), auth),
+      readAsCaller(socket, (view) => source.pull(db, view, checkpoint, limit), auth),
     ).catch(() => undefined);
     const ahead: ReadAhead = { checkpoint, limit, auth, readAt: Date.now(), result };
     socket.data.ahead.set(collection, ahead);
@@ -349,7 +350,7 @@ export function attachSync(
         }
         return pages;
       });
-    const { result: pages } = await pullAsCaller(socket, readAll, auth);
+    const { result: pages } = await readAsCaller(socket, readAll, auth);
     for (const { collection, source, result } of pages) {
       socket.data.stream[collection] = result.checkpoint;
       // States streamed now may be newer than the page read ahead: that page would undo them.
