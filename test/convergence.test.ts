@@ -18,6 +18,7 @@ import {
 import { changedRow, changedTask, removedRecord, type TaskChange } from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import { type CollectionName, type RowDocument, type TaskDocument, WRITABLE } from '../renderer/src/data/schemas';
+import type { KeptOnDevice, SentStates, SetAsideStates } from '../renderer/src/data/socket-replication';
 import { browserReplicaStorage } from '../renderer/src/data/storage';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
@@ -46,7 +47,7 @@ interface Replica {
   lost: LostEdit[];
   online: boolean;
   /** What the replication keeps on the device across restarts of the app, per collection. */
-  kept: Partial<Record<CollectionName, ReturnType<typeof deviceKeeping>>>;
+  kept: Partial<Record<CollectionName, { sent: KeptOnDevice<SentStates>; setAside: KeptOnDevice<SetAsideStates> }>>;
 }
 
 /** An edit of one value: `path` as lost edits name it; `round` orders the edits. */
@@ -186,10 +187,13 @@ async function openReplica(
   });
   watched({ name: replica.name, db, socket });
   traced(replica.name, 'opened');
+  const kept = (collection: CollectionName) =>
+    (replica.kept[collection] ??= { sent: deviceKeeping(), setAside: deviceKeeping<SetAsideStates>() });
   const sync = startReplicaSync(db, socket, {
     retryTimeMs: 100,
     onLostEdits: (edits) => replica.lost.push(...edits),
-    keepSentStates: (collection) => (replica.kept[collection] ??= deviceKeeping()),
+    keepSentStates: (collection) => kept(collection).sent,
+    keepSetAside: (collection) => kept(collection).setAside,
   });
   return { db, socket, sync };
 }

@@ -2,7 +2,7 @@ import type { PullResponse, PushResponse, SyncAck, SyncCheckpoint, SyncDocument 
 import { io, type Socket } from 'socket.io-client';
 import { afterAll } from 'vitest';
 import WebSocket from 'ws';
-import type { SentStates } from '../../renderer/src/data/socket-replication';
+import type { KeptOnDevice, SentStates } from '../../renderer/src/data/socket-replication';
 import type { TestApp } from './app';
 
 export interface SyncClient {
@@ -127,12 +127,12 @@ export async function rawSyncCall(
 }
 
 /** What a replica keeps on the device between two runs of the app (as JSON, as it is stored). */
-export function deviceKeeping() {
-  let kept: SentStates = {};
+export function deviceKeeping<T = SentStates>(): KeptOnDevice<T> {
+  let kept = {} as T;
   return {
     load: () => kept,
-    save: (states: SentStates) => {
-      kept = JSON.parse(JSON.stringify(states)) as SentStates;
+    save: (value: T) => {
+      kept = JSON.parse(JSON.stringify(value)) as T;
     },
   };
 }

@@ -187,6 +187,8 @@ export function startReplicaSync(
     markUnrecordedPulls?: boolean;
     /** Keeps what each collection's pushes not answered yet sent across restarts of the app. */
     keepSentStates?: (collection: CollectionName) => SocketReplicationOptions<unknown>['keepSentStates'];
+    /** Keeps the server states each collection set aside for the user's changes across restarts. */
+    keepSetAside?: (collection: CollectionName) => SocketReplicationOptions<unknown>['keepSetAside'];
   } = {},
 ): ReplicaSync {
   const present = (Object.keys(collectionSchemas) as CollectionName[]).filter((name) => name in db.collections);
@@ -218,6 +220,7 @@ export function startReplicaSync(
         onSyncProblem: (direction, problem) => options.onSyncProblem?.(name, direction, problem),
         tombstoneDefaults: tombstoneDefaults[name],
         keepSentStates: options.keepSentStates?.(name),
+        keepSetAside: options.keepSetAside?.(name),
         beforeFirstPull: marking.has(name)
           ? (internal) => {
               const done = marking.get(name);

@@ -13,7 +13,7 @@ import {
 } from './database';
 import { RecordGoneError } from './replica-errors';
 import { type RowDocument, type TaskDocument, WRITABLE } from './schemas';
-import type { SentStates, SyncDirection, SyncTrouble } from './socket-replication';
+import type { KeptOnDevice, SyncDirection, SyncTrouble } from './socket-replication';
 
 export interface ReplicaStatus {
   /** Connected to the server's sync stream. */
@@ -55,7 +55,7 @@ const SETTLE_EVERY_MS = 3_000;
  * What a replica remembers beside its database, per user (`orbita.replica.<user id>.<name>`);
  * `pullsMarked`: its pulled documents were looked over once for a missing mark (`markUnrecordedPulls`).
  */
-const REMEMBERED = ['pending', 'lost', 'syncedAt', 'pullsMarked', 'sent'] as const;
+const REMEMBERED = ['pending', 'lost', 'syncedAt', 'pullsMarked', 'sent', 'setAside'] as const;
 
 export interface OpenReplicaOptions {
   userId: string;
@@ -227,7 +227,8 @@ export class Replica {
       },
       // Once per replica: a document marked or recorded since keeps its mark or its record.
       markUnrecordedPulls: !options.memory?.get(Replica.memoryKey(options.userId, 'pullsMarked')),
-      keepSentStates: (collection) => Replica.sentStatesKept(options.userId, collection, options.memory),
+      keepSentStates: (collection) => Replica.keptPerCollection(options.userId, 'sent', collection, options.memory),
+      keepSetAside: (collection) => Replica.keptPerCollection(options.userId, 'setAside', collection, options.memory),
     });
     replica = new Replica(db, socket, sync, options.userId, options.memory);
     const opened = replica;
@@ -296,31 +297,38 @@ export class Replica {
   }
 
   /**
-   * What a collection's pushes not answered yet sent, kept with the replica's other remembered
-   * values: a push in doubt when the app quit is sent again as it was (`SentStates`).
+   * What a collection's replication keeps on the device with the replica's other remembered values,
+   * under `name` beside the other collections': what its pushes not answered yet sent (`sent`: a
+   * push in doubt when the app quit is sent again as it was) and the server states it set aside for
+   * the user's changes (`setAside`).
    */
-  private static sentStatesKept(userId: string, collection: string, memory: Memory | undefined) {
+  private static keptPerCollection<T extends Record<string, unknown>>(
+    userId: string,
+    name: 'sent' | 'setAside',
+    collection: string,
+    memory: Memory | undefined,
+  ): KeptOnDevice<T> | undefined {
     if (!memory) return undefined;
-    const key = Replica.memoryKey(userId, 'sent');
-    const all = (): Record<string, SentStates> => {
+    const key = Replica.memoryKey(userId, name);
+    const all = (): Record<string, T> => {
       try {
-        return JSON.parse(memory.get(key) ?? '{}') as Record<string, SentStates>;
+        return JSON.parse(memory.get(key) ?? '{}') as Record<string, T>;
       } catch {
         return {};
       }
     };
     return {
-      load: () => all()[collection] ?? {},
-      save: (states: SentStates) => {
-        const kept = { ...all(), [collection]: states };
-        if (Object.keys(states).length === 0) delete kept[collection];
+      load: () => all()[collection] ?? ({} as T),
+      save: (value: T) => {
+        const kept = { ...all(), [collection]: value };
+        if (Object.keys(value).length === 0) delete kept[collection];
         try {
           if (Object.keys(kept).length > 0) memory.set(key, JSON.stringify(kept));
           else if (memory.remove) memory.remove(key);
           else memory.set(key, '{}');
         } catch (error) {
           // A full store: this session still holds them, only a restart would not.
-          console.warn('The replica could not remember the states of its pushes in doubt on this device:', error);
+          console.warn(`The replica could not remember its ${name} states on this device:`, error);
         }
       },
     };

@@ -11,7 +11,7 @@ import { io } from 'socket.io-client';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../../../electron/backend/replica-host';
 import { deviceKeeping } from '../../../test/helpers/sync-client';
-import { RetryBackoff, replicateOverSocket } from './socket-replication';
+import { RetryBackoff, replicateOverSocket, type SetAsideStates } from './socket-replication';
 
 describe('retry backoff of the replication', () => {
   it('doubles the wait per consecutive failure up to the cap, with jitter, and starts over after a success', () => {
@@ -554,6 +554,51 @@ describe('pushes answered by the server', () => {
       }
     },
   );
+
+  it('answered with a record gone while the change was taken back, delete it although the app quits before that', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const { db, notes } = await notesDatabase();
+    const socket = io(server.url, { transports: ['websocket'] });
+    const keepSentStates = deviceKeeping();
+    const keepSetAside = deviceKeeping<SetAsideStates>();
+    const replicate = () =>
+      replicateOverSocket({
+        collection: notes,
+        remoteCollection: 'notes',
+        socket,
+        retryTimeMs: 500,
+        keepSentStates,
+        keepSetAside,
+      });
+    const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
+    let state = replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // The user changes the note and takes the change back while the push is out; the server
+      // answers that the note is gone (deleted by the office).
+      const doc = await notes.findOne('n1').exec(true);
+      await doc.incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      await doc.incrementalPatch({ text: 'start' });
+      push.answer({ conflicts: [{ id: 'n1', _deleted: true }], lost: [] });
+      await state.awaitInSync();
+      // The app quits right then, the note still on the device.
+      await state.cancel();
+      expect(await n1()).toMatchObject({ text: 'start', _deleted: false });
+      // Opened again, with nothing left for a pull to bring: the note is deleted all the same.
+      state = replicate();
+      await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: 5_000 });
+      await state.awaitInSync();
+      expect(keepSetAside.load()).toEqual({});
+      expect(server.pushed).toHaveLength(1);
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
 
   it('are not undone by a stream message read before them, whose other documents still arrive', async () => {
     const server = await heldSyncServer();

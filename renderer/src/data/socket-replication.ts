@@ -192,10 +192,18 @@ export interface SocketReplicationOptions<RxDocType> {
    * Keeps what pushes not answered yet sent (`SentStates`) across restarts of the app; without it
    * they are kept in memory only.
    */
-  keepSentStates?: {
-    load(): SentStates;
-    save(states: SentStates): void;
-  };
+  keepSentStates?: KeptOnDevice<SentStates>;
+  /**
+   * Keeps the server states set aside for documents with a change of the user's (`SetAsideStates`)
+   * across restarts of the app; without it they are kept in memory only.
+   */
+  keepSetAside?: KeptOnDevice<SetAsideStates>;
+}
+
+/** What a replication keeps on the device across restarts of the app, loaded when it starts. */
+export interface KeptOnDevice<T> {
+  load(): T;
+  save(value: T): void;
 }
 
 /**
@@ -203,6 +211,49 @@ export interface SocketReplicationOptions<RxDocType> {
  * attempt was sent against (`base`), and every state sent after it, in order.
  */
 export type SentStates = Record<string, { base: Record<string, unknown> | null; states: Record<string, unknown>[] }>;
+
+/**
+ * Per document, a server state RxDB did not write over a change of the user's, to be written once
+ * that change is settled: a pulled or streamed state, or the tombstone of a record a push's answer
+ * says is gone.
+ */
+export type SetAsideStates = Record<string, SyncDocument>;
+
+/**
+ * A map kept on the device (`KeptOnDevice`): saved once after the changes of one turn of the event
+ * loop, before anything of that turn reaches the network or the app can quit.
+ */
+class KeptMap<T> extends Map<string, T> {
+  private saving = false;
+  private readonly keeping: KeptOnDevice<Record<string, T>> | undefined;
+
+  constructor(keeping: KeptOnDevice<Record<string, T>> | undefined) {
+    super();
+    this.keeping = keeping;
+    for (const [id, value] of Object.entries(keeping?.load() ?? {})) super.set(id, value);
+  }
+
+  override set(id: string, value: T): this {
+    super.set(id, value);
+    this.saveSoon();
+    return this;
+  }
+
+  override delete(id: string): boolean {
+    const had = super.delete(id);
+    if (had) this.saveSoon();
+    return had;
+  }
+
+  private saveSoon() {
+    if (!this.keeping || this.saving) return;
+    this.saving = true;
+    queueMicrotask(() => {
+      this.saving = false;
+      this.keeping?.save(Object.fromEntries(this));
+    });
+  }
+}
 
 /**
  * Replicates an RxDB collection with the server over Socket.IO (`sync:pull`, `sync:push`,
@@ -241,9 +292,11 @@ export function replicateOverSocket<RxDocType>(
    * The newest pulled state of each document that had a change of its own when it came: RxDB does
    * not write a pulled state over such a change (the change's push is to settle it) and forgets it.
    * When the change is taken back before it is sent, RxDB has nothing to send, and the replica
-   * kept the older state until the server's copy changed again (`takeSetAside`).
+   * kept the older state until the server's copy changed again (`takeSetAside`). Kept on the
+   * device (`keepSetAside`): an app quitting before they are taken takes them when opened next,
+   * the checkpoint having passed them.
    */
-  const setAside = new Map<string, SyncDocument>();
+  const setAside = new KeptMap<SyncDocument>(options.keepSetAside);
   const setAsideIfChangedHere = (documents: readonly SyncDocument[]) => {
     for (const document of documents) {
       const id = idOf(document);
@@ -394,8 +447,7 @@ export function replicateOverSocket<RxDocType>(
    * been applied. Kept (`keepSentStates`) before each attempt goes out, so that an app quitting with
    * a push in doubt sends it again as it was when opened next.
    */
-  const sentStates = new Map(Object.entries(options.keepSentStates?.load() ?? {}));
-  const keepSent = () => options.keepSentStates?.save(Object.fromEntries(sentStates));
+  const sentStates = new KeptMap<SentStates[string]>(options.keepSentStates);
   /** A state as kept: what JSON holds of it, so one compares equal to itself after a restart. */
   const asKept = (state: unknown) =>
     state == null ? null : (JSON.parse(JSON.stringify(state)) as Record<string, unknown>);
@@ -440,7 +492,6 @@ export function replicateOverSocket<RxDocType>(
         newDocumentState: state as unknown as typeof row.newDocumentState,
       }));
     });
-    keepSent();
     return sending;
   };
   /**
@@ -589,7 +640,6 @@ export function replicateOverSocket<RxDocType>(
       setAside.delete(key(row));
       sentStates.delete(key(row));
     }
-    keepSent();
     supersede(rows.map(key), complete(result.conflicts));
     // A record gone on the server (deleted, or no longer shared) is written into the document by
     // RxDB only while it is still as pushed; one changed again meanwhile kept it, and when that
@@ -650,9 +700,10 @@ export function replicateOverSocket<RxDocType>(
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
     if (!internal) return undefined;
     const before = options.beforeFirstPull;
-    preparing ??= Promise.all([before?.(internal), resendTakenBack(internal)]).catch((error) =>
-      console.warn(`Preparing the pull of ${remoteCollection} failed:`, error),
-    );
+    preparing ??= Promise.all([before?.(internal), resendTakenBack(internal)])
+      .catch((error) => console.warn(`Preparing the pull of ${remoteCollection} failed:`, error))
+      // States set aside before the app last quit: taken once the first pull is written.
+      .finally(() => setAside.size > 0 && takeSetAsideSoon());
     return preparing;
   };
   /**
@@ -669,7 +720,6 @@ export function replicateOverSocket<RxDocType>(
     const ids = [...sentStates.keys()];
     if (ids.length === 0) return;
     const [held, known] = await Promise.all([heldStates(ids), getAssumedMasterState(internal, ids)]);
-    let settled = false;
     const resent = ids.flatMap((id) => {
       const kept = sentStates.get(id);
       const current = held.get(id);
@@ -683,7 +733,6 @@ export function replicateOverSocket<RxDocType>(
       // such documents): not sent again, and pulled states are written again.
       if (!deepEqual(server, kept.base) && !deepEqual(server, last)) {
         sentStates.delete(id);
-        settled = true;
         return [];
       }
       // Changed since: RxDB sends it, the kept states first.
@@ -694,12 +743,10 @@ export function replicateOverSocket<RxDocType>(
       if (against === null || deepEqual(asKept(current), against)) {
         // Every attempt sent this very state, made from it: nothing is in doubt.
         sentStates.delete(id);
-        settled = true;
         return [];
       }
       return [against as unknown as SyncDocument];
     });
-    if (settled) keepSent();
     if (resent.length === 0) return;
     await recordServerStates(resent);
     const docs = await fork.findDocumentsById(resent.map(idOf), true);
@@ -902,7 +949,6 @@ export function replicateOverSocket<RxDocType>(
                         if (states) sentStates.set(id, states);
                         else sentStates.delete(id);
                       }
-                      keepSent();
                     }
                     throw error;
                   });
