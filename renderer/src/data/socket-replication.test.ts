@@ -600,6 +600,37 @@ describe('pushes answered by the server', () => {
     }
   });
 
+  it('set aside before the app quit are not taken over a deletion the first pull brings when it opens again', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const { db, notes } = await notesDatabase();
+    const socket = io(server.url, { transports: ['websocket'] });
+    const keepSetAside = deviceKeeping<SetAsideStates>();
+    const replicate = () =>
+      replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50, keepSetAside });
+    const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
+    let state = replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      await state.cancel();
+      // The app quit with a colleague's text set aside, not taken yet; the office deleted the note since.
+      keepSetAside.save({ n1: note('n1', 'colleague', 2) });
+      server.pullNext([{ id: 'n1', _deleted: true }]);
+      state = replicate();
+      await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: 5_000 });
+      await state.awaitInSync();
+      // Long enough for the set-aside text to be taken, were it taken.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await n1())?._deleted).toBe(true);
+      expect(keepSetAside.load()).toEqual({});
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+
   it('are not undone by a stream message read before them, whose other documents still arrive', async () => {
     const server = await heldSyncServer();
     const { db, notes } = await notesDatabase();

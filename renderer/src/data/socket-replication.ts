@@ -908,7 +908,9 @@ export function replicateOverSocket<RxDocType>(
           pulling -= 1;
         }
         await answersTaken();
-        if (changedHere.size > 0) setAsideIfChangedHere(batch.documents);
+        // A newer state replaces a set-aside one, or, of a document not changed here since the app
+        // opened, lets it go (a state kept from before the app quit, behind a deletion pulled now).
+        if (changedHere.size > 0 || setAside.size > 0) setAsideIfChangedHere(batch.documents);
         noteHanded(batch.documents);
         return batch;
       },
