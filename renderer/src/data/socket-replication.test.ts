@@ -631,6 +631,38 @@ describe('pushes answered by the server', () => {
     }
   });
 
+  it('set aside and written after all are not kept on the device', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const { db, notes } = await notesDatabase();
+    const socket = io(server.url, { transports: ['websocket'] });
+    const keepSetAside = deviceKeeping<SetAsideStates>();
+    const state = replicateOverSocket({
+      collection: notes,
+      remoteCollection: 'notes',
+      socket,
+      retryTimeMs: 50,
+      keepSetAside,
+    });
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // The user saves the note unchanged, then a colleague's text arrives: set aside for that
+      // save, and written by RxDB all the same (the note holds its server state).
+      await (await notes.findOne('n1').exec(true)).incrementalPatch({ text: 'start' });
+      server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
+      await vi.waitFor(async () => expect((await notes.findOne('n1').exec())?.text).toBe('colleague'), {
+        timeout: 5_000,
+      });
+      await state.awaitInSync();
+      await vi.waitFor(() => expect(keepSetAside.load()).toEqual({}), { timeout: 5_000 });
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+
   it('are not undone by a stream message read before them, whose other documents still arrive', async () => {
     const server = await heldSyncServer();
     const { db, notes } = await notesDatabase();

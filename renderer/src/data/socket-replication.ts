@@ -875,7 +875,17 @@ export function replicateOverSocket<RxDocType>(
         if (!asideVersion || (version && version >= asideVersion)) setAside.set(event.documentId, pending);
       }
     }
-    if (String(bulk.context).startsWith('replication-downstream')) return;
+    if (String(bulk.context).startsWith('replication-downstream')) {
+      // RxDB wrote a set-aside state after all, or a newer one: nothing is left to take. A bare
+      // tombstone has no version and stays (a state RxDB wrote may be one received before it).
+      for (const event of bulk.events) {
+        const aside = setAside.get(event.documentId);
+        const version = aside && versionOf(aside);
+        if (version && (versionOf(event.documentData as unknown as SyncDocument) ?? '') >= version)
+          setAside.delete(event.documentId);
+      }
+      return;
+    }
     for (const event of bulk.events) changedHere.add(event.documentId);
     if (bulk.events.some((event) => setAside.has(event.documentId))) takeSetAsideSoon();
   });
