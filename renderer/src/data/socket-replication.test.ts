@@ -184,8 +184,15 @@ async function notesOn(server: { url: string; close(): Promise<unknown> }, stora
     notes,
     socket,
     stored: async (id: string) => (await notes.storageInstance.findDocumentsById([id], true))[0],
-    replicate() {
-      state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
+    /** `options` go to the replication beside the defaults (a quick retry). */
+    replicate(options: Partial<Parameters<typeof replicateOverSocket>[0]> = {}) {
+      state = replicateOverSocket({
+        collection: notes,
+        remoteCollection: 'notes',
+        socket,
+        retryTimeMs: 50,
+        ...options,
+      });
       return state;
     },
     async close() {
@@ -557,27 +564,20 @@ describe('pushes answered by the server', () => {
 
   it('answered with a record gone while the change was taken back, delete it although the app quits before that', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const { db, notes } = await notesDatabase();
-    const socket = io(server.url, { transports: ['websocket'] });
-    const keepSentStates = deviceKeeping();
-    const keepSetAside = deviceKeeping<SetAsideStates>();
-    const replicate = () =>
-      replicateOverSocket({
-        collection: notes,
-        remoteCollection: 'notes',
-        socket,
-        retryTimeMs: 500,
-        keepSentStates,
-        keepSetAside,
-      });
-    const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
-    let state = replicate();
+    const replica = await notesOn(server);
+    const keeping = {
+      keepSentStates: deviceKeeping(),
+      keepSetAside: deviceKeeping<SetAsideStates>(),
+      retryTimeMs: 500,
+    };
+    const n1 = () => replica.stored('n1');
+    let state = replica.replicate(keeping);
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
       // The user changes the note and takes the change back while the push is out; the server
       // answers that the note is gone (deleted by the office).
-      const doc = await notes.findOne('n1').exec(true);
+      const doc = await replica.notes.findOne('n1').exec(true);
       await doc.incrementalPatch({ text: 'mine' });
       const push = await server.nextPush();
       await doc.incrementalPatch({ text: 'start' });
@@ -587,28 +587,22 @@ describe('pushes answered by the server', () => {
       await state.cancel();
       expect(await n1()).toMatchObject({ text: 'start', _deleted: false });
       // Opened again, with nothing left for a pull to bring: the note is deleted all the same.
-      state = replicate();
+      state = replica.replicate(keeping);
       await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: 5_000 });
       await state.awaitInSync();
-      expect(keepSetAside.load()).toEqual({});
+      expect(keeping.keepSetAside.load()).toEqual({});
       expect(server.pushed).toHaveLength(1);
     } finally {
-      await state.cancel();
-      socket.close();
-      await db.remove();
-      await server.close();
+      await replica.close();
     }
   });
 
   it('set aside before the app quit are not taken over a deletion the first pull brings when it opens again', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const { db, notes } = await notesDatabase();
-    const socket = io(server.url, { transports: ['websocket'] });
+    const replica = await notesOn(server);
     const keepSetAside = deviceKeeping<SetAsideStates>();
-    const replicate = () =>
-      replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50, keepSetAside });
-    const n1 = async () => (await notes.storageInstance.findDocumentsById(['n1'], true))[0];
-    let state = replicate();
+    const n1 = () => replica.stored('n1');
+    let state = replica.replicate({ keepSetAside });
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
@@ -616,7 +610,7 @@ describe('pushes answered by the server', () => {
       // The app quit with a colleague's text set aside, not taken yet; the office deleted the note since.
       keepSetAside.save({ n1: note('n1', 'colleague', 2) });
       server.pullNext([{ id: 'n1', _deleted: true }]);
-      state = replicate();
+      state = replica.replicate({ keepSetAside });
       await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: 5_000 });
       await state.awaitInSync();
       // Long enough for the set-aside text to be taken, were it taken.
@@ -624,42 +618,27 @@ describe('pushes answered by the server', () => {
       expect((await n1())?._deleted).toBe(true);
       expect(keepSetAside.load()).toEqual({});
     } finally {
-      await state.cancel();
-      socket.close();
-      await db.remove();
-      await server.close();
+      await replica.close();
     }
   });
 
   it('set aside and written after all are not kept on the device', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const { db, notes } = await notesDatabase();
-    const socket = io(server.url, { transports: ['websocket'] });
+    const replica = await notesOn(server);
     const keepSetAside = deviceKeeping<SetAsideStates>();
-    const state = replicateOverSocket({
-      collection: notes,
-      remoteCollection: 'notes',
-      socket,
-      retryTimeMs: 50,
-      keepSetAside,
-    });
+    const state = replica.replicate({ keepSetAside });
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
       // The user saves the note unchanged, then a colleague's text arrives: set aside for that
       // save, and written by RxDB all the same (the note holds its server state).
-      await (await notes.findOne('n1').exec(true)).incrementalPatch({ text: 'start' });
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'start' });
       server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
-      await vi.waitFor(async () => expect((await notes.findOne('n1').exec())?.text).toBe('colleague'), {
-        timeout: 5_000,
-      });
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('colleague'), { timeout: 5_000 });
       await state.awaitInSync();
       await vi.waitFor(() => expect(keepSetAside.load()).toEqual({}), { timeout: 5_000 });
     } finally {
-      await state.cancel();
-      socket.close();
-      await db.remove();
-      await server.close();
+      await replica.close();
     }
   });
 
