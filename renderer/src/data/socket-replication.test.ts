@@ -1116,6 +1116,38 @@ describe('pushes', () => {
     },
   );
 
+  it('kept in a form the replication cannot read are let go, and the replica syncs as without them', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const replica = await notesOn(server);
+    const keepSentStates = deviceKeeping();
+    const keepSetAside = deviceKeeping<SetAsideStates>();
+    // What the device holds under the replica's keys is damaged (or of another release).
+    keepSentStates.save({ n1: { base: null, states: 'sent' } } as never);
+    keepSetAside.save({ n1: 7 } as never);
+    let state = replica.replicate({ keepSentStates, keepSetAside });
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // A colleague's text arrives, and the user's edit goes out.
+      server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('colleague'), { timeout: 5_000 });
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      expect(push.rows.map((row) => [row.assumedMasterState?.text, row.newDocumentState.text])).toEqual([
+        ['colleague', 'mine'],
+      ]);
+      push.answer({ conflicts: [], lost: [] });
+      await state.awaitInSync();
+      expect(keepSentStates.load()).toEqual({});
+      await state.cancel();
+      state = replica.replicate({ keepSentStates, keepSetAside });
+      await state.awaitInSync();
+      expect((await replica.stored('n1'))?.text).toBe('mine');
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('left in doubt with the very state the document holds, and made from it, are let go and pulled states taken again', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     const { db, notes } = await notesDatabase();

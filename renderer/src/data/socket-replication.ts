@@ -219,6 +219,14 @@ export type SentStates = Record<string, { base: Record<string, unknown> | null; 
  */
 export type SetAsideStates = Record<string, SyncDocument>;
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isSentStates = (value: unknown): value is SentStates[string] =>
+  isRecord(value) &&
+  (value.base === null || isRecord(value.base)) &&
+  Array.isArray(value.states) &&
+  value.states.every(isRecord);
+
 /**
  * A map kept on the device (`KeptOnDevice`): saved once after the changes of one turn of the event
  * loop, before anything of that turn reaches the network or the app can quit.
@@ -227,10 +235,13 @@ class KeptMap<T> extends Map<string, T> {
   private saving = false;
   private readonly keeping: KeptOnDevice<Record<string, T>> | undefined;
 
-  constructor(keeping: KeptOnDevice<Record<string, T>> | undefined) {
+  /** `readable` tells what the device holds of another release, or damaged, from what is kept. */
+  constructor(keeping: KeptOnDevice<Record<string, T>> | undefined, readable: (value: unknown) => value is T) {
     super();
     this.keeping = keeping;
-    for (const [id, value] of Object.entries(keeping?.load() ?? {})) super.set(id, value);
+    const kept: unknown = keeping?.load();
+    if (!isRecord(kept)) return;
+    for (const [id, value] of Object.entries(kept)) if (readable(value)) super.set(id, value);
   }
 
   override set(id: string, value: T): this {
@@ -296,7 +307,7 @@ export function replicateOverSocket<RxDocType>(
    * device (`keepSetAside`): an app quitting before they are taken takes them when opened next,
    * the checkpoint having passed them.
    */
-  const setAside = new KeptMap<SyncDocument>(options.keepSetAside);
+  const setAside = new KeptMap(options.keepSetAside, isRecord as (value: unknown) => value is SyncDocument);
   const setAsideIfChangedHere = (documents: readonly SyncDocument[]) => {
     for (const document of documents) {
       const id = idOf(document);
@@ -447,7 +458,7 @@ export function replicateOverSocket<RxDocType>(
    * been applied. Kept (`keepSentStates`) before each attempt goes out, so that an app quitting with
    * a push in doubt sends it again as it was when opened next.
    */
-  const sentStates = new KeptMap<SentStates[string]>(options.keepSentStates);
+  const sentStates = new KeptMap(options.keepSentStates, isSentStates);
   /** A state as kept: what JSON holds of it, so one compares equal to itself after a restart. */
   const asKept = (state: unknown) =>
     state == null ? null : (JSON.parse(JSON.stringify(state)) as Record<string, unknown>);
