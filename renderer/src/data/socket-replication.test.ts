@@ -597,6 +597,35 @@ describe('pushes answered by the server', () => {
     }
   });
 
+  it('answered with a record gone are not taken back by a pulled state RxDB left for the push', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const replica = await notesOn(server);
+    const state = replica.replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // A pull is under way as the user's change goes out; answered then, it brings a colleague's
+      // text, which RxDB leaves for the push to settle.
+      const pulled = server.holdNextPull();
+      server.resync();
+      const answerPull = await pulled;
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      answerPull([note('n1', 'colleague', 2)]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await replica.stored('n1')).toMatchObject({ text: 'mine' });
+      // Then the office deletes the note: the push is answered with its tombstone.
+      push.answer({ conflicts: [{ id: 'n1', _deleted: true }], lost: [] });
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?._deleted).toBe(true), { timeout: 5_000 });
+      await state.awaitInSync();
+      // Long enough for a set-aside state to be taken, were it taken.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await replica.stored('n1')).toMatchObject({ _deleted: true });
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('set aside before the app quit are not taken over a deletion the first pull brings when it opens again', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     const replica = await notesOn(server);

@@ -645,11 +645,15 @@ export function replicateOverSocket<RxDocType>(
     sent: RxReplicationWriteToMasterRow<RxDocType>[],
     result: PushResponse,
   ): Promise<never> => {
-    // Answered: RxDB holds the server's state of these documents now.
+    // Answered: RxDB holds the server's state of these documents now. A state handed to RxDB and
+    // not written (left for this push) is older than the answer: RxDB's write of the answer is not
+    // a write of the user's that sets it aside (it came back over a bare tombstone, which has no
+    // version to tell the two apart).
     for (const row of rows) {
       changedHere.delete(key(row));
       setAside.delete(key(row));
       sentStates.delete(key(row));
+      handed.delete(key(row));
     }
     supersede(rows.map(key), complete(result.conflicts));
     // A record gone on the server (deleted, or no longer shared) is written into the document by
