@@ -213,7 +213,7 @@ function gate() {
 /**
  * Deletes the replication's record of the server state of document `id` from replica `name`'s
  * file (opened with `onDisk`), as a page closed between RxDB's document and meta writes leaves it;
- * returns what puts it back.
+ * returns what puts it back (over the record the replication wrote again meanwhile, if it did).
  */
 function forgetServerState(name: string, id: string): () => void {
   const file = new Database(path.join(dir, `replica_2d_${name.replaceAll('-', '_2d_')}.sqlite`));
@@ -232,7 +232,7 @@ function forgetServerState(name: string, id: string): () => void {
     const columns = Object.keys(kept);
     again
       .prepare(
-        `INSERT INTO "${metaTable}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+        `INSERT OR REPLACE INTO "${metaTable}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
       )
       .run(...Object.values(kept));
     again.close();

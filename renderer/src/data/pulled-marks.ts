@@ -91,6 +91,19 @@ export function withPulledDocumentsMarked<Internals, Options>(
   };
 }
 
+/** The mark RxDB's replication leaves on the documents it writes from the server (`_meta.o.hash`). */
+export function pulledMark<RxDocType>(internal: RxStorageInstanceReplicationState<RxDocType>): Promise<string> {
+  return internal.input.hashFunction(internal.input.identifier);
+}
+
+/**
+ * Whether a stored document is, as it stands, a state RxDB's replication wrote from the server:
+ * marked with the revision it has. RxDB counts such a document as holding the server's state.
+ */
+export function isPulledState(document: { _rev: string; _meta: { o?: PulledMark } }, mark: string): boolean {
+  return document._meta.o?.hash === mark && document._meta.o._rev === getHeightOfRevision(document._rev);
+}
+
 /** A stored document as the replication's fork holds it. */
 type ForkDocument = Record<string, unknown> & {
   _rev: string;
@@ -116,7 +129,7 @@ export async function markUnrecordedPulls<RxDocType>(
   };
   const passed = (await getLastCheckpointDoc(internal, 'up')) as { id: string; lwt: number } | undefined;
   if (!passed) return [];
-  const mark = await internal.input.hashFunction(internal.input.identifier);
+  const mark = await pulledMark(internal);
   const primaryPath = internal.primaryPath as string;
   const { documents } = await fork.query(
     prepareQuery(
@@ -129,7 +142,7 @@ export async function markUnrecordedPulls<RxDocType>(
   const unmarked = documents.filter((doc) => {
     const id = String(doc[primaryPath]);
     const before = doc._meta.lwt < passed.lwt || (doc._meta.lwt === passed.lwt && id <= passed.id);
-    return before && !(doc._meta.o?.hash === mark && doc._meta.o._rev === getHeightOfRevision(doc._rev));
+    return before && !isPulledState(doc, mark);
   });
   if (unmarked.length === 0) return [];
   const recorded = await getAssumedMasterState(

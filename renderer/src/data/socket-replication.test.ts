@@ -815,6 +815,60 @@ describe('pushes answered by the server', () => {
   });
 });
 
+describe('pulled states whose record never reached the device', () => {
+  it('are the base of the next push: a deletion of a record shared again is sent as the user’s', async () => {
+    // RxDB stores a pulled state in two writes, the document and then its record of the server's
+    // state; the app quits between the two for the note shared again, whose record stays the tombstone.
+    const memory = getRxStorageMemory();
+    const dropping = { armed: false };
+    const storage = {
+      ...memory,
+      async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
+        const instance = await memory.createStorageInstance(params);
+        const write = instance.bulkWrite.bind(instance);
+        instance.bulkWrite = async (rows, context) => {
+          if (dropping.armed && context === 'replication-down-write-meta' && JSON.stringify(rows).includes('shared')) {
+            dropping.armed = false;
+            return { error: [] };
+          }
+          return write(rows, context);
+        };
+        return instance;
+      },
+    } as RxStorage<unknown, unknown>;
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const replica = await notesOn(server, storage);
+    let state = replica.replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      server.stream({ collection: 'notes', documents: [{ id: 'n1', _deleted: true }], checkpoint: { at: 8 } });
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?._deleted).toBe(true), { timeout: 5_000 });
+      await state.awaitInSync();
+      dropping.armed = true;
+      server.stream({ collection: 'notes', documents: [note('n1', 'shared', 2)], checkpoint: { at: 9 } });
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?._deleted).toBe(false), { timeout: 5_000 });
+      await vi.waitFor(() => expect(dropping.armed).toBe(false), { timeout: 5_000 });
+      await state.cancel();
+      // Opened again, off line (its first pull waits): the user deletes the note.
+      const pulled = server.holdNextPull();
+      state = replica.replicate();
+      await (await replica.notes.findOne('n1').exec(true)).remove();
+      const push = await server.nextPush();
+      // Sent against the state the user saw, the server takes it as their deletion.
+      expect(push.rows.map((row) => [row.assumedMasterState, row.newDocumentState._deleted])).toEqual([
+        [note('n1', 'shared', 2), true],
+      ]);
+      push.answer({ conflicts: [], lost: [] });
+      (await pulled)([]);
+      await state.awaitInSync();
+      expect(await replica.stored('n1')).toMatchObject({ _deleted: true });
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
 describe('pushes', () => {
   const replicaDirectories: string[] = [];
   afterAll(async () => {

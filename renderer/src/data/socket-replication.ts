@@ -22,6 +22,7 @@ import {
 import { type RxReplicationState, replicateRxCollection } from 'rxdb/plugins/replication';
 import { Subject } from 'rxjs';
 import type { Socket } from 'socket.io-client';
+import { isPulledState, pulledMark } from './pulled-marks';
 import { rebaseOnServerState } from './rebase';
 
 /** The name of the replication of a collection, the same at every start (RxDB keys its records by it). */
@@ -424,7 +425,9 @@ export function replicateOverSocket<RxDocType>(
   const withCurrentBase = async (
     rows: RxReplicationWriteToMasterRow<RxDocType>[],
   ): Promise<RxReplicationWriteToMasterRow<RxDocType>[]> => {
-    const missing = rows.filter((row) => !row.assumedMasterState);
+    // A record written since RxDB read it (`recordPulledStates`) is read again too.
+    while (recordingPulled.size > 0) await Promise.allSettled([...recordingPulled]);
+    const missing = rows.filter((row) => !row.assumedMasterState || rerecorded.has(key(row)));
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
     if (missing.length === 0 || !internal) return rows;
     const ids = missing.map(key);
@@ -433,8 +436,9 @@ export function replicateOverSocket<RxDocType>(
       internal,
       ids,
     ).catch(() => ({}));
+    for (const id of ids) rerecorded.delete(id);
     return rows.map((row) => {
-      if (row.assumedMasterState) return row;
+      if (!missing.includes(row)) return row;
       const current: { docData: RxDocType } | undefined = known[key(row)];
       return current ? { ...row, assumedMasterState: current.docData as typeof row.newDocumentState } : row;
     });
@@ -541,6 +545,52 @@ export function replicateOverSocket<RxDocType>(
       documents.map((document) => getMetaWriteRow(internal, document as never, known[idOf(document)]?.metaDocument)),
     );
     await internal.input.metaInstance.bulkWrite(writes, 'orbita-sync-sent-state');
+  };
+  /**
+   * RxDB stores a pulled state in two writes, the document and then its record of the server's
+   * state, and counts a document marked as pulled (`isPulledState`) as holding the server's state
+   * whatever its record says. An app quitting between the two writes left the older record; the
+   * next pull fixes it unless the user writes the document first, and then RxDB sent that write
+   * against the older record — a task deleted by the user after it was shared with them again went
+   * against the tombstone of its hiding, which the server takes for nobody's deletion, and the task
+   * stayed, the user not told. So at a write of the user's over a pulled state, that state is
+   * recorded as the server's where the record differs, and the push reads the record again.
+   */
+  const recordingPulled = new Set<Promise<void>>();
+  const rerecorded = new Set<string>();
+  let mark: Promise<string> | undefined;
+  const recordPulledStates = (events: readonly { previousDocumentData?: unknown }[]) => {
+    const previous = events.flatMap((event) =>
+      event.previousDocumentData ? [event.previousDocumentData as RxDocumentData<RxDocType>] : [],
+    );
+    if (previous.length === 0) return;
+    const job = (async () => {
+      await state.startPromise;
+      const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+      if (!internal || state.isStopped()) return;
+      mark ??= pulledMark(internal);
+      const replicationMark = await mark;
+      const pulled = previous.filter((document) => isPulledState(document as never, replicationMark));
+      if (pulled.length === 0) return;
+      const known = await getAssumedMasterState(
+        internal,
+        pulled.map((document) => idOf(document)),
+      );
+      const unrecorded = pulled.flatMap((document) => {
+        const { _meta, _rev, _attachments, ...server } = document as Record<string, unknown>;
+        const recorded = known[idOf(server)]?.docData as Record<string, unknown> | undefined;
+        const { _attachments: _none, ...held } = recorded ?? {};
+        return recorded && deepEqual(held, server) ? [] : [server as SyncDocument];
+      });
+      if (unrecorded.length === 0) return;
+      await recordServerStates(unrecorded);
+      for (const document of unrecorded) rerecorded.add(idOf(document));
+    })().catch((error) => {
+      // A replica closing meanwhile has nothing more to send.
+      if (!state.isStopped()) console.warn(`Recording the pulled states of ${remoteCollection} failed:`, error);
+    });
+    recordingPulled.add(job);
+    void job.finally(() => recordingPulled.delete(job));
   };
   /**
    * RxDB takes the server's state that a push was answered with (a conflict: the push merged with
@@ -902,6 +952,9 @@ export function replicateOverSocket<RxDocType>(
       return;
     }
     for (const event of bulk.events) changedHere.add(event.documentId);
+    // The user's writes: the replication's own (answers, resends) start from states it recorded.
+    if (!String(bulk.context).startsWith('orbita-sync') && !String(bulk.context).startsWith('replication-'))
+      recordPulledStates(bulk.events);
     if (bulk.events.some((event) => setAside.has(event.documentId))) takeSetAsideSoon();
   });
   const state = replicateRxCollection<RxDocType, SyncCheckpoint>({
