@@ -205,27 +205,38 @@ async function notesOn(server: { url: string; close(): Promise<unknown> }, stora
 }
 
 /**
- * RxDB's memory storage whose next write matching `matches`, once `arm` was called, waits until
- * `release`; `arm` resolves when that write is waiting.
+ * RxDB's memory storage whose next write or read by id matching `matches`, once `arm` was called,
+ * waits until `release`; `arm` resolves when that call is waiting. `matches` sees every such call
+ * (a read with the context ''), armed or not.
  */
-function memoryHoldingOneWrite(matches: (ids: string[], context: string) => boolean) {
+function memoryHoldingOne(matches: (ids: string[], context: string, operation: 'write' | 'read') => boolean) {
   const memory = getRxStorageMemory();
   const hold: { armed: boolean; reached?: () => void; release?: () => void } = { armed: false };
+  const held = async (ids: string[], context: string, operation: 'write' | 'read') => {
+    if (!matches(ids, context, operation) || !hold.armed) return;
+    hold.armed = false;
+    await new Promise<void>((resolve) => {
+      hold.release = resolve;
+      hold.reached?.();
+    });
+  };
   const storage = {
     ...memory,
     async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
       const instance = await memory.createStorageInstance(params);
       const write = instance.bulkWrite.bind(instance);
       instance.bulkWrite = async (rows, context) => {
-        const ids = rows.map((row) => String((row.document as { id?: string }).id));
-        if (hold.armed && matches(ids, context)) {
-          hold.armed = false;
-          await new Promise<void>((resolve) => {
-            hold.release = resolve;
-            hold.reached?.();
-          });
-        }
+        await held(
+          rows.map((row) => String((row.document as { id?: string }).id)),
+          context,
+          'write',
+        );
         return write(rows, context);
+      };
+      const read = instance.findDocumentsById.bind(instance);
+      instance.findDocumentsById = async (ids, withDeleted) => {
+        await held(ids, '', 'read');
+        return read(ids, withDeleted);
       };
       return instance;
     },
@@ -313,7 +324,7 @@ describe('stream messages', () => {
 describe('stream messages meeting an edit', () => {
   it('are written once a write of the note that changed nothing lands between RxDB reading and writing it', async () => {
     const server = await heldSyncServer([note('n1', 'one', 1)]);
-    const slow = memoryHoldingOneWrite((ids, context) => ids.includes('n1') && context.startsWith('replication-down'));
+    const slow = memoryHoldingOne((ids, context) => ids.includes('n1') && context.startsWith('replication-down'));
     const replica = await notesOn(server, slow.storage);
     const state = replica.replicate();
     try {
@@ -360,7 +371,7 @@ describe('stream messages during a push', () => {
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     // The replica's write of a push's answer (the rebase's) waits while held.
-    const answerWrite = memoryHoldingOneWrite((_ids, context) => context === 'incremental-write');
+    const answerWrite = memoryHoldingOne((_ids, context) => context === 'incremental-write');
     const { db, notes } = await notesDatabase(answerWrite.storage);
     const socket = io(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'] });
     const state = replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
@@ -401,9 +412,7 @@ describe('pushes answered by the server', () => {
     const stream = (document: SyncDocument) =>
       server.stream({ collection: 'notes', documents: [document], checkpoint: { at: 9 } });
     // The replica is slow to write the server's change of another note.
-    const slow = memoryHoldingOneWrite(
-      (ids, context) => ids.includes('n0') && context.startsWith('replication-downstream'),
-    );
+    const slow = memoryHoldingOne((ids, context) => ids.includes('n0') && context.startsWith('replication-downstream'));
     const replica = await notesOn(server, slow.storage);
     const { notes } = replica;
     const state = replica.replicate();
@@ -592,6 +601,76 @@ describe('pushes answered by the server', () => {
       await state.awaitInSync();
       expect(keeping.keepSetAside.load()).toEqual({});
       expect(server.pushed).toHaveLength(1);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  /**
+   * The app quits while RxDB writes a colleague's text it held back during the pushes of two
+   * edits, one of them of that note, which the server took as sent: RxDB has read the note and
+   * not written it yet; `release` lets it go on.
+   */
+  async function quitWhileWritingAStateHeldBack() {
+    const server = await heldSyncServer([note('n0', 'zero', 1), note('n1', 'start', 1)]);
+    // Once the answer of a push of n1 is recorded, the replica is slow to read the note.
+    let recorded = false;
+    const slow = memoryHoldingOne((ids, context, operation) => {
+      if (context === 'replication-up-write-meta' && ids.includes('n1|0')) recorded = true;
+      return recorded && operation === 'read' && ids.includes('n1');
+    });
+    const replica = await notesOn(server, slow.storage);
+    const state = replica.replicate();
+    const edit = async (id: string, text: string) =>
+      (await replica.notes.findOne(id).exec(true)).incrementalPatch({ text });
+    await state.awaitInitialReplication();
+    await state.awaitInSync();
+    // While the push of one note is out, a colleague's text of another arrives: RxDB holds it
+    // until the pushes are answered. The user edits that note too.
+    await edit('n0', 'zero, mine');
+    const first = await server.nextPush();
+    server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await edit('n1', 'mine');
+    const reached = slow.arm();
+    first.answer({ conflicts: [], lost: [] });
+    (await server.nextPush()).answer({ conflicts: [], lost: [] });
+    // RxDB takes up the colleague's text, older than the answer, and the app quits meanwhile.
+    await reached;
+    await state.cancel();
+    return { server, replica, release: slow.release };
+  }
+
+  it('are not undone by a state RxDB held back during them and writes as the app quits', async () => {
+    const { server, replica, release } = await quitWhileWritingAStateHeldBack();
+    try {
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await replica.stored('n1')).toMatchObject({ text: 'mine' });
+      // Opened again, the replica sends nothing back.
+      const state = replica.replicate();
+      await state.awaitInSync();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await replica.stored('n1')).toMatchObject({ text: 'mine' });
+      expect(server.pushed).toHaveLength(2);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('leave a replication started again while RxDB still writes such a state to pull as usual', async () => {
+    const { server, replica, release } = await quitWhileWritingAStateHeldBack();
+    try {
+      // Opened again at once, the office having changed the note since.
+      server.pullNext([note('n1', 'office', 5)]);
+      const state = replica.replicate();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      release();
+      await vi.waitFor(async () => expect(await replica.stored('n1')).toMatchObject({ text: 'office' }), {
+        timeout: 5_000,
+      });
+      await state.awaitInSync();
+      expect(server.pushed).toHaveLength(2);
     } finally {
       await replica.close();
     }

@@ -268,6 +268,12 @@ class KeptMap<T> extends Map<string, T> {
 }
 
 /**
+ * Per collection storage: when a stopped replication's writes of pulled states are over. One
+ * started on the same collection before then writes with the same context, and pulls after them.
+ */
+const stoppingOn = new WeakMap<object, Promise<unknown>>();
+
+/**
  * Replicates an RxDB collection with the server over Socket.IO (`sync:pull`, `sync:push`,
  * `sync:stream`, `sync:resync`). A reconnect emits RESYNC so the replica pulls what it missed;
  * while disconnected, calls fail and RxDB retries, and local writes wait in the replica.
@@ -765,7 +771,8 @@ export function replicateOverSocket<RxDocType>(
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
     if (!internal) return undefined;
     const before = options.beforeFirstPull;
-    preparing ??= Promise.all([before?.(internal), resendTakenBack(internal)])
+    preparing ??= Promise.resolve(stoppingOn.get(fork))
+      .then(() => Promise.all([before?.(internal), resendTakenBack(internal)]))
       .catch((error) => console.warn(`Preparing the pull of ${remoteCollection} failed:`, error))
       // States set aside before the app last quit: taken once the first pull is written.
       .finally(() => setAside.size > 0 && takeSetAsideSoon());
@@ -887,10 +894,14 @@ export function replicateOverSocket<RxDocType>(
   // RxDB's downstream leaves be: the newer state stays, with its record).
   const fork = options.collection.storageInstance;
   const forkWrite = fork.bulkWrite;
+  /** Set once the stopped replication's writes are over: its guard lets everything by. */
+  let released = false;
   const writeUnlessStale: typeof fork.bulkWrite = async (rows, context) => {
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+    const stopped = internal?.events.canceled.getValue() === true;
     if (
-      (staleBelow.size === 0 && sentStates.size === 0) ||
+      released ||
+      (!stopped && staleBelow.size === 0 && sentStates.size === 0) ||
       !internal ||
       context !== (await internal.downstreamBulkWriteFlag)
     ) {
@@ -898,9 +909,12 @@ export function replicateOverSocket<RxDocType>(
     }
     // Older than a push's outcome, or of a document whose push went out and is not answered: that
     // answer (the server merges a retry against its state then) is newer than anything pulled now.
+    // Stopped (the app quitting), RxDB still writes what it read before (a state held back during
+    // a push, once the push is answered) but no checkpoint past it: refused, it is pulled again
+    // when the replication starts again.
     const stale = rows.filter((row) => {
       const document = row.document as unknown as Record<string, unknown>;
-      return isStale(document) || sentStates.has(idOf(document));
+      return stopped || isStale(document) || sentStates.has(idOf(document));
     });
     if (stale.length === 0) return forkWrite.call(fork, rows, context);
     const fresh = rows.filter((row) => !stale.includes(row));
@@ -1061,7 +1075,14 @@ export function replicateOverSocket<RxDocType>(
     socket.off('sync:resync', onResync);
     socket.off('connect', onConnect);
     localWrites.unsubscribe();
-    if (fork.bulkWrite === writeUnlessStale) fork.bulkWrite = forkWrite;
+    // RxDB's downstream may be between reading a document and writing a pulled state over it.
+    const over = (state.internalReplicationState?.streamQueue.down ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => {
+        released = true;
+        if (fork.bulkWrite === writeUnlessStale) fork.bulkWrite = forkWrite;
+      });
+    stoppingOn.set(fork, over);
     if (taking) clearTimeout(taking);
     stream$.complete();
   });
