@@ -309,6 +309,42 @@ describe('pushes not answered yet', () => {
   });
 });
 
+describe('server states set aside for a change of the user’s', () => {
+  it('are kept on the device until they are taken', async () => {
+    const form = await createForm(admin);
+    const task = await createTask(admin, form.id, { title: 'Before' });
+    const stored: [string, string][] = [];
+    const memory = new (class extends Map<string, string> {
+      override set(key: string, value: string) {
+        stored.push([key, value]);
+        return super.set(key, value);
+      }
+    })();
+    const here = await open(t.url, true, memory);
+    const { replica } = here;
+    const setAsideKey = `orbita.replica.${admin.userId}.setAside`;
+    try {
+      await replica.sync.awaitInitial();
+      await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe('Before');
+      // Offline, the user renames the task the office deletes meanwhile: the deletion waits for
+      // that change's push to settle, and is kept, so that an app quitting first takes it next time.
+      replica.socket.disconnect();
+      await replica.changeTask(task.id, { title: 'Mine' });
+      expect((await admin.client.delete(`/api/tasks/${task.id}`)).status).toBe(204);
+      replica.socket.connect();
+      await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBeUndefined();
+      const kept = stored
+        .filter(([key]) => key === setAsideKey)
+        .map(([, value]) => JSON.parse(value) as Record<string, Record<string, { _deleted?: boolean }>>);
+      expect(kept.some((aside) => aside.tasks?.[task.id]?._deleted === true)).toBe(true);
+      // Taken: nothing of it is left.
+      await expect.poll(() => JSON.parse(memory.get(setAsideKey) ?? '{}').tasks?.[task.id], WAIT).toBeUndefined();
+    } finally {
+      await here.close();
+    }
+  });
+});
+
 describe('a device that cannot remember more', () => {
   it('still shows an edit the server did not keep, and the push that reported it is done', async () => {
     const form = await createForm(admin);
