@@ -275,33 +275,48 @@ describe('edits the server did not keep', () => {
   });
 });
 
+/**
+ * The replica opened with a memory that records every value stored, and a task of a form of its
+ * own, once the replica holds it; `kept(name)` is every value stored under the replica's `name`
+ * key, in order, per collection and document.
+ */
+async function openRecordingMemory<T>(name: 'sent' | 'setAside') {
+  const form = await createForm(admin);
+  const task = await createTask(admin, form.id, { title: 'Before' });
+  const stored: [string, string][] = [];
+  const memory = new (class extends Map<string, string> {
+    override set(key: string, value: string) {
+      stored.push([key, value]);
+      return super.set(key, value);
+    }
+  })();
+  const here = await open(t.url, true, memory);
+  const key = `orbita.replica.${admin.userId}.${name}`;
+  await here.replica.sync.awaitInitial();
+  await expect.poll(async () => (await here.replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe('Before');
+  return {
+    here,
+    task,
+    kept: () =>
+      stored
+        .filter(([storedKey]) => storedKey === key)
+        .map(([, value]) => JSON.parse(value) as Record<string, Record<string, T>>),
+    /** What the device holds under that key now. */
+    now: () => JSON.parse(memory.get(key) ?? '{}') as Record<string, Record<string, T>>,
+  };
+}
+
 describe('pushes not answered yet', () => {
   it('keep what they sent on the device until the server answers', async () => {
-    const form = await createForm(admin);
-    const task = await createTask(admin, form.id, { title: 'Before' });
-    // Every value the replica remembers, in the order it was stored.
-    const stored: [string, string][] = [];
-    const memory = new (class extends Map<string, string> {
-      override set(key: string, value: string) {
-        stored.push([key, value]);
-        return super.set(key, value);
-      }
-    })();
-    const here = await open(t.url, true, memory);
+    const { here, task, kept, now } = await openRecordingMemory<{ states: { title?: string }[] }>('sent');
     const { replica } = here;
-    const sentKey = `orbita.replica.${admin.userId}.sent`;
     try {
-      await replica.sync.awaitInitial();
-      await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe('Before');
       await replica.changeTask(task.id, { title: 'Mine' });
       await expect.poll(() => replica.status$.value.pending, WAIT).toBe(0);
       // Stored before the push went out: an app quitting before its answer sends it again.
-      const kept = stored
-        .filter(([key]) => key === sentKey)
-        .map(([, value]) => JSON.parse(value) as Record<string, Record<string, { states: { title?: string }[] }>>);
-      expect(kept.some((sent) => sent.tasks?.[task.id]?.states.at(-1)?.title === 'Mine')).toBe(true);
+      expect(kept().some((sent) => sent.tasks?.[task.id]?.states.at(-1)?.title === 'Mine')).toBe(true);
       // Answered: nothing of it is left.
-      expect(JSON.parse(memory.get(sentKey) ?? '{}')).toEqual({});
+      expect(now()).toEqual({});
       expect((await admin.client.get(`/api/tasks/${task.id}`)).body.title).toBe('Mine');
     } finally {
       await here.close();
@@ -311,21 +326,9 @@ describe('pushes not answered yet', () => {
 
 describe('server states set aside for a change of the user’s', () => {
   it('are kept on the device until they are taken', async () => {
-    const form = await createForm(admin);
-    const task = await createTask(admin, form.id, { title: 'Before' });
-    const stored: [string, string][] = [];
-    const memory = new (class extends Map<string, string> {
-      override set(key: string, value: string) {
-        stored.push([key, value]);
-        return super.set(key, value);
-      }
-    })();
-    const here = await open(t.url, true, memory);
+    const { here, task, kept, now } = await openRecordingMemory<{ _deleted?: boolean }>('setAside');
     const { replica } = here;
-    const setAsideKey = `orbita.replica.${admin.userId}.setAside`;
     try {
-      await replica.sync.awaitInitial();
-      await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe('Before');
       // Offline, the user renames the task the office deletes meanwhile: the deletion waits for
       // that change's push to settle, and is kept, so that an app quitting first takes it next time.
       replica.socket.disconnect();
@@ -333,12 +336,9 @@ describe('server states set aside for a change of the user’s', () => {
       expect((await admin.client.delete(`/api/tasks/${task.id}`)).status).toBe(204);
       replica.socket.connect();
       await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBeUndefined();
-      const kept = stored
-        .filter(([key]) => key === setAsideKey)
-        .map(([, value]) => JSON.parse(value) as Record<string, Record<string, { _deleted?: boolean }>>);
-      expect(kept.some((aside) => aside.tasks?.[task.id]?._deleted === true)).toBe(true);
+      expect(kept().some((aside) => aside.tasks?.[task.id]?._deleted === true)).toBe(true);
       // Taken: nothing of it is left.
-      await expect.poll(() => JSON.parse(memory.get(setAsideKey) ?? '{}').tasks?.[task.id], WAIT).toBeUndefined();
+      await expect.poll(() => now().tasks?.[task.id], WAIT).toBeUndefined();
     } finally {
       await here.close();
     }
