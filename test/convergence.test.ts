@@ -8,6 +8,7 @@ import type { RxDocument } from 'rxdb';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../electron/backend/replica-host';
+import { startReplicaThread } from '../electron/backend/replica-thread.fixture';
 import { type AssigneesChange, assigneesChange } from '../renderer/src/data/assignees';
 import {
   createOrbitaDatabase,
@@ -19,7 +20,7 @@ import { changedRow, changedTask, removedRecord, type TaskChange } from '../rend
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import { type CollectionName, type RowDocument, type TaskDocument, WRITABLE } from '../renderer/src/data/schemas';
 import type { KeptOnDevice, SentStates, SetAsideStates } from '../renderer/src/data/socket-replication';
-import { browserReplicaStorage } from '../renderer/src/data/storage';
+import { browserReplicaStorage, remoteReplicaStorage } from '../renderer/src/data/storage';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
 import { deviceKeeping } from './helpers/sync-client';
@@ -34,7 +35,9 @@ import { deviceKeeping } from './helpers/sync-client';
  *
  * More runs: `CONVERGENCE_SEEDS=1000-1099` (or `5,17,40`) runs those seeds in every test, and
  * `CONVERGENCE_STORAGE=browser` keeps the replicas in the browser build's storage (RxDB's
- * IndexedDB storage, on an in-memory IndexedDB) instead of the desktop's SQLite.
+ * IndexedDB storage, on an in-memory IndexedDB) instead of the desktop's SQLite;
+ * `CONVERGENCE_STORAGE=remote` keeps them in the desktop's SQLite in a thread of its own, reached
+ * over a message port, as the desktop app runs it.
  * `CONVERGENCE_TRACE=<directory>` writes there the trace of a run that fails.
  */
 
@@ -63,10 +66,13 @@ let t: TestApp;
 let dir: string;
 let admin: Member;
 let alice: Member;
+/** The replica process (`CONVERGENCE_STORAGE=remote`). */
+let replicaThread: Awaited<ReturnType<typeof startReplicaThread>> | undefined;
 
 beforeAll(async () => {
   t = await startTestApp({ config: { syncPollMs: 50 } });
   dir = await mkdtemp(path.join(tmpdir(), 'orbita-convergence-'));
+  if (process.env.CONVERGENCE_STORAGE === 'remote') replicaThread = await startReplicaThread(dir);
   admin = await createOrg(t);
   alice = await createMember(t, admin, { name: 'Alice' });
   // The office's changes in the trace (reads of what members see are left out).
@@ -79,6 +85,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
+  await replicaThread?.stop();
   await t.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -98,10 +105,11 @@ function seedsOr(seeds: number[]): number[] {
 /** The browser build's IndexedDB, one per run, kept across restarts of the app as a browser keeps it. */
 const browserDatabases = new IDBFactory();
 
-/** Where the replicas keep their data: the desktop's SQLite files, or the browser build's IndexedDB. */
+/** Where the replicas keep their data: the desktop's SQLite files (here or in the replica process), or the browser build's IndexedDB. */
 function storage() {
   if (process.env.CONVERGENCE_STORAGE === 'browser')
     return browserReplicaStorage({ indexedDB: browserDatabases, IDBKeyRange });
+  if (replicaThread) return remoteReplicaStorage(replicaThread.port);
   return replicaStorage(dir);
 }
 
