@@ -38,6 +38,7 @@ import { deviceKeeping } from './helpers/sync-client';
  * IndexedDB storage, on an in-memory IndexedDB) instead of the desktop's SQLite;
  * `CONVERGENCE_STORAGE=remote` keeps them in the desktop's SQLite in a thread of its own, reached
  * over a message port, as the desktop app runs it.
+ * `CONVERGENCE_RESTARTS=<share>` sets how many rounds begin with an app quitting (default 0.1).
  * `CONVERGENCE_TRACE=<directory>` writes there the trace of a run that fails.
  */
 
@@ -242,6 +243,10 @@ async function restart(replica: Replica, run: string, collections: CollectionNam
   Object.assign(replica, await openReplica(run, replica, collections));
 }
 
+/** The share of rounds that begin with an app quitting (`CONVERGENCE_RESTARTS`, default 0.1). */
+const restartRate = Number.parseFloat(process.env.CONVERGENCE_RESTARTS ?? '0.1');
+if (!(restartRate >= 0 && restartRate <= 1)) throw new Error('CONVERGENCE_RESTARTS: a share of rounds, 0 to 1');
+
 /**
  * A round begins: replicas go off line or back at random, now and then an app quits and is opened
  * again whatever was under way; resolves the replica that acts in the round.
@@ -254,7 +259,7 @@ async function roundStart(
   collections: CollectionName[],
 ): Promise<Replica> {
   toggleNetwork(replicas, random, round);
-  if (random.next() < 0.1) await restart(random.pick(replicas), run, collections);
+  if (random.next() < restartRate) await restart(random.pick(replicas), run, collections);
   return random.pick(replicas);
 }
 
