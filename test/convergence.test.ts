@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LostEdit } from '@shared/sync';
@@ -148,6 +148,7 @@ async function tracedRun(run: string, seed: number, edits: Edit[], body: () => P
   } catch (error) {
     if (traceDir) {
       const file = path.join(traceDir, `convergence-${run}-${seed}.json`);
+      await mkdir(traceDir, { recursive: true });
       await writeFile(file, JSON.stringify({ edits, trace }, null, 1));
       console.error(`[convergence] ${run} seed ${seed} failed: its trace is in ${file}`);
     }
