@@ -895,9 +895,12 @@ describe('pushes answered by the server', () => {
 });
 
 describe('pulled states whose record never reached the device', () => {
-  it('are the base of the next push: a deletion of a record shared again is sent as the user’s', async () => {
-    // RxDB stores a pulled state in two writes, the document and then its record of the server's
-    // state; the app quits between the two for the note shared again, whose record stays the tombstone.
+  /**
+   * RxDB stores a pulled state in two writes, the document and then its record of the server's
+   * state; the app quits between the two for the note shared again, whose record stays the
+   * tombstone of its hiding.
+   */
+  async function quitWithTheRecordOfASharedNoteMissing() {
     const memory = getRxStorageMemory();
     const dropping = { armed: false };
     const storage = {
@@ -917,31 +920,53 @@ describe('pulled states whose record never reached the device', () => {
     } as RxStorage<unknown, unknown>;
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     const replica = await notesOn(server, storage);
-    let state = replica.replicate();
+    const state = replica.replicate();
+    await state.awaitInitialReplication();
+    await state.awaitInSync();
+    server.stream({ collection: 'notes', documents: [{ id: 'n1', _deleted: true }], checkpoint: { at: 8 } });
+    await vi.waitFor(async () => expect((await replica.stored('n1'))?._deleted).toBe(true), { timeout: 5_000 });
+    await state.awaitInSync();
+    dropping.armed = true;
+    server.stream({ collection: 'notes', documents: [note('n1', 'shared', 2)], checkpoint: { at: 9 } });
+    await vi.waitFor(async () => expect((await replica.stored('n1'))?._deleted).toBe(false), { timeout: 5_000 });
+    await vi.waitFor(() => expect(dropping.armed).toBe(false), { timeout: 5_000 });
+    await state.cancel();
+    return { server, replica };
+  }
+  /** The rows of a push: each one's base and whether it deletes. */
+  const basesOf = (push: HeldPush) => push.rows.map((row) => [row.assumedMasterState, row.newDocumentState._deleted]);
+
+  it('are the base of the next push: a deletion of a record shared again is sent as the user’s', async () => {
+    const { server, replica } = await quitWithTheRecordOfASharedNoteMissing();
     try {
-      await state.awaitInitialReplication();
-      await state.awaitInSync();
-      server.stream({ collection: 'notes', documents: [{ id: 'n1', _deleted: true }], checkpoint: { at: 8 } });
-      await vi.waitFor(async () => expect((await replica.stored('n1'))?._deleted).toBe(true), { timeout: 5_000 });
-      await state.awaitInSync();
-      dropping.armed = true;
-      server.stream({ collection: 'notes', documents: [note('n1', 'shared', 2)], checkpoint: { at: 9 } });
-      await vi.waitFor(async () => expect((await replica.stored('n1'))?._deleted).toBe(false), { timeout: 5_000 });
-      await vi.waitFor(() => expect(dropping.armed).toBe(false), { timeout: 5_000 });
-      await state.cancel();
       // Opened again, off line (its first pull waits): the user deletes the note.
       const pulled = server.holdNextPull();
-      state = replica.replicate();
+      const state = replica.replicate();
       await (await replica.notes.findOne('n1').exec(true)).remove();
       const push = await server.nextPush();
       // Sent against the state the user saw, the server takes it as their deletion.
-      expect(push.rows.map((row) => [row.assumedMasterState, row.newDocumentState._deleted])).toEqual([
-        [note('n1', 'shared', 2), true],
-      ]);
+      expect(basesOf(push)).toEqual([[note('n1', 'shared', 2), true]]);
       push.answer({ conflicts: [], lost: [] });
       (await pulled)([]);
       await state.awaitInSync();
       expect(await replica.stored('n1')).toMatchObject({ _deleted: true });
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('stay the base of every attempt of that push: one made off line does not use it up', async () => {
+    const { server, replica } = await quitWithTheRecordOfASharedNoteMissing();
+    try {
+      // Opened again with no network: RxDB tries to send the note, whose record differs, while the
+      // user deletes it; each attempt fails until the network is back.
+      replica.socket.disconnect();
+      replica.replicate();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await (await replica.notes.findOne('n1').exec(true)).remove();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      replica.socket.connect();
+      expect(basesOf(await server.nextPush())).toEqual([[note('n1', 'shared', 2), true]]);
     } finally {
       await replica.close();
     }

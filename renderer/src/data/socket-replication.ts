@@ -442,7 +442,6 @@ export function replicateOverSocket<RxDocType>(
       internal,
       ids,
     ).catch(() => ({}));
-    for (const id of ids) rerecorded.delete(id);
     return rows.map((row) => {
       if (!missing.includes(row)) return row;
       const current: { docData: RxDocType } | undefined = known[key(row)];
@@ -710,6 +709,9 @@ export function replicateOverSocket<RxDocType>(
       setAside.delete(key(row));
       sentStates.delete(key(row));
       handed.delete(key(row));
+      // Read again by every attempt until one is answered: an attempt that fails is retried
+      // with RxDB's rows as they were.
+      rerecorded.delete(key(row));
     }
     supersede(rows.map(key), complete(result.conflicts));
     // A record gone on the server (deleted, or no longer shared) is written into the document by
