@@ -676,6 +676,30 @@ describe('pushes answered by the server', () => {
     }
   });
 
+  it('are taken into the replica before it stops: an app quitting meanwhile keeps the server’s merge', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    // The replica is slow to write the answer's merge into the note.
+    const slow = memoryHoldingOne((ids, context) => ids.includes('n1') && context === 'incremental-write');
+    const replica = await notesOn(server, slow.storage);
+    const state = replica.replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      const reached = slow.arm();
+      // The server merges the edit with a colleague's value.
+      push.answer({ conflicts: [{ ...note('n1', 'mine', 3), by: 'colleague' }], lost: [] });
+      await reached;
+      // The app quits while the merge is being written: once stopped, the note holds it.
+      setTimeout(() => slow.release(), 200);
+      await state.cancel();
+      expect(await replica.stored('n1')).toMatchObject({ text: 'mine', by: 'colleague' });
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('answered with a record gone are not taken back by a pulled state RxDB left for the push', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     const replica = await notesOn(server);

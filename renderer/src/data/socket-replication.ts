@@ -151,6 +151,8 @@ export class RetryBackoff {
 
 /** The most documents the server returns for one `sync:pull`. */
 const SERVER_PAGE_SIZE = 1000;
+/** How long stopping a replication waits for the push answers being taken into the replica. */
+const ANSWER_TAKING_WAIT_MS = 5_000;
 
 export interface SocketReplicationOptions<RxDocType> {
   collection: RxCollection<RxDocType>;
@@ -1071,6 +1073,24 @@ export function replicateOverSocket<RxDocType>(
             },
           },
   });
+  // An answer is taken in two writes, its record of the server's state and then the document
+  // rebased onto it. An app quitting between the two left the document as it was before the push,
+  // against the answer's record, and its next push took back what the server had merged in (a
+  // colleague's assignment and value gone, unseen). Stopping waits for the answers being taken:
+  // writes to the replica, bounded all the same, as a storage that stopped answering must not
+  // keep the app from quitting.
+  const cancel = state.cancel.bind(state);
+  state.cancel = async () => {
+    let waited: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      answersTaken(),
+      new Promise((resolve) => {
+        waited = setTimeout(resolve, ANSWER_TAKING_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(waited);
+    return cancel();
+  };
   void state.canceled$.subscribe((canceled) => {
     if (!canceled) return;
     socket.off('sync:stream', onStream);
