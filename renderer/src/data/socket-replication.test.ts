@@ -406,6 +406,73 @@ describe('stream messages during a push', () => {
   });
 });
 
+describe('stream messages RxDB holds during a push', () => {
+  it('never take back a newer state a pull brought meanwhile', async () => {
+    const server = await heldSyncServer([note('n0', 'zero', 1), note('n1', 'start', 1), note('n2', 'two', 1)]);
+    // The replica is slow to write what one pull brought, while a second pull waits behind it.
+    const slow = memoryHoldingOne((ids, context) => ids.includes('n2') && context.startsWith('replication-downstream'));
+    const replica = await notesOn(server, slow.storage);
+    const state = replica.replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      const reached = slow.arm();
+      const first = server.holdNextPull();
+      server.resync();
+      const answerFirst = await first;
+      server.resync();
+      answerFirst([note('n2', 'two, changed', 2)]);
+      await reached;
+      // Meanwhile the push of one note goes out, and a colleague's text of another arrives: RxDB
+      // holds it until the push is answered.
+      await (await replica.notes.findOne('n0').exec(true)).incrementalPatch({ text: 'zero, mine' });
+      const push = await server.nextPush();
+      server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 8 } });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The second pull brings the office's later text of that note, written at once.
+      server.pullNext([note('n1', 'office', 3)]);
+      slow.release();
+      await vi.waitFor(async () => expect(await replica.stored('n1')).toMatchObject({ text: 'office' }), {
+        timeout: 5_000,
+      });
+      // The push is answered: the colleague's older text is not written over the office's.
+      push.answer({ conflicts: [], lost: [] });
+      await state.awaitInSync();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await replica.stored('n1')).toMatchObject({ text: 'office' });
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
+describe('server states of a document made on the device', () => {
+  it('are written although its clock was ahead of the server’s', async () => {
+    const server = await heldSyncServer([note('n0', 'zero', 1)]);
+    const replica = await notesOn(server);
+    const state = replica.replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // Made on a device whose clock runs ahead: its version is later than the server's will be.
+      await replica.notes.insert({ id: 'n9', text: 'made here', updatedAt: at(9) });
+      (await server.nextPush()).answer({ conflicts: [], lost: [] });
+      await state.awaitInSync();
+      server.stream({ collection: 'notes', documents: [note('n9', 'office', 5)], checkpoint: { at: 8 } });
+      await vi.waitFor(async () => expect(await replica.stored('n9')).toMatchObject({ text: 'office' }), {
+        timeout: 5_000,
+      });
+      // Held as pulled now: a colleague's later text is written over it too.
+      server.stream({ collection: 'notes', documents: [note('n9', 'colleague', 6)], checkpoint: { at: 9 } });
+      await vi.waitFor(async () => expect(await replica.stored('n9')).toMatchObject({ text: 'colleague' }), {
+        timeout: 5_000,
+      });
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
 describe('pushes answered by the server', () => {
   it('are not undone by a state received before them that the replica writes after their answer', async () => {
     const server = await heldSyncServer([note('n0', 'zero', 1), note('n1', 'start', 1)]);

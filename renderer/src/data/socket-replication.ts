@@ -903,12 +903,7 @@ export function replicateOverSocket<RxDocType>(
   const writeUnlessStale: typeof fork.bulkWrite = async (rows, context) => {
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
     const stopped = internal?.events.canceled.getValue() === true;
-    if (
-      released ||
-      (!stopped && staleBelow.size === 0 && sentStates.size === 0) ||
-      !internal ||
-      context !== (await internal.downstreamBulkWriteFlag)
-    ) {
+    if (released || !internal || context !== (await internal.downstreamBulkWriteFlag)) {
       return forkWrite.call(fork, rows, context);
     }
     // Older than a push's outcome, or of a document whose push went out and is not answered: that
@@ -916,9 +911,24 @@ export function replicateOverSocket<RxDocType>(
     // Stopped (the app quitting), RxDB still writes what it read before (a state held back during
     // a push, once the push is answered) but no checkpoint past it: refused, it is pulled again
     // when the replication starts again.
+    // Older than the server's state the document holds as pulled: RxDB writes a stream message it
+    // held during a push once the push is answered, after a pull that began before the push and
+    // brought a newer state. (A document made here carries this device's clock, no server version.)
+    mark ??= pulledMark(internal);
+    const replicationMark = await mark;
     const stale = rows.filter((row) => {
       const document = row.document as unknown as Record<string, unknown>;
-      return stopped || isStale(document) || sentStates.has(idOf(document));
+      const version = versionOf(document as SyncDocument);
+      const held =
+        row.previous && isPulledState(row.previous as never, replicationMark)
+          ? versionOf(row.previous as unknown as SyncDocument)
+          : undefined;
+      return (
+        stopped ||
+        isStale(document) ||
+        sentStates.has(idOf(document)) ||
+        (version !== undefined && held !== undefined && version < held)
+      );
     });
     if (stale.length === 0) return forkWrite.call(fork, rows, context);
     const fresh = rows.filter((row) => !stale.includes(row));
