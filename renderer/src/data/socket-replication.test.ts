@@ -991,9 +991,13 @@ describe('pulled states whose record never reached the device', () => {
    * state; the app quits between the two for the note shared again, whose record stays the
    * tombstone of its hiding.
    */
-  async function quitWithTheRecordOfASharedNoteMissing() {
-    const memory = getRxStorageMemory();
-    const dropping = { armed: false };
+  async function quitWithTheRecordOfASharedNoteMissing(options: { upstreamCheckpointLost?: boolean } = {}) {
+    // Its reads of the note can be held too (`slow`).
+    const slow = memoryHoldingOne((ids, _context, operation) => operation === 'read' && ids.includes('n1'));
+    const memory = slow.storage;
+    // `upstreamCheckpointLost`: RxDB's upstream checkpoint past the note is not stored either, so
+    // the upstream looks at the note again when the replica opens.
+    const dropping = { armed: false, checkpoints: false };
     const storage = {
       ...memory,
       async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
@@ -1004,6 +1008,8 @@ describe('pulled states whose record never reached the device', () => {
             dropping.armed = false;
             return { error: [] };
           }
+          if (dropping.checkpoints && context === 'replication-set-checkpoint' && JSON.stringify(rows).includes('"up|'))
+            return { error: [] };
           return write(rows, context);
         };
         return instance;
@@ -1018,11 +1024,13 @@ describe('pulled states whose record never reached the device', () => {
     await vi.waitFor(async () => expect((await replica.stored('n1'))?._deleted).toBe(true), { timeout: 5_000 });
     await state.awaitInSync();
     dropping.armed = true;
+    dropping.checkpoints = options.upstreamCheckpointLost === true;
     server.stream({ collection: 'notes', documents: [note('n1', 'shared', 2)], checkpoint: { at: 9 } });
     await vi.waitFor(async () => expect((await replica.stored('n1'))?._deleted).toBe(false), { timeout: 5_000 });
     await vi.waitFor(() => expect(dropping.armed).toBe(false), { timeout: 5_000 });
     await state.cancel();
-    return { server, replica };
+    dropping.checkpoints = false;
+    return { server, replica, slow };
   }
   /** The rows of a push: each one's base and whether it deletes. */
   const basesOf = (push: HeldPush) => push.rows.map((row) => [row.assumedMasterState, row.newDocumentState._deleted]);
@@ -1057,6 +1065,25 @@ describe('pulled states whose record never reached the device', () => {
       await (await replica.notes.findOne('n1').exec(true)).remove();
       await new Promise((resolve) => setTimeout(resolve, 300));
       replica.socket.connect();
+      expect(basesOf(await server.nextPush())).toEqual([[note('n1', 'shared', 2), true]]);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('are the base of a push the user’s write reaches as it goes out', async () => {
+    const { server, replica, slow } = await quitWithTheRecordOfASharedNoteMissing({ upstreamCheckpointLost: true });
+    try {
+      // Opened again with no network: RxDB's push of the note, whose record differs, waits.
+      replica.socket.disconnect();
+      replica.replicate();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The network comes back; as the push reads the note to send it, the user deletes it.
+      const reached = slow.arm();
+      replica.socket.connect();
+      await reached;
+      await (await replica.notes.findOne('n1').exec(true)).remove();
+      slow.release();
       expect(basesOf(await server.nextPush())).toEqual([[note('n1', 'shared', 2), true]]);
     } finally {
       await replica.close();

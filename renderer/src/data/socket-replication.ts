@@ -486,10 +486,10 @@ export function replicateOverSocket<RxDocType>(
    * the server holds; against the first state alone, the state held now undid nothing a later
    * attempt had done (a person assigned in one attempt and taken off before the next stayed).
    */
-  const withCurrentStates = async (
+  const withCurrentStates = (
     rows: RxReplicationWriteToMasterRow<RxDocType>[],
-  ): Promise<RxReplicationWriteToMasterRow<RxDocType>[]> => {
-    const held = await heldStates(rows.map(key));
+    held: Map<string, Record<string, unknown>>,
+  ): RxReplicationWriteToMasterRow<RxDocType>[] => {
     const sending = rows.flatMap((row) => {
       const id = key(row);
       const { _attachments, ...rowState } = row.newDocumentState as Record<string, unknown>;
@@ -1037,7 +1037,10 @@ export function replicateOverSocket<RxDocType>(
                   // state stored, or a document written again, while this push waited is sent along.
                   await whenConnected(socket, timing.connectWaitMs);
                   const noted = new Map(ids.map((id) => [id, sentStates.get(id)]));
-                  sent = await withCurrentStates(await withCurrentBase(rows));
+                  // The states first: a write of the user's they hold has its pulled state recorded
+                  // by the time the base is read (`recordPulledStates`).
+                  const held = await heldStates(ids);
+                  sent = withCurrentStates(await withCurrentBase(rows), held);
                   return call<PushResponse>(
                     socket,
                     'sync:push',
