@@ -280,7 +280,7 @@ describe('edits the server did not keep', () => {
  * own, once the replica holds it; `kept(name)` is every value stored under the replica's `name`
  * key, in order, per collection and document.
  */
-async function openRecordingMemory<T>(name: 'sent' | 'setAside') {
+async function openRecordingMemory<T>(name: 'sent' | 'setAside' | 'answers') {
   const form = await createForm(admin);
   const task = await createTask(admin, form.id, { title: 'Before' });
   const stored: [string, string][] = [];
@@ -339,6 +339,37 @@ describe('server states set aside for a change of the user’s', () => {
       expect(kept().some((aside) => aside.tasks?.[task.id]?._deleted === true)).toBe(true);
       // Taken: nothing of it is left.
       await expect.poll(() => now().tasks?.[task.id], WAIT).toBeUndefined();
+    } finally {
+      await here.close();
+    }
+  });
+});
+
+describe('answers to pushes', () => {
+  it('are kept on the device while they are taken into the replica', async () => {
+    const { here, task, kept, now } = await openRecordingMemory<{ server: { title?: string; description?: string } }>(
+      'answers',
+    );
+    const { replica } = here;
+    try {
+      // Offline, the user renames the task while the office describes it: the push is answered
+      // with the two merged, kept until the replica holds the merge, so that a replica process
+      // dying meanwhile takes it when it opens again.
+      replica.socket.disconnect();
+      await replica.changeTask(task.id, { title: 'Mine' });
+      expect((await admin.client.patch(`/api/tasks/${task.id}`, { description: 'Theirs' })).status).toBe(200);
+      replica.socket.connect();
+      await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.description, WAIT).toBe('Theirs');
+      expect(
+        kept().some(
+          (answers) =>
+            answers.tasks?.[task.id]?.server.title === 'Mine' &&
+            answers.tasks?.[task.id]?.server.description === 'Theirs',
+        ),
+      ).toBe(true);
+      // Taken: nothing of it is left.
+      await expect.poll(() => now().tasks?.[task.id], WAIT).toBeUndefined();
+      expect((await replica.db.tasks.findOne(task.id).exec())?.title).toBe('Mine');
     } finally {
       await here.close();
     }

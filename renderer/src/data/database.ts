@@ -189,6 +189,8 @@ export function startReplicaSync(
     keepSentStates?: (collection: CollectionName) => SocketReplicationOptions<unknown>['keepSentStates'];
     /** Keeps the server states each collection set aside for the user's changes across restarts. */
     keepSetAside?: (collection: CollectionName) => SocketReplicationOptions<unknown>['keepSetAside'];
+    /** Keeps the answers to pushes each collection is taking into the replica across restarts of the app. */
+    keepAnswers?: (collection: CollectionName) => SocketReplicationOptions<unknown>['keepAnswers'];
   } = {},
 ): ReplicaSync {
   const present = (Object.keys(collectionSchemas) as CollectionName[]).filter((name) => name in db.collections);
@@ -221,6 +223,7 @@ export function startReplicaSync(
         tombstoneDefaults: tombstoneDefaults[name],
         keepSentStates: options.keepSentStates?.(name),
         keepSetAside: options.keepSetAside?.(name),
+        keepAnswers: options.keepAnswers?.(name),
         beforeFirstPull: marking.has(name)
           ? (internal) => {
               const done = marking.get(name);

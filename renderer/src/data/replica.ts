@@ -55,7 +55,7 @@ const SETTLE_EVERY_MS = 3_000;
  * What a replica remembers beside its database, per user (`orbita.replica.<user id>.<name>`);
  * `pullsMarked`: its pulled documents were looked over once for a missing mark (`markUnrecordedPulls`).
  */
-const REMEMBERED = ['pending', 'lost', 'syncedAt', 'pullsMarked', 'sent', 'setAside'] as const;
+const REMEMBERED = ['pending', 'lost', 'syncedAt', 'pullsMarked', 'sent', 'setAside', 'answers'] as const;
 
 export interface OpenReplicaOptions {
   userId: string;
@@ -229,6 +229,7 @@ export class Replica {
       markUnrecordedPulls: !options.memory?.get(Replica.memoryKey(options.userId, 'pullsMarked')),
       keepSentStates: (collection) => Replica.keptPerCollection(options.userId, 'sent', collection, options.memory),
       keepSetAside: (collection) => Replica.keptPerCollection(options.userId, 'setAside', collection, options.memory),
+      keepAnswers: (collection) => Replica.keptPerCollection(options.userId, 'answers', collection, options.memory),
     });
     replica = new Replica(db, socket, sync, options.userId, options.memory);
     const opened = replica;
@@ -299,12 +300,13 @@ export class Replica {
   /**
    * What a collection's replication keeps on the device with the replica's other remembered values,
    * under `name` beside the other collections': what its pushes not answered yet sent (`sent`: a
-   * push in doubt when the app quit is sent again as it was) and the server states it set aside for
-   * the user's changes (`setAside`).
+   * push in doubt when the app quit is sent again as it was), the server states it set aside for
+   * the user's changes (`setAside`) and the answers it is taking into the replica (`answers`: one
+   * cut short by the app or its replica process ending is taken when the replica opens next).
    */
   private static keptPerCollection<T extends Record<string, unknown>>(
     userId: string,
-    name: 'sent' | 'setAside',
+    name: 'sent' | 'setAside' | 'answers',
     collection: string,
     memory: Memory | undefined,
   ): KeptOnDevice<T> | undefined {

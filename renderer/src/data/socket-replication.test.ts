@@ -11,7 +11,7 @@ import { io } from 'socket.io-client';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../../../electron/backend/replica-host';
 import { deviceKeeping } from '../../../test/helpers/sync-client';
-import { RetryBackoff, replicateOverSocket, type SetAsideStates } from './socket-replication';
+import { RetryBackoff, replicateOverSocket, type SetAsideStates, type TakenAnswers } from './socket-replication';
 
 describe('retry backoff of the replication', () => {
   it('doubles the wait per consecutive failure up to the cap, with jitter, and starts over after a success', () => {
@@ -249,6 +249,42 @@ function memoryHoldingOne(matches: (ids: string[], context: string, operation: '
         hold.armed = true;
       }),
     release: () => hold.release?.(),
+  };
+}
+
+/**
+ * RxDB's memory storage whose process dies, once `arm` was called, at the next write matching
+ * `matches`: that write and every later one fails unwritten (nothing more reaches the disk).
+ * `revive` starts a process again on what the disk holds.
+ */
+function memoryDyingAt(matches: (ids: string[], context: string) => boolean) {
+  const memory = getRxStorageMemory();
+  const replicaProcess = { armed: false, dead: false };
+  const storage = {
+    ...memory,
+    async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
+      const instance = await memory.createStorageInstance(params);
+      const write = instance.bulkWrite.bind(instance);
+      instance.bulkWrite = async (rows, context) => {
+        const ids = rows.map((row) => String((row.document as { id?: string }).id));
+        if (replicaProcess.armed && matches(ids, context)) replicaProcess.dead = true;
+        // As RxDB's remote storage fails every call once the process's port closes.
+        if (replicaProcess.dead) throw new Error('The replica process exited');
+        return write(rows, context);
+      };
+      return instance;
+    },
+  } as RxStorage<unknown, unknown>;
+  return {
+    storage,
+    arm: () => {
+      replicaProcess.armed = true;
+    },
+    dead: () => replicaProcess.dead,
+    revive: () => {
+      replicaProcess.armed = false;
+      replicaProcess.dead = false;
+    },
   };
 }
 
@@ -762,6 +798,44 @@ describe('pushes answered by the server', () => {
       setTimeout(() => slow.release(), 200);
       await state.cancel();
       expect(await replica.stored('n1')).toMatchObject({ text: 'mine', by: 'colleague' });
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('are taken into the replica when it opens again after its process died between the answer’s two writes', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    // The replica's process dies as the merge is written into the note, after its record.
+    const dying = memoryDyingAt((ids, context) => ids.includes('n1') && context === 'incremental-write');
+    const replica = await notesOn(server, dying.storage);
+    const keepAnswers = deviceKeeping<TakenAnswers>();
+    let state = replica.replicate({ keepAnswers });
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      dying.arm();
+      // The server merges the edit with a colleague's value.
+      push.answer({ conflicts: [{ ...note('n1', 'mine', 3), by: 'colleague' }], lost: [] });
+      await vi.waitFor(() => expect(dying.dead()).toBe(true), { timeout: 5_000 });
+      await state.cancel();
+      dying.revive();
+      // On the disk: the note as pushed, against the merge recorded as the server's state.
+      expect(await replica.stored('n1')).not.toHaveProperty('by');
+      const pushesBefore = server.pushed.length;
+      state = replica.replicate({ keepAnswers });
+      await vi.waitFor(
+        async () => expect(await replica.stored('n1')).toMatchObject({ text: 'mine', by: 'colleague' }),
+        {
+          timeout: 5_000,
+        },
+      );
+      // Nothing sent takes the colleague's value back off.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const rows of server.pushed.slice(pushesBefore))
+        for (const row of rows) expect(row.newDocumentState).toMatchObject({ by: 'colleague' });
+      expect(keepAnswers.load()).toEqual({});
     } finally {
       await replica.close();
     }

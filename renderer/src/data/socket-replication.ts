@@ -201,6 +201,11 @@ export interface SocketReplicationOptions<RxDocType> {
    * across restarts of the app; without it they are kept in memory only.
    */
   keepSetAside?: KeptOnDevice<SetAsideStates>;
+  /**
+   * Keeps the answers being taken into the replica (`TakenAnswers`) across restarts of the app;
+   * without it they are kept in memory only.
+   */
+  keepAnswers?: KeptOnDevice<TakenAnswers>;
 }
 
 /** What a replication keeps on the device across restarts of the app, loaded when it starts. */
@@ -222,6 +227,13 @@ export type SentStates = Record<string, { base: Record<string, unknown> | null; 
  */
 export type SetAsideStates = Record<string, SyncDocument>;
 
+/**
+ * Per document, a push's answer being taken into the replica: the last state the push sent of it
+ * (`pushed`) and the server's state it was answered with (`server`, the push merged with what
+ * changed there), kept from before its record is written until the document is rebased onto it.
+ */
+export type TakenAnswers = Record<string, { pushed: Record<string, unknown>; server: SyncDocument }>;
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isSentStates = (value: unknown): value is SentStates[string] =>
@@ -229,6 +241,8 @@ const isSentStates = (value: unknown): value is SentStates[string] =>
   (value.base === null || isRecord(value.base)) &&
   Array.isArray(value.states) &&
   value.states.every(isRecord);
+const isTakenAnswer = (value: unknown): value is TakenAnswers[string] =>
+  isRecord(value) && isRecord(value.pushed) && isRecord(value.server);
 
 /**
  * A map kept on the device (`KeptOnDevice`): saved once after the changes of one turn of the event
@@ -317,6 +331,8 @@ export function replicateOverSocket<RxDocType>(
    * the checkpoint having passed them.
    */
   const setAside = new KeptMap(options.keepSetAside, isRecord as (value: unknown) => value is SyncDocument);
+  /** Answers being taken into the replica (`TakenAnswers`), kept on the device (`keepAnswers`). */
+  const answers = new KeptMap(options.keepAnswers, isTakenAnswer);
   const setAsideIfChangedHere = (documents: readonly SyncDocument[]) => {
     for (const document of documents) {
       const id = idOf(document);
@@ -629,6 +645,13 @@ export function replicateOverSocket<RxDocType>(
     // A record gone on the server is not rebased: its edits come back as lost, the record leaves.
     const answered = complete(latest).filter((document) => !document._deleted && lastSent.has(idOf(document)));
     if (answered.length === 0) return asPushed;
+    // Kept until the document is rebased: a process dying between the record and that write left
+    // the document as pushed against the merge, and its next push took out what the server had
+    // merged in (a colleague's assignment and value gone, unseen). Taken when the replica opens.
+    for (const server of answered) {
+      const { _attachments, ...pushed } = lastSent.get(idOf(server)) as Record<string, unknown>;
+      answers.set(idOf(server), { pushed, server });
+    }
     await recordServerStates(answered);
     const docs = await options.collection.findByIds(answered.map(idOf)).exec();
     const hidden = answered.filter((server) => !docs.has(idOf(server)));
@@ -642,19 +665,74 @@ export function replicateOverSocket<RxDocType>(
         const pushed = lastSent.get(id);
         const doc = docs.get(id);
         if (!doc || !row || !pushed) return undefined;
-        return doc.incrementalModify((current: RxDocType) => {
-          const { _meta, _rev, _attachments, ...held } = current as Record<string, unknown>;
-          // Run again on a newer state when a write came first: its last run tells.
-          asPushed.set(id, sameState(held, row));
-          return rebaseOnServerState(
-            pushed,
-            current as unknown as Record<string, unknown>,
-            server as unknown as Record<string, unknown>,
-          ) as unknown as RxDocType;
-        });
+        return doc
+          .incrementalModify((current: RxDocType) => {
+            const { _meta, _rev, _attachments, ...held } = current as Record<string, unknown>;
+            // Run again on a newer state when a write came first: its last run tells.
+            asPushed.set(id, sameState(held, row));
+            return rebaseOnServerState(
+              pushed,
+              current as unknown as Record<string, unknown>,
+              server as unknown as Record<string, unknown>,
+            ) as unknown as RxDocType;
+          })
+          .then(() => answers.delete(id));
       }),
     );
     return asPushed;
+  };
+  /**
+   * Answers whose taking was cut short (`TakenAnswers`): where the server's state was recorded,
+   * each document is rebased onto it as `rebaseOnAnswer` would have (one still as pushed becomes
+   * the server's state, a deletion the server did not keep included; one changed since keeps those
+   * changes). Where it was not, the push is in doubt as any unanswered one and is sent again. Before
+   * RxDB pushes: the document as pushed, sent against that record, took the merge back.
+   */
+  const retakeAnswers = async (internal: RxStorageInstanceReplicationState<RxDocType>) => {
+    for (let round = 0; round < 3 && answers.size > 0; round += 1) {
+      const ids = [...answers.keys()];
+      const [stored, known] = await Promise.all([
+        fork.findDocumentsById(ids, true),
+        getAssumedMasterState(internal, ids),
+      ]);
+      const held = new Map(stored.map((doc) => [idOf(doc as Record<string, unknown>), doc]));
+      const writes = ids.flatMap((id) => {
+        const answer = answers.get(id);
+        const previous = held.get(id);
+        const recorded = (known as Record<string, { docData: Record<string, unknown> }>)[id]?.docData;
+        const { _attachments, ...server } = recorded ?? {};
+        if (!answer || !previous || !recorded || !deepEqual(asKept(server), asKept(answer.server))) {
+          answers.delete(id);
+          return [];
+        }
+        const { _meta, _rev, _attachments: _none, ...state } = previous as Record<string, unknown>;
+        const asPushed = deepEqual(asKept(state), asKept(answer.pushed));
+        // Deleted since the push: the user's deletion, sent against the server's state.
+        if (previous._deleted && !asPushed) {
+          answers.delete(id);
+          return [];
+        }
+        const rebased = asPushed
+          ? { ...answer.server, _deleted: false }
+          : rebaseOnServerState(answer.pushed, state, answer.server as unknown as Record<string, unknown>);
+        if (deepEqual(asKept(rebased), asKept(state))) {
+          answers.delete(id);
+          return [];
+        }
+        const document = {
+          ...(rebased as unknown as RxDocumentData<RxDocType>),
+          _attachments: previous._attachments ?? {},
+          _meta: { ...previous._meta, lwt: now() },
+          _rev: createRevision(options.collection.database.token, previous),
+        };
+        return [{ previous, document }];
+      });
+      if (writes.length === 0) return;
+      const result = await fork.bulkWrite(writes, 'orbita-sync-answer');
+      const refused = new Set(result.error.map((error) => error.documentId));
+      // Written again meanwhile: read again and rebased in the next round.
+      for (const { document } of writes) if (!refused.has(idOf(document))) answers.delete(idOf(document));
+    }
   };
   /**
    * Documents the replica holds as deleted (RxDB's documents leave them out), answered with a live
@@ -688,10 +766,12 @@ export function replicateOverSocket<RxDocType>(
       };
       return [{ previous, document }];
     });
-    if (writes.length === 0) return;
-    const result = await fork.bulkWrite(writes, 'orbita-sync-answer');
-    // Written again meanwhile: that write is the user's, and is sent next.
-    for (const error of result.error) asPushed.set(error.documentId, false);
+    if (writes.length > 0) {
+      const result = await fork.bulkWrite(writes, 'orbita-sync-answer');
+      // Written again meanwhile: that write is the user's, and is sent next.
+      for (const error of result.error) asPushed.set(error.documentId, false);
+    }
+    for (const server of answered) answers.delete(idOf(server));
   };
   /**
    * Takes a push's answer into the replica (the states the server took, its merges, the edits it
@@ -776,7 +856,7 @@ export function replicateOverSocket<RxDocType>(
     if (!internal) return undefined;
     const before = options.beforeFirstPull;
     preparing ??= Promise.resolve(stoppingOn.get(fork))
-      .then(() => Promise.all([before?.(internal), resendTakenBack(internal)]))
+      .then(() => Promise.all([before?.(internal), retakeAnswers(internal).then(() => resendTakenBack(internal))]))
       .catch((error) => console.warn(`Preparing the pull of ${remoteCollection} failed:`, error))
       // States set aside before the app last quit: taken once the first pull is written.
       .finally(() => setAside.size > 0 && takeSetAsideSoon());
@@ -1027,6 +1107,8 @@ export function replicateOverSocket<RxDocType>(
         : {
             batchSize: options.pushBatchSize ?? 100,
             async handler(rows) {
+              // An answer left untaken when the app last quit is taken before anything is sent.
+              await prepared();
               const ids = rows.map(key);
               for (const id of ids) pushing.set(id, (pushing.get(id) ?? 0) + 1);
               let result: PushResponse;
