@@ -19,9 +19,10 @@ import {
 import { changedRow, changedTask, removedRecord, type TaskChange } from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import { type CollectionName, type RowDocument, type TaskDocument, WRITABLE } from '../renderer/src/data/schemas';
-import type { KeptOnDevice, SentStates, SetAsideStates } from '../renderer/src/data/socket-replication';
+import type { KeptOnDevice, SentStates, SetAsideStates, TakenAnswers } from '../renderer/src/data/socket-replication';
 import { browserReplicaStorage, remoteReplicaStorage } from '../renderer/src/data/storage';
 import { startTestApp, type TestApp } from './helpers/app';
+import { dyingStorage } from './helpers/dying-storage';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
 import { deviceKeeping } from './helpers/sync-client';
 
@@ -39,6 +40,8 @@ import { deviceKeeping } from './helpers/sync-client';
  * `CONVERGENCE_STORAGE=remote` keeps them in the desktop's SQLite in a thread of its own, reached
  * over a message port, as the desktop app runs it.
  * `CONVERGENCE_RESTARTS=<share>` sets how many rounds begin with an app quitting (default 0.1).
+ * `CONVERGENCE_CRASHES=<share>` sets how many of those quits are the replica process dying
+ * instead, whatever it was doing (default 0).
  * `CONVERGENCE_TRACE=<directory>` writes there the trace of a run that fails.
  */
 
@@ -51,7 +54,18 @@ interface Replica {
   lost: LostEdit[];
   online: boolean;
   /** What the replication keeps on the device across restarts of the app, per collection. */
-  kept: Partial<Record<CollectionName, { sent: KeptOnDevice<SentStates>; setAside: KeptOnDevice<SetAsideStates> }>>;
+  kept: Partial<
+    Record<
+      CollectionName,
+      {
+        sent: KeptOnDevice<SentStates>;
+        setAside: KeptOnDevice<SetAsideStates>;
+        answers: KeptOnDevice<TakenAnswers>;
+      }
+    >
+  >;
+  /** The replica's storage, as its process serves it: the process can die. */
+  process: ReturnType<typeof dyingStorage>;
 }
 
 /** An edit of one value: `path` as lost edits name it; `round` orders the edits. */
@@ -188,8 +202,13 @@ async function openReplica(
   run: string,
   replica: Pick<Replica, 'name' | 'member' | 'lost' | 'kept' | 'online'>,
   collections: CollectionName[],
-): Promise<Pick<Replica, 'db' | 'socket' | 'sync'>> {
-  const db = await createOrbitaDatabase({ name: `${run}-${replica.name}`, storage: storage() as never, collections });
+): Promise<Pick<Replica, 'db' | 'socket' | 'sync' | 'process'>> {
+  const replicaProcess = dyingStorage(storage() as never);
+  const db = await createOrbitaDatabase({
+    name: `${run}-${replica.name}`,
+    storage: replicaProcess.storage as never,
+    collections,
+  });
   const socket = io(`${t.url}/sync`, {
     auth: { token: replica.member.client.accessToken },
     transports: ['websocket'],
@@ -198,14 +217,19 @@ async function openReplica(
   watched({ name: replica.name, db, socket });
   traced(replica.name, 'opened');
   const kept = (collection: CollectionName) =>
-    (replica.kept[collection] ??= { sent: deviceKeeping(), setAside: deviceKeeping<SetAsideStates>() });
+    (replica.kept[collection] ??= {
+      sent: deviceKeeping(),
+      setAside: deviceKeeping<SetAsideStates>(),
+      answers: deviceKeeping<TakenAnswers>(),
+    });
   const sync = startReplicaSync(db, socket, {
     retryTimeMs: 100,
     onLostEdits: (edits) => replica.lost.push(...edits),
     keepSentStates: (collection) => kept(collection).sent,
     keepSetAside: (collection) => kept(collection).setAside,
+    keepAnswers: (collection) => kept(collection).answers,
   });
-  return { db, socket, sync };
+  return { db, socket, sync, process: replicaProcess };
 }
 
 /** Opens a replica per device (by default two of Alice's), each synced with its user's token. */
@@ -244,9 +268,32 @@ async function restart(replica: Replica, run: string, collections: CollectionNam
   Object.assign(replica, await openReplica(run, replica, collections));
 }
 
+/**
+ * The replica process dies whatever it was doing, and the window opens the replica again on a new
+ * one, as the desktop app does (`Replica.abandon`, then `close`): the replication stops before the
+ * calls it was waiting on fail.
+ */
+async function crash(replica: Replica, run: string, collections: CollectionName[]): Promise<void> {
+  traced(replica.name, 'replica process dies');
+  replica.process.kill();
+  // The port closes a moment later.
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  replica.process.closePort(() => {
+    replica.socket.disconnect();
+    replica.sync.abandon();
+  });
+  await replica.sync.cancel().catch(() => undefined);
+  replica.socket.close();
+  await replica.db.close().catch(() => undefined);
+  Object.assign(replica, await openReplica(run, replica, collections));
+}
+
 /** The share of rounds that begin with an app quitting (`CONVERGENCE_RESTARTS`, default 0.1). */
 const restartRate = Number.parseFloat(process.env.CONVERGENCE_RESTARTS ?? '0.1');
 if (!(restartRate >= 0 && restartRate <= 1)) throw new Error('CONVERGENCE_RESTARTS: a share of rounds, 0 to 1');
+/** The share of those quits that are the replica process dying (`CONVERGENCE_CRASHES`, default 0). */
+const crashRate = Number.parseFloat(process.env.CONVERGENCE_CRASHES ?? '0');
+if (!(crashRate >= 0 && crashRate <= 1)) throw new Error('CONVERGENCE_CRASHES: a share of quits, 0 to 1');
 
 /**
  * A round begins: replicas go off line or back at random, now and then an app quits and is opened
@@ -260,7 +307,12 @@ async function roundStart(
   collections: CollectionName[],
 ): Promise<Replica> {
   toggleNetwork(replicas, random, round);
-  if (random.next() < restartRate) await restart(random.pick(replicas), run, collections);
+  if (random.next() < restartRate) {
+    const replica = random.pick(replicas);
+    // Drawn only when crashes are asked for: the seeds of runs without them keep their choices.
+    if (crashRate > 0 && random.next() < crashRate) await crash(replica, run, collections);
+    else await restart(replica, run, collections);
+  }
   return random.pick(replicas);
 }
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplicaThread } from '../electron/backend/replica-thread.fixture';
 import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
 import { Replica } from '../renderer/src/data/replica';
+import { unhandledDuring } from './helpers/dying-storage';
 import { deadPort } from './helpers/network';
 
 const WAIT = { timeout: 15_000, interval: 20 };
@@ -84,21 +85,6 @@ function followFrom(firstPort: PortLike) {
       for (const listener of replacedListeners) listener(port);
     },
   };
-}
-
-/** Rejections nobody handled while `run` ran (a dead process's calls failing inside RxDB). */
-async function unhandledDuring(run: () => Promise<void>): Promise<string[]> {
-  const unhandled: string[] = [];
-  const record = (reason: unknown) => unhandled.push(String((reason as Error)?.stack ?? reason));
-  process.on('unhandledRejection', record);
-  try {
-    await run();
-    // Node reports an unhandled rejection after the turn it happened in.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  } finally {
-    process.off('unhandledRejection', record);
-  }
-  return unhandled;
 }
 
 const TASK = {

@@ -10,6 +10,7 @@ import { Server } from 'socket.io';
 import { io } from 'socket.io-client';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../../../electron/backend/replica-host';
+import { dyingStorage, unhandledDuring } from '../../../test/helpers/dying-storage';
 import { deviceKeeping } from '../../../test/helpers/sync-client';
 import { RetryBackoff, replicateOverSocket, type SetAsideStates, type TakenAnswers } from './socket-replication';
 
@@ -249,42 +250,6 @@ function memoryHoldingOne(matches: (ids: string[], context: string, operation: '
         hold.armed = true;
       }),
     release: () => hold.release?.(),
-  };
-}
-
-/**
- * RxDB's memory storage whose process dies, once `arm` was called, at the next write matching
- * `matches`: that write and every later one fails unwritten (nothing more reaches the disk).
- * `revive` starts a process again on what the disk holds.
- */
-function memoryDyingAt(matches: (ids: string[], context: string) => boolean) {
-  const memory = getRxStorageMemory();
-  const replicaProcess = { armed: false, dead: false };
-  const storage = {
-    ...memory,
-    async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
-      const instance = await memory.createStorageInstance(params);
-      const write = instance.bulkWrite.bind(instance);
-      instance.bulkWrite = async (rows, context) => {
-        const ids = rows.map((row) => String((row.document as { id?: string }).id));
-        if (replicaProcess.armed && matches(ids, context)) replicaProcess.dead = true;
-        // As RxDB's remote storage fails every call once the process's port closes.
-        if (replicaProcess.dead) throw new Error('The replica process exited');
-        return write(rows, context);
-      };
-      return instance;
-    },
-  } as RxStorage<unknown, unknown>;
-  return {
-    storage,
-    arm: () => {
-      replicaProcess.armed = true;
-    },
-    dead: () => replicaProcess.dead,
-    revive: () => {
-      replicaProcess.armed = false;
-      replicaProcess.dead = false;
-    },
   };
 }
 
@@ -806,7 +771,7 @@ describe('pushes answered by the server', () => {
   it('are taken into the replica when it opens again after its process died between the answer’s two writes', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     // The replica's process dies as the merge is written into the note, after its record.
-    const dying = memoryDyingAt((ids, context) => ids.includes('n1') && context === 'incremental-write');
+    const dying = dyingStorage(getRxStorageMemory());
     const replica = await notesOn(server, dying.storage);
     const keepAnswers = deviceKeeping<TakenAnswers>();
     let state = replica.replicate({ keepAnswers });
@@ -815,11 +780,16 @@ describe('pushes answered by the server', () => {
       await state.awaitInSync();
       await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
       const push = await server.nextPush();
-      dying.arm();
+      dying.dieAtWrite((ids, context) => ids.includes('n1') && context === 'incremental-write');
       // The server merges the edit with a colleague's value.
       push.answer({ conflicts: [{ ...note('n1', 'mine', 3), by: 'colleague' }], lost: [] });
       await vi.waitFor(() => expect(dying.dead()).toBe(true), { timeout: 5_000 });
-      await state.cancel();
+      // The window stops the replication once the process's port closes (`Replica.abandon`).
+      let stopped: Promise<void> | undefined;
+      dying.closePort(() => {
+        stopped = state.cancel();
+      });
+      await stopped;
       dying.revive();
       // On the disk: the note as pushed, against the merge recorded as the server's state.
       expect(await replica.stored('n1')).not.toHaveProperty('by');
@@ -839,6 +809,54 @@ describe('pushes answered by the server', () => {
     } finally {
       await replica.close();
     }
+  });
+
+  /**
+   * The replica process dies as `act` makes RxDB write or read a checkpoint, and its port closes
+   * while that call waits: the rejections nobody handled meanwhile.
+   */
+  async function diedDuring(
+    act: (server: Awaited<ReturnType<typeof heldSyncServer>>, dying: ReturnType<typeof dyingStorage>) => void,
+  ) {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const dying = dyingStorage(getRxStorageMemory());
+    const replica = await notesOn(server, dying.storage);
+    const state = replica.replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      return await unhandledDuring(async () => {
+        act(server, dying);
+        await vi.waitFor(() => expect(dying.dead()).toBe(true), { timeout: 5_000 });
+        // Long enough for RxDB to be waiting on the dead process.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        let stopped: Promise<void> | undefined;
+        dying.closePort(() => {
+          stopped = state.cancel();
+        });
+        await stopped;
+      });
+    } finally {
+      dying.revive();
+      await replica.close();
+    }
+  }
+
+  it('stop quietly when the replica process dies as RxDB writes a checkpoint', async () => {
+    const unhandled = await diedDuring((server, dying) => {
+      // RxDB writes the checkpoint after a streamed state without waiting for it.
+      dying.dieAtWrite((_ids, context) => context === 'replication-set-checkpoint');
+      server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 2 } });
+    });
+    expect(unhandled).toEqual([]);
+  });
+
+  it('stop quietly when the replica process dies as RxDB reads its checkpoints to pull and push again', async () => {
+    const unhandled = await diedDuring((server, dying) => {
+      dying.kill();
+      server.resync();
+    });
+    expect(unhandled).toEqual([]);
   });
 
   it('answered with a record gone are not taken back by a pulled state RxDB left for the push', async () => {

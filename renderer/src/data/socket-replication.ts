@@ -1175,7 +1175,9 @@ export function replicateOverSocket<RxDocType>(
   // writes to the replica, bounded all the same, as a storage that stopped answering must not
   // keep the app from quitting.
   const cancel = state.cancel.bind(state);
+  let stopping = false;
   state.cancel = async () => {
+    stopping = true;
     let waited: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       answersTaken(),
@@ -1186,6 +1188,47 @@ export function replicateOverSocket<RxDocType>(
     clearTimeout(waited);
     return cancel();
   };
+  // RxDB's protocol reads and writes its checkpoints, and reads changes since one, in calls some of
+  // which nobody awaits: one failing as the replication stops — its storage gone with the replica
+  // process — was a rejection nobody handled. Once stopping, such a failure is answered as nothing
+  // found or written: the replication keeps no checkpoint and pushes nothing more anyway, and the
+  // next start reads what is stored. The instances themselves are left as they are (storages wrap
+  // them, and they outlive this replication): RxDB's protocol is handed copies.
+  void state.startPromise.then(
+    () => {
+      const input = state.internalReplicationState?.input;
+      if (!input) return;
+      const quiet = <T>(call: Promise<T>, nothing: () => T): Promise<T> =>
+        call.catch((error: unknown) => {
+          if (stopping) return nothing();
+          throw error;
+        });
+      const meta = input.metaInstance;
+      const isCheckpoint = (id: string) => id.endsWith('|1');
+      input.metaInstance = Object.assign(Object.create(meta) as typeof meta, {
+        bulkWrite: ((rows, context) =>
+          context === 'replication-set-checkpoint'
+            ? quiet(meta.bulkWrite(rows, context), () => ({ error: [] }))
+            : meta.bulkWrite(rows, context)) as typeof meta.bulkWrite,
+        findDocumentsById: ((ids, withDeleted) =>
+          ids.every(isCheckpoint)
+            ? quiet(meta.findDocumentsById(ids, withDeleted), () => [])
+            : meta.findDocumentsById(ids, withDeleted)) as typeof meta.findDocumentsById,
+      });
+      const forkInstance = input.forkInstance;
+      const changesSince = forkInstance.getChangedDocumentsSince?.bind(forkInstance);
+      if (changesSince) {
+        input.forkInstance = Object.assign(Object.create(forkInstance) as typeof forkInstance, {
+          getChangedDocumentsSince: ((limit, checkpoint) =>
+            quiet(changesSince(limit, checkpoint), () => ({
+              documents: [],
+              checkpoint,
+            }))) as typeof changesSince,
+        });
+      }
+    },
+    () => undefined,
+  );
   void state.canceled$.subscribe((canceled) => {
     if (!canceled) return;
     socket.off('sync:stream', onStream);
