@@ -21,12 +21,12 @@ export function dyingStorage(inner: RxStorage<unknown, unknown>) {
     waiting: new Set<() => void>(),
   };
   const exited = () => new Error('The replica process exited');
+  // Made with the call, so that its stack names the caller: the port closing fails it far from there.
   const unanswered = () => {
-    const where = new Error('called at').stack;
+    const failure = exited();
     return new Promise<never>((_resolve, reject) => {
-      const e = exited(); e.stack = String(where);
-      if (life.portClosed) reject(e);
-      else life.waiting.add(() => reject(e));
+      if (life.portClosed) reject(failure);
+      else life.waiting.add(() => reject(failure));
     });
   };
   const call = async <T>(run: () => Promise<T>): Promise<T> => {
