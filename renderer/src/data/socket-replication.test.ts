@@ -1147,14 +1147,16 @@ describe('pulled states whose record never reached the device', () => {
   });
 
   it('stay the base of every attempt of that push: one made off line does not use it up', async () => {
-    const { server, replica } = await quitWithTheRecordOfASharedNoteMissing();
+    const { server, replica, slow } = await quitWithTheRecordOfASharedNoteMissing({ upstreamCheckpointLost: true });
     try {
-      // Opened again with no network: RxDB tries to send the note, whose record differs, while the
-      // user deletes it; each attempt fails until the network is back.
+      // Opened again with no network: as RxDB's first attempt to send the note, whose record
+      // differs, reads it, the user deletes it; each attempt fails until the network is back.
       replica.socket.disconnect();
+      const reached = slow.arm();
       replica.replicate();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await reached;
       await (await replica.notes.findOne('n1').exec(true)).remove();
+      slow.release();
       await new Promise((resolve) => setTimeout(resolve, 300));
       replica.socket.connect();
       expect(basesOf(await server.nextPush())).toEqual([[note('n1', 'shared', 2), true]]);
@@ -1163,16 +1165,35 @@ describe('pulled states whose record never reached the device', () => {
     }
   });
 
+  it('are never pushed as the user’s when RxDB’s upstream finds one again as the app opens', async () => {
+    const { server, replica } = await quitWithTheRecordOfASharedNoteMissing({ upstreamCheckpointLost: true });
+    try {
+      // RxDB's upstream looks at the note again (its checkpoint past it was lost) and finds it
+      // unlike its record: the office's state, not a change of the user's, is not sent.
+      const before = server.pushed.length;
+      const state = replica.replicate();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(server.pushed.slice(before)).toEqual([]);
+      await state.awaitInSync();
+      // It is recorded as the server's instead: the user's next edit is sent against it.
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      expect(push.rows.map((row) => [row.assumedMasterState, row.newDocumentState.text])).toEqual([
+        [note('n1', 'shared', 2), 'mine'],
+      ]);
+      push.answer({ conflicts: [], lost: [] });
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('are the base of a push the user’s write reaches as it goes out', async () => {
     const { server, replica, slow } = await quitWithTheRecordOfASharedNoteMissing({ upstreamCheckpointLost: true });
     try {
-      // Opened again with no network: RxDB's push of the note, whose record differs, waits.
-      replica.socket.disconnect();
-      replica.replicate();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      // The network comes back; as the push reads the note to send it, the user deletes it.
+      // Opened again: as RxDB's push of the note, whose record differs, reads it to send it, the
+      // user deletes it.
       const reached = slow.arm();
-      replica.socket.connect();
+      replica.replicate();
       await reached;
       await (await replica.notes.findOne('n1').exec(true)).remove();
       slow.release();

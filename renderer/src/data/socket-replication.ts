@@ -467,14 +467,22 @@ export function replicateOverSocket<RxDocType>(
     });
   };
   /** The replica's states of these documents, as a push sends them (no `_meta`, `_rev`, `_attachments`). */
-  const heldStates = async (ids: string[]): Promise<Map<string, Record<string, unknown>>> => {
+  const heldStates = async (ids: string[]): Promise<Map<string, Record<string, unknown>>> =>
+    (await heldAndPulled(ids)).held;
+  /** `heldStates`, and the ids of those that are states RxDB pulled, unchanged since (`isPulledState`). */
+  const heldAndPulled = async (ids: string[]) => {
     const stored = await options.collection.storageInstance.findDocumentsById(ids, true);
-    return new Map(
-      stored.map((doc) => {
-        const { _meta, _rev, _attachments, ...held } = doc as Record<string, unknown>;
-        return [idOf(held), held];
-      }),
-    );
+    const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+    if (internal) mark ??= pulledMark(internal);
+    const replicationMark = await mark;
+    const held = new Map<string, Record<string, unknown>>();
+    const pulled = new Set<string>();
+    for (const doc of stored) {
+      const { _meta, _rev, _attachments, ...document } = doc as Record<string, unknown>;
+      held.set(idOf(document), document);
+      if (replicationMark && isPulledState(doc as never, replicationMark)) pulled.add(idOf(document));
+    }
+    return { held, pulled };
   };
   const sameState = (held: Record<string, unknown>, row: RxReplicationWriteToMasterRow<RxDocType>) => {
     const { _attachments, ...pushed } = row.newDocumentState as Record<string, unknown>;
@@ -1121,8 +1129,27 @@ export function replicateOverSocket<RxDocType>(
                   const noted = new Map(ids.map((id) => [id, sentStates.get(id)]));
                   // The states first: a write of the user's they hold has its pulled state recorded
                   // by the time the base is read (`recordPulledStates`).
-                  const held = await heldStates(ids);
-                  sent = withCurrentStates(await withCurrentBase(rows), held);
+                  const { held, pulled } = await heldAndPulled(ids);
+                  // A state RxDB pulled and nobody changed since is the server's, not a change of
+                  // the user's: RxDB's upstream sends it when its record never reached the disk
+                  // (the replica process died between RxDB's two writes) and the upstream's
+                  // checkpoint past it was lost too — a tombstone of a task hidden from the user
+                  // went as their deletion, and the office's task was deleted once shared again.
+                  // It is recorded as the server's instead.
+                  const based = await withCurrentBase(rows);
+                  const fromServer = based.filter((row) => {
+                    const current = held.get(key(row));
+                    const { _attachments, ...base } = (row.assumedMasterState ?? {}) as Record<string, unknown>;
+                    return pulled.has(key(row)) && !deepEqual(asKept(current), asKept(base));
+                  });
+                  if (fromServer.length > 0)
+                    await recordServerStates(fromServer.map((row) => held.get(key(row)) as SyncDocument));
+                  sent = withCurrentStates(
+                    based.filter((row) => !fromServer.includes(row)),
+                    held,
+                  );
+                  if (sent.length === 0) return { conflicts: [], lost: [] };
+                  if (sent.length === 0) return { conflicts: [], lost: [] };
                   return call<PushResponse>(
                     socket,
                     'sync:push',
