@@ -41,7 +41,7 @@ import { deviceKeeping } from './helpers/sync-client';
  * over a message port, as the desktop app runs it.
  * `CONVERGENCE_RESTARTS=<share>` sets how many rounds begin with an app quitting (default 0.1).
  * `CONVERGENCE_CRASHES=<share>` sets how many of those quits are the replica process dying
- * instead, whatever it was doing (default 0).
+ * instead, whatever it was doing (default 0.5).
  * `CONVERGENCE_TRACE=<directory>` writes there the trace of a run that fails.
  */
 
@@ -291,8 +291,8 @@ async function crash(replica: Replica, run: string, collections: CollectionName[
 /** The share of rounds that begin with an app quitting (`CONVERGENCE_RESTARTS`, default 0.1). */
 const restartRate = Number.parseFloat(process.env.CONVERGENCE_RESTARTS ?? '0.1');
 if (!(restartRate >= 0 && restartRate <= 1)) throw new Error('CONVERGENCE_RESTARTS: a share of rounds, 0 to 1');
-/** The share of those quits that are the replica process dying (`CONVERGENCE_CRASHES`, default 0). */
-const crashRate = Number.parseFloat(process.env.CONVERGENCE_CRASHES ?? '0');
+/** The share of those quits that are the replica process dying (`CONVERGENCE_CRASHES`, default 0.5). */
+const crashRate = Number.parseFloat(process.env.CONVERGENCE_CRASHES ?? '0.5');
 if (!(crashRate >= 0 && crashRate <= 1)) throw new Error('CONVERGENCE_CRASHES: a share of quits, 0 to 1');
 
 /**
@@ -309,7 +309,8 @@ async function roundStart(
   toggleNetwork(replicas, random, round);
   if (random.next() < restartRate) {
     const replica = random.pick(replicas);
-    // Drawn only when crashes are asked for: the seeds of runs without them keep their choices.
+    // Drawn only when crashes are asked for: with `CONVERGENCE_CRASHES=0` a seed makes the choices
+    // it made before crashes were run.
     if (crashRate > 0 && random.next() < crashRate) await crash(replica, run, collections);
     else await restart(replica, run, collections);
   }
