@@ -1149,7 +1149,6 @@ export function replicateOverSocket<RxDocType>(
                     held,
                   );
                   if (sent.length === 0) return { conflicts: [], lost: [] };
-                  if (sent.length === 0) return { conflicts: [], lost: [] };
                   return call<PushResponse>(
                     socket,
                     'sync:push',
