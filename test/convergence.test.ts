@@ -66,7 +66,13 @@ interface Replica {
   >;
   /** The replica's storage, as its process serves it: the process can die. */
   process: ReturnType<typeof dyingStorage>;
+  /** The device's replica process, a thread of its own (`CONVERGENCE_STORAGE=remote`). */
+  thread?: ReplicaThread;
 }
+
+type ReplicaThread = Awaited<ReturnType<typeof startReplicaThread>>;
+/** Each device's replica runs in a process of its own, as the desktop app runs it. */
+const remote = process.env.CONVERGENCE_STORAGE === 'remote';
 
 /** An edit of one value: `path` as lost edits name it; `round` orders the edits. */
 interface Edit {
@@ -81,13 +87,10 @@ let t: TestApp;
 let dir: string;
 let admin: Member;
 let alice: Member;
-/** The replica process (`CONVERGENCE_STORAGE=remote`). */
-let replicaThread: Awaited<ReturnType<typeof startReplicaThread>> | undefined;
 
 beforeAll(async () => {
   t = await startTestApp({ config: { syncPollMs: 50 } });
   dir = await mkdtemp(path.join(tmpdir(), 'orbita-convergence-'));
-  if (process.env.CONVERGENCE_STORAGE === 'remote') replicaThread = await startReplicaThread(dir);
   admin = await createOrg(t);
   alice = await createMember(t, admin, { name: 'Alice' });
   // The office's changes in the trace (reads of what members see are left out).
@@ -100,7 +103,6 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  await replicaThread?.stop();
   await t.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -120,11 +122,14 @@ function seedsOr(seeds: number[]): number[] {
 /** The browser build's IndexedDB, one per run, kept across restarts of the app as a browser keeps it. */
 const browserDatabases = new IDBFactory();
 
-/** Where the replicas keep their data: the desktop's SQLite files (here or in the replica process), or the browser build's IndexedDB. */
-function storage() {
+/**
+ * Where the replicas keep their data: the desktop's SQLite files (here, or in the device's replica
+ * process, whose port closing calls `onGone`), or the browser build's IndexedDB.
+ */
+function storage(thread: ReplicaThread | undefined, onGone: () => void) {
   if (process.env.CONVERGENCE_STORAGE === 'browser')
     return browserReplicaStorage({ indexedDB: browserDatabases, IDBKeyRange });
-  if (replicaThread) return remoteReplicaStorage(replicaThread.port);
+  if (thread) return remoteReplicaStorage(thread.port, { onGone });
   return replicaStorage(dir);
 }
 
@@ -200,10 +205,16 @@ function watched(replica: Pick<Replica, 'name' | 'db' | 'socket'>): void {
 /** Opens `device`'s replica (its storage kept from an earlier opening) and starts its sync. */
 async function openReplica(
   run: string,
-  replica: Pick<Replica, 'name' | 'member' | 'lost' | 'kept' | 'online'>,
+  replica: Pick<Replica, 'name' | 'member' | 'lost' | 'kept' | 'online' | 'thread'>,
   collections: CollectionName[],
 ): Promise<Pick<Replica, 'db' | 'socket' | 'sync' | 'process'>> {
-  const replicaProcess = dyingStorage(storage() as never);
+  // The window stops replicating once the replica process's port closes (`Replica.abandon`).
+  const opened: { socket?: Socket; sync?: ReplicaSync } = {};
+  const gone = () => {
+    opened.socket?.disconnect();
+    opened.sync?.abandon();
+  };
+  const replicaProcess = dyingStorage(storage(replica.thread, gone) as never);
   const db = await createOrbitaDatabase({
     name: `${run}-${replica.name}`,
     storage: replicaProcess.storage as never,
@@ -229,6 +240,7 @@ async function openReplica(
     keepSetAside: (collection) => kept(collection).setAside,
     keepAnswers: (collection) => kept(collection).answers,
   });
+  Object.assign(opened, { socket, sync });
   return { db, socket, sync, process: replicaProcess };
 }
 
@@ -243,7 +255,8 @@ async function openReplicas(
 ): Promise<Replica[]> {
   return Promise.all(
     devices.map(async ([name, member]) => {
-      const device = { name, member, lost: [], kept: {}, online: true };
+      const thread = remote ? await startReplicaThread(dir) : undefined;
+      const device = { name, member, lost: [], kept: {}, online: true, thread };
       const replica: Replica = { ...device, ...(await openReplica(run, device, collections)) };
       await replica.sync.awaitInitial();
       return replica;
@@ -256,6 +269,7 @@ async function closeReplicas(replicas: Replica[]): Promise<void> {
     await replica.sync.cancel();
     replica.socket.close();
     await replica.db.close();
+    await replica.thread?.stop();
   }
 }
 
@@ -275,13 +289,19 @@ async function restart(replica: Replica, run: string, collections: CollectionNam
  */
 async function crash(replica: Replica, run: string, collections: CollectionName[]): Promise<void> {
   traced(replica.name, 'replica process dies');
-  replica.process.kill();
-  // The port closes a moment later.
-  await new Promise((resolve) => setTimeout(resolve, 10));
-  replica.process.closePort(() => {
-    replica.socket.disconnect();
-    replica.sync.abandon();
-  });
+  if (replica.thread) {
+    // Its thread ends: what it answered and had not yet written to its files is lost with it.
+    await replica.thread.stop();
+    replica.thread = await startReplicaThread(dir);
+  } else {
+    replica.process.kill();
+    // The port closes a moment later.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    replica.process.closePort(() => {
+      replica.socket.disconnect();
+      replica.sync.abandon();
+    });
+  }
   await replica.sync.cancel().catch(() => undefined);
   replica.socket.close();
   await replica.db.close().catch(() => undefined);
