@@ -10,6 +10,8 @@ import { Server } from 'socket.io';
 import { io } from 'socket.io-client';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { replicaStorage } from '../../../electron/backend/replica-host';
+import { getRxStorageMemoryMapped } from '../../../electron/backend/rx-storage-memory-mapped';
+import { getRxStorageBetterSqlite } from '../../../electron/backend/rx-storage-sqlite';
 import { dyingStorage, unhandledDuring } from '../../../test/helpers/dying-storage';
 import { deviceKeeping } from '../../../test/helpers/sync-client';
 import { RetryBackoff, replicateOverSocket, type SetAsideStates, type TakenAnswers } from './socket-replication';
@@ -150,9 +152,12 @@ const at = (second: number) => `2026-01-01T00:00:0${second}.000Z`;
 const note = (id: string, text: string, second: number) =>
   ({ id, text, updatedAt: at(second), _deleted: false }) as SyncDocument;
 
-async function notesDatabase(storage: RxStorage<unknown, unknown> = getRxStorageMemory()) {
+async function notesDatabase(
+  storage: RxStorage<unknown, unknown> = getRxStorageMemory(),
+  name = `held-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+) {
   const db = await createRxDatabase({
-    name: `held-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+    name,
     storage,
     multiInstance: false,
   });
@@ -177,13 +182,18 @@ async function notesDatabase(storage: RxStorage<unknown, unknown> = getRxStorage
  * opened again does), `stored(id)` reads a note as stored, deleted or not, `close()` ends the
  * replication, the socket, the database and the server.
  */
-async function notesOn(server: { url: string; close(): Promise<unknown> }, storage?: RxStorage<unknown, unknown>) {
-  const { db, notes } = await notesDatabase(storage);
+async function notesOn(
+  server: { url: string; close(): Promise<unknown> },
+  storage?: RxStorage<unknown, unknown>,
+  name?: string,
+) {
+  const { db, notes } = await notesDatabase(storage, name);
   const socket = io(server.url, { transports: ['websocket'] });
   let state: ReturnType<typeof replicateOverSocket> | undefined;
   return {
     notes,
     socket,
+    db,
     stored: async (id: string) => (await notes.storageInstance.findDocumentsById([id], true))[0],
     /** `options` go to the replication beside the defaults (a quick retry). */
     replicate(options: Partial<Parameters<typeof replicateOverSocket>[0]> = {}) {
@@ -196,12 +206,55 @@ async function notesOn(server: { url: string; close(): Promise<unknown> }, stora
       });
       return state;
     },
+    /** Its process died (`desktopProcess`): the window stops `replication` and lets the replica go. */
+    async abandon(process: Awaited<ReturnType<typeof desktopProcess>>, replication: { cancel(): Promise<unknown> }) {
+      let stopped: Promise<unknown> | undefined;
+      process.closePorts(() => {
+        stopped = replication.cancel();
+      });
+      await stopped;
+      socket.close();
+      await db.close().catch(() => undefined);
+    },
     async close() {
       await state?.cancel();
       socket.close();
       await db.remove();
       await server.close();
     },
+  };
+}
+
+/**
+ * The desktop's replica storage (in memory, written to SQLite files on its next turn) in a process
+ * that can die: `dieAtPersisting(id)` kills it as it writes that document to its files, so a write
+ * it answered from memory never reaches them; `closePorts` then fails whatever it was doing, as
+ * its port closing does (`onGone` first: the window stops the replication). `restarted()` is the
+ * storage of a process started again on the files.
+ */
+async function desktopProcess() {
+  const directory = await mkdtemp(path.join(tmpdir(), 'orbita-process-'));
+  const files = () =>
+    getRxStorageBetterSqlite({ databaseDirectory: directory, indexes: false }) as RxStorage<unknown, unknown>;
+  const disk = dyingStorage(files());
+  const port = dyingStorage(getRxStorageMemoryMapped({ storage: disk.storage }) as RxStorage<unknown, unknown>);
+  return {
+    name: `process-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+    storage: port.storage,
+    dieAtPersisting(id: string) {
+      disk.dieAtWrite((ids, context) => {
+        const dies = ids.includes(id) && context === 'memory-mapped-persist';
+        if (dies) port.kill();
+        return dies;
+      });
+    },
+    dead: () => disk.dead(),
+    closePorts(onGone: () => void) {
+      disk.closePort();
+      port.closePort(onGone);
+    },
+    restarted: () => getRxStorageMemoryMapped({ storage: files() }) as RxStorage<unknown, unknown>,
+    remove: () => rm(directory, { recursive: true, force: true }),
   };
 }
 
@@ -811,6 +864,44 @@ describe('pushes answered by the server', () => {
     }
   });
 
+  it('are taken into the replica when it opens again after its process died before the desktop storage had the merge on disk', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const process = await desktopProcess();
+    const replica = await notesOn(server, process.storage, process.name);
+    const keepAnswers = deviceKeeping<TakenAnswers>();
+    let again: Awaited<ReturnType<typeof notesOn>> | undefined;
+    try {
+      const state = replica.replicate({ keepAnswers });
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      // The edit reaches the disk on the storage's next turn, which may come after the push.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The storage answers the merge's write from memory; the process dies as it writes it to disk.
+      process.dieAtPersisting('n1');
+      push.answer({ conflicts: [{ ...note('n1', 'mine', 3), by: 'colleague' }], lost: [] });
+      await vi.waitFor(() => expect(process.dead()).toBe(true), { timeout: 5_000 });
+      await replica.abandon(process, state);
+      // The process starts again on its files: the note as pushed, against the merge recorded.
+      again = await notesOn(server, process.restarted(), process.name);
+      expect(await again.stored('n1')).not.toHaveProperty('by');
+      const pushesBefore = server.pushed.length;
+      again.replicate({ keepAnswers });
+      await vi.waitFor(async () => expect(await again?.stored('n1')).toMatchObject({ text: 'mine', by: 'colleague' }), {
+        timeout: 5_000,
+      });
+      // Nothing sent takes the colleague's value back off.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const rows of server.pushed.slice(pushesBefore))
+        for (const row of rows) expect(row.newDocumentState).toMatchObject({ by: 'colleague' });
+    } finally {
+      if (again) await again.close();
+      else await server.close();
+      await process.remove();
+    }
+  });
+
   /**
    * The replica process dies as `act` makes RxDB write or read a checkpoint, and its port closes
    * while that call waits: the rejections nobody handled meanwhile.
@@ -930,6 +1021,37 @@ describe('pushes answered by the server', () => {
       await vi.waitFor(() => expect(keepSetAside.load()).toEqual({}), { timeout: 5_000 });
     } finally {
       await replica.close();
+    }
+  });
+
+  it('set aside and taken are kept on the device until the desktop storage has them on disk', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const process = await desktopProcess();
+    const replica = await notesOn(server, process.storage, process.name);
+    const keepSetAside = deviceKeeping<SetAsideStates>();
+    let state = replica.replicate({ keepSetAside });
+    let again: Awaited<ReturnType<typeof notesOn>> | undefined;
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      await state.cancel();
+      // The app quit with a colleague's text set aside, not taken yet.
+      keepSetAside.save({ n1: note('n1', 'colleague', 2) });
+      // Opened again, it takes the text, answered from memory; the process dies writing it to disk.
+      process.dieAtPersisting('n1');
+      state = replica.replicate({ keepSetAside });
+      await vi.waitFor(() => expect(process.dead()).toBe(true), { timeout: 5_000 });
+      await replica.abandon(process, state);
+      // Started again on its files, which do not have the text: taken again.
+      again = await notesOn(server, process.restarted(), process.name);
+      expect((await again.stored('n1'))?.text).toBe('start');
+      again.replicate({ keepSetAside });
+      await vi.waitFor(async () => expect((await again?.stored('n1'))?.text).toBe('colleague'), { timeout: 5_000 });
+      await vi.waitFor(() => expect(keepSetAside.load()).toEqual({}), { timeout: 5_000 });
+    } finally {
+      if (again) await again.close();
+      else await server.close();
+      await process.remove();
     }
   });
 

@@ -251,6 +251,8 @@ const isTakenAnswer = (value: unknown): value is TakenAnswers[string] =>
 class KeptMap<T> extends Map<string, T> {
   private saving = false;
   private readonly keeping: KeptOnDevice<Record<string, T>> | undefined;
+  /** Entries let go of here and still kept on the device (`letGo`). */
+  private readonly lingering = new Map<string, T>();
 
   /** `readable` tells what the device holds of another release, or damaged, from what is kept. */
   constructor(keeping: KeptOnDevice<Record<string, T>> | undefined, readable: (value: unknown) => value is T) {
@@ -263,14 +265,33 @@ class KeptMap<T> extends Map<string, T> {
 
   override set(id: string, value: T): this {
     super.set(id, value);
+    this.lingering.delete(id);
     this.saveSoon();
     return this;
   }
 
   override delete(id: string): boolean {
     const had = super.delete(id);
-    if (had) this.saveSoon();
+    const lingered = this.lingering.delete(id);
+    if (had || lingered) this.saveSoon();
     return had;
+  }
+
+  /**
+   * Lets go of `id` here and keeps it on the device until the function returned is called (what it
+   * was kept for is stored), unless it is set or deleted meanwhile: the device still holds it if
+   * the app dies first, and the map opened then has it again.
+   */
+  letGo(id: string): () => void {
+    const value = this.get(id);
+    if (value === undefined) return () => undefined;
+    super.delete(id);
+    this.lingering.set(id, value);
+    return () => {
+      if (this.lingering.get(id) !== value) return;
+      this.lingering.delete(id);
+      this.saveSoon();
+    };
   }
 
   private saveSoon() {
@@ -278,7 +299,7 @@ class KeptMap<T> extends Map<string, T> {
     this.saving = true;
     queueMicrotask(() => {
       this.saving = false;
-      this.keeping?.save(Object.fromEntries(this));
+      this.keeping?.save(Object.fromEntries([...this.lingering, ...this]));
     });
   }
 }
@@ -333,6 +354,26 @@ export function replicateOverSocket<RxDocType>(
   const setAside = new KeptMap(options.keepSetAside, isRecord as (value: unknown) => value is SyncDocument);
   /** Answers being taken into the replica (`TakenAnswers`), kept on the device (`keepAnswers`). */
   const answers = new KeptMap(options.keepAnswers, isTakenAnswer);
+  /**
+   * Lets go on the device (`KeptMap.letGo`) of what was kept for writes the replica has answered,
+   * once they are stored. The desktop's storage answers a document's write from memory and writes
+   * it to disk on its next turn, but writes a record of the replication only once everything
+   * written before it is on disk (the browser's answers a write once stored): a write of no record
+   * waits for that. Let go at the answer, a process dying before the disk had the write lost both
+   * the write and what would have redone it. Failing (the process gone), they stay on the device.
+   */
+  const letGoOnceStored = (releases: Array<() => void>) => {
+    const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+    if (releases.length === 0 || !internal) return;
+    internal.input.metaInstance.bulkWrite([], 'orbita-sync-stored').then(
+      () => {
+        for (const release of releases) release();
+      },
+      () => undefined,
+    );
+  };
+  /** Set-aside states handed to RxDB, let go on the device once RxDB's write of them is stored. */
+  const settling = new Map<string, () => void>();
   const setAsideIfChangedHere = (documents: readonly SyncDocument[]) => {
     for (const document of documents) {
       const id = idOf(document);
@@ -666,6 +707,7 @@ export function replicateOverSocket<RxDocType>(
     if (hidden.length > 0) await takeBackHidden(hidden, lastRows, asPushed);
     // Each document is written on its own (RxDB retries a write on the newest state); together,
     // so a push answered with many does not wait for each round trip to the storage in turn.
+    const releases: Array<() => void> = [];
     await Promise.all(
       answered.map((server) => {
         const id = idOf(server);
@@ -684,9 +726,10 @@ export function replicateOverSocket<RxDocType>(
               server as unknown as Record<string, unknown>,
             ) as unknown as RxDocType;
           })
-          .then(() => answers.delete(id));
+          .then(() => releases.push(answers.letGo(id)));
       }),
     );
+    letGoOnceStored(releases);
     return asPushed;
   };
   /**
@@ -739,7 +782,11 @@ export function replicateOverSocket<RxDocType>(
       const result = await fork.bulkWrite(writes, 'orbita-sync-answer');
       const refused = new Set(result.error.map((error) => error.documentId));
       // Written again meanwhile: read again and rebased in the next round.
-      for (const { document } of writes) if (!refused.has(idOf(document))) answers.delete(idOf(document));
+      letGoOnceStored(
+        writes
+          .filter(({ document }) => !refused.has(idOf(document)))
+          .map(({ document }) => answers.letGo(idOf(document))),
+      );
     }
   };
   /**
@@ -959,13 +1006,17 @@ export function replicateOverSocket<RxDocType>(
       if (!pulled || !recorded || !current) continue;
       const { _attachments, ...server } = recorded;
       if (!deepEqual(current, server)) continue;
-      setAside.delete(id);
       changedHere.delete(id);
       // Older than the state recorded since, or than a push's outcome: nothing to take.
       const version = versionOf(pulled);
       const recordedVersion = versionOf(server as SyncDocument);
-      if (isStale(pulled) || (version && recordedVersion && version < recordedVersion)) continue;
-      if (!deepEqual(server, pulled)) taken.push(pulled);
+      if (isStale(pulled) || (version && recordedVersion && version < recordedVersion) || deepEqual(server, pulled)) {
+        setAside.delete(id);
+        continue;
+      }
+      // Nothing pulls it again (its checkpoint is passed): kept on the device until RxDB's write is stored.
+      settling.set(id, setAside.letGo(id));
+      taken.push(pulled);
     }
     if (taken.length > 0 && !state.isStopped()) {
       noteHanded(taken);
@@ -1044,12 +1095,17 @@ export function replicateOverSocket<RxDocType>(
         if (String(bulk.context).startsWith('replication-downstream')) {
           // Written: this state, or a newer one.
           const version = versionOf(pending);
-          if (!version || (versionOf(event.documentData as unknown as SyncDocument) ?? '') >= version)
+          if (!version || (versionOf(event.documentData as unknown as SyncDocument) ?? '') >= version) {
             handed.delete(event.documentId);
+            const release = settling.get(event.documentId);
+            settling.delete(event.documentId);
+            if (release) letGoOnceStored([release]);
+          }
           continue;
         }
         // The user's write came first: RxDB's write of that state is refused or skipped.
         handed.delete(event.documentId);
+        settling.delete(event.documentId);
         const aside = setAside.get(event.documentId);
         const asideVersion = aside && versionOf(aside);
         const version = versionOf(pending);
