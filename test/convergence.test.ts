@@ -19,12 +19,10 @@ import {
 import { changedRow, changedTask, removedRecord, type TaskChange } from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import { type CollectionName, type RowDocument, type TaskDocument, WRITABLE } from '../renderer/src/data/schemas';
-import type { KeptOnDevice, SentStates, SetAsideStates, TakenAnswers } from '../renderer/src/data/socket-replication';
 import { browserReplicaStorage, remoteReplicaStorage } from '../renderer/src/data/storage';
 import { startTestApp, type TestApp } from './helpers/app';
 import { dyingStorage } from './helpers/dying-storage';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
-import { deviceKeeping } from './helpers/sync-client';
 
 /**
  * Randomized runs of replicas and the office editing the same tasks and rows, the replicas going
@@ -53,17 +51,6 @@ interface Replica {
   sync: ReplicaSync;
   lost: LostEdit[];
   online: boolean;
-  /** What the replication keeps on the device across restarts of the app, per collection. */
-  kept: Partial<
-    Record<
-      CollectionName,
-      {
-        sent: KeptOnDevice<SentStates>;
-        setAside: KeptOnDevice<SetAsideStates>;
-        answers: KeptOnDevice<TakenAnswers>;
-      }
-    >
-  >;
   /** The replica's storage, as its process serves it: the process can die. */
   process: ReturnType<typeof dyingStorage>;
   /** The device's replica process, a thread of its own (`CONVERGENCE_STORAGE=remote`). */
@@ -205,7 +192,7 @@ function watched(replica: Pick<Replica, 'name' | 'db' | 'socket'>): void {
 /** Opens `device`'s replica (its storage kept from an earlier opening) and starts its sync. */
 async function openReplica(
   run: string,
-  replica: Pick<Replica, 'name' | 'member' | 'lost' | 'kept' | 'online' | 'thread'>,
+  replica: Pick<Replica, 'name' | 'member' | 'lost' | 'online' | 'thread'>,
   collections: CollectionName[],
 ): Promise<Pick<Replica, 'db' | 'socket' | 'sync' | 'process'>> {
   // The window stops replicating once the replica process's port closes (`Replica.abandon`).
@@ -227,18 +214,10 @@ async function openReplica(
   });
   watched({ name: replica.name, db, socket });
   traced(replica.name, 'opened');
-  const kept = (collection: CollectionName) =>
-    (replica.kept[collection] ??= {
-      sent: deviceKeeping(),
-      setAside: deviceKeeping<SetAsideStates>(),
-      answers: deviceKeeping<TakenAnswers>(),
-    });
+  // What the replications keep across restarts they keep with their records, in the storage.
   const sync = startReplicaSync(db, socket, {
     retryTimeMs: 100,
     onLostEdits: (edits) => replica.lost.push(...edits),
-    keepSentStates: (collection) => kept(collection).sent,
-    keepSetAside: (collection) => kept(collection).setAside,
-    keepAnswers: (collection) => kept(collection).answers,
   });
   Object.assign(opened, { socket, sync });
   return { db, socket, sync, process: replicaProcess };
@@ -256,7 +235,7 @@ async function openReplicas(
   return Promise.all(
     devices.map(async ([name, member]) => {
       const thread = remote ? await startReplicaThread(dir) : undefined;
-      const device = { name, member, lost: [], kept: {}, online: true, thread };
+      const device = { name, member, lost: [], online: true, thread };
       const replica: Replica = { ...device, ...(await openReplica(run, device, collections)) };
       await replica.sync.awaitInitial();
       return replica;

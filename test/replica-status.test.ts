@@ -1,13 +1,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { RxStorage } from 'rxdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replicaStorage } from '../electron/backend/replica-host';
 import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
+import type { KeptName } from '../renderer/src/data/kept-records';
 import { Replica, type ReplicaStatus } from '../renderer/src/data/replica';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createOrg, createTask, type Member } from './helpers/factories';
 import { deadPort } from './helpers/network';
+import { recordingKept } from './helpers/sync-client';
 
 let t: TestApp;
 let admin: Member;
@@ -22,12 +25,18 @@ afterAll(async () => {
 });
 
 /** Opens the signed-in admin's replica against `serverUrl`, recording every status it reports. */
-async function open(serverUrl: string, onLine = true, memory?: Map<string, string>, full?: (key: string) => boolean) {
+async function open(
+  serverUrl: string,
+  onLine = true,
+  memory?: Map<string, string>,
+  full?: (key: string) => boolean,
+  storage: RxStorage<unknown, unknown> = getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never,
+) {
   const listeners = new Map<string, () => void>();
   const replica = await Replica.open({
     userId: admin.userId,
     serverUrl,
-    storage: getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never,
+    storage: storage as never,
     memory: memory && {
       get: (key) => memory.get(key) ?? null,
       set: (key, value) => {
@@ -276,47 +285,36 @@ describe('edits the server did not keep', () => {
 });
 
 /**
- * The replica opened with a memory that records every value stored, and a task of a form of its
- * own, once the replica holds it; `kept(name)` is every value stored under the replica's `name`
- * key, in order, per collection and document.
+ * The replica opened on a storage that records what its replications keep with their records, and
+ * a task of a form of its own, once the replica holds it; `kept()` is every map stored under
+ * `name`, in order, and `now()` what the replica holds under `name` now (`recordingKept`).
  */
-async function openRecordingMemory<T>(name: 'sent' | 'setAside' | 'answers') {
+async function openRecordingKept<T>(name: KeptName) {
   const form = await createForm(admin);
   const task = await createTask(admin, form.id, { title: 'Before' });
-  const stored: [string, string][] = [];
-  const memory = new (class extends Map<string, string> {
-    override set(key: string, value: string) {
-      stored.push([key, value]);
-      return super.set(key, value);
-    }
-  })();
-  const here = await open(t.url, true, memory);
-  const key = `orbita.replica.${admin.userId}.${name}`;
+  const recording = recordingKept(getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never);
+  const here = await open(t.url, true, new Map(), undefined, recording.storage);
   await here.replica.sync.awaitInitial();
   await expect.poll(async () => (await here.replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe('Before');
   return {
     here,
     task,
-    kept: () =>
-      stored
-        .filter(([storedKey]) => storedKey === key)
-        .map(([, value]) => JSON.parse(value) as Record<string, Record<string, T>>),
-    /** What the device holds under that key now. */
-    now: () => JSON.parse(memory.get(key) ?? '{}') as Record<string, Record<string, T>>,
+    kept: () => recording.saved(name) as Record<string, T>[],
+    now: () => recording.now(name) as Record<string, T>,
   };
 }
 
 describe('pushes not answered yet', () => {
   it('keep what they sent on the device until the server answers', async () => {
-    const { here, task, kept, now } = await openRecordingMemory<{ states: { title?: string }[] }>('sent');
+    const { here, task, kept, now } = await openRecordingKept<{ states: { title?: string }[] }>('sent');
     const { replica } = here;
     try {
       await replica.changeTask(task.id, { title: 'Mine' });
       await expect.poll(() => replica.status$.value.pending, WAIT).toBe(0);
       // Stored before the push went out: an app quitting before its answer sends it again.
-      expect(kept().some((sent) => sent.tasks?.[task.id]?.states.at(-1)?.title === 'Mine')).toBe(true);
+      expect(kept().some((sent) => sent[task.id]?.states.at(-1)?.title === 'Mine')).toBe(true);
       // Answered: nothing of it is left.
-      expect(now()).toEqual({});
+      await expect.poll(() => now()[task.id], WAIT).toBeUndefined();
       expect((await admin.client.get(`/api/tasks/${task.id}`)).body.title).toBe('Mine');
     } finally {
       await here.close();
@@ -326,7 +324,7 @@ describe('pushes not answered yet', () => {
 
 describe('server states set aside for a change of the user’s', () => {
   it('are kept on the device until they are taken', async () => {
-    const { here, task, kept, now } = await openRecordingMemory<{ _deleted?: boolean }>('setAside');
+    const { here, task, kept, now } = await openRecordingKept<{ _deleted?: boolean }>('setAside');
     const { replica } = here;
     try {
       // Offline, the user renames the task the office deletes meanwhile: the deletion waits for
@@ -336,9 +334,9 @@ describe('server states set aside for a change of the user’s', () => {
       expect((await admin.client.delete(`/api/tasks/${task.id}`)).status).toBe(204);
       replica.socket.connect();
       await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBeUndefined();
-      expect(kept().some((aside) => aside.tasks?.[task.id]?._deleted === true)).toBe(true);
+      expect(kept().some((aside) => aside[task.id]?._deleted === true)).toBe(true);
       // Taken: nothing of it is left.
-      await expect.poll(() => now().tasks?.[task.id], WAIT).toBeUndefined();
+      await expect.poll(() => now()[task.id], WAIT).toBeUndefined();
     } finally {
       await here.close();
     }
@@ -347,7 +345,7 @@ describe('server states set aside for a change of the user’s', () => {
 
 describe('answers to pushes', () => {
   it('are kept on the device while they are taken into the replica', async () => {
-    const { here, task, kept, now } = await openRecordingMemory<{ server: { title?: string; description?: string } }>(
+    const { here, task, kept, now } = await openRecordingKept<{ server: { title?: string; description?: string } }>(
       'answers',
     );
     const { replica } = here;
@@ -362,14 +360,30 @@ describe('answers to pushes', () => {
       await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.description, WAIT).toBe('Theirs');
       expect(
         kept().some(
-          (answers) =>
-            answers.tasks?.[task.id]?.server.title === 'Mine' &&
-            answers.tasks?.[task.id]?.server.description === 'Theirs',
+          (answers) => answers[task.id]?.server.title === 'Mine' && answers[task.id]?.server.description === 'Theirs',
         ),
       ).toBe(true);
       // Taken: nothing of it is left.
-      await expect.poll(() => now().tasks?.[task.id], WAIT).toBeUndefined();
+      await expect.poll(() => now()[task.id], WAIT).toBeUndefined();
       expect((await replica.db.tasks.findOne(task.id).exec())?.title).toBe('Mine');
+    } finally {
+      await here.close();
+    }
+  });
+});
+
+describe('what an earlier release kept on the device for the sync', () => {
+  it('is taken once and then no longer kept there', async () => {
+    const memory = new Map<string, string>();
+    const key = (name: string) => `orbita.replica.${admin.userId}.${name}`;
+    // Damaged, or of a release that kept them otherwise: nothing of it can be taken.
+    memory.set(key('sent'), JSON.stringify({ tasks: { gone: 7 } }));
+    memory.set(key('answers'), JSON.stringify({ tasks: { gone: { pushed: 1 } } }));
+    const here = await open(t.url, true, memory);
+    try {
+      await here.replica.sync.awaitInitial();
+      const kept = (name: string) => JSON.parse(memory.get(key(name)) ?? '{}') as unknown;
+      await expect.poll(() => [kept('sent'), kept('answers')], WAIT).toEqual([{}, {}]);
     } finally {
       await here.close();
     }

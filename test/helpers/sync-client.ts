@@ -1,7 +1,10 @@
 import type { PullResponse, PushResponse, SyncAck, SyncCheckpoint, SyncDocument } from '@shared/sync';
+import { META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
+import type { RxReplicationState } from 'rxdb/plugins/replication';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll } from 'vitest';
 import WebSocket from 'ws';
+import { type KeptName, KeptRecord } from '../../renderer/src/data/kept-records';
 import type { KeptOnDevice, SentStates } from '../../renderer/src/data/socket-replication';
 import type { TestApp } from './app';
 
@@ -126,7 +129,10 @@ export async function rawSyncCall(
   }
 }
 
-/** What a replica keeps on the device between two runs of the app (as JSON, as it is stored). */
+/**
+ * What a replica of an earlier release kept on the device between two runs of the app (as JSON, as
+ * it was stored): the replication takes it when it starts, then clears it.
+ */
 export function deviceKeeping<T = SentStates>(): KeptOnDevice<T> {
   let kept = {} as T;
   return {
@@ -135,4 +141,66 @@ export function deviceKeeping<T = SentStates>(): KeptOnDevice<T> {
       kept = JSON.parse(JSON.stringify(value)) as T;
     },
   };
+}
+
+/**
+ * `storage` recording what replications keep with their records (`KeptRecord`): `saved(name)` is
+ * every map stored under `name`, in order, whichever replication stored it; `now(name)` is what
+ * every replication holds under `name` now, merged.
+ */
+export function recordingKept(storage: RxStorage<unknown, unknown>) {
+  const saves: { records: string; name: string; kept: Record<string, unknown> }[] = [];
+  const recording: RxStorage<unknown, unknown> = {
+    ...storage,
+    async createStorageInstance(params) {
+      const instance = await storage.createStorageInstance(params);
+      if (params.schema.title !== META_INSTANCE_SCHEMA_TITLE) return instance;
+      const bulkWrite = instance.bulkWrite.bind(instance);
+      return Object.assign(Object.create(instance) as typeof instance, {
+        bulkWrite: (async (rows, context) => {
+          const result = await bulkWrite(rows, context);
+          const refused = new Set(result.error.map((error) => error.documentId));
+          for (const { document } of rows) {
+            const { id, itemId, checkpointData } = document as unknown as {
+              id: string;
+              itemId: string;
+              checkpointData: unknown;
+            };
+            if (!itemId.startsWith('kept:') || refused.has(id)) continue;
+            saves.push({
+              records: params.collectionName,
+              name: itemId.slice('kept:'.length),
+              kept: JSON.parse(JSON.stringify(checkpointData)) as Record<string, unknown>,
+            });
+          }
+          return result;
+        }) as typeof instance.bulkWrite,
+      });
+    },
+  };
+  return {
+    storage: recording,
+    saved: (name: KeptName) => saves.filter((save) => save.name === name).map((save) => save.kept),
+    now(name: KeptName): Record<string, unknown> {
+      const latest = new Map<string, Record<string, unknown>>();
+      for (const save of saves) if (save.name === name) latest.set(save.records, save.kept);
+      return Object.assign({}, ...latest.values());
+    },
+  };
+}
+
+/**
+ * Stores `kept` as what `replication` (started, not stopped) keeps with its records under `name`,
+ * as an app quitting right then leaves it; the replication itself goes on with what it holds.
+ */
+export async function keepWithRecords(
+  // biome-ignore lint/suspicious/noExplicitAny: any replication, whatever its documents and checkpoints.
+  replication: RxReplicationState<any, any>,
+  name: KeptName,
+  kept: Record<string, unknown>,
+): Promise<void> {
+  await replication.startPromise;
+  const internal = replication.internalReplicationState;
+  if (!internal) throw new Error('The replication has not started');
+  await new KeptRecord(internal.input.metaInstance, replication.collection.database.token, name).save(kept);
 }

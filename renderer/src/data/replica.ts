@@ -298,11 +298,13 @@ export class Replica {
   }
 
   /**
-   * What a collection's replication keeps on the device with the replica's other remembered values,
-   * under `name` beside the other collections': what its pushes not answered yet sent (`sent`: a
-   * push in doubt when the app quit is sent again as it was), the server states it set aside for
-   * the user's changes (`setAside`) and the answers it is taking into the replica (`answers`: one
-   * cut short by the app or its replica process ending is taken when the replica opens next).
+   * What a collection's replication kept on the device with the replica's other remembered values
+   * in earlier releases, under `name` beside the other collections': what its pushes not answered
+   * yet sent (`sent`), the server states it set aside for the user's changes (`setAside`) and the
+   * answers it was taking into the replica (`answers`). The replication now keeps them with its
+   * records in the replica (`KeptRecord`: the window's local storage reaches the disk seconds after
+   * a write, so an app killed meanwhile kept the records and lost these); what is found here is
+   * taken once when it starts, then cleared.
    */
   private static keptPerCollection<T extends Record<string, unknown>>(
     userId: string,

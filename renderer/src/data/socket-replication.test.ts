@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LostEdit, PushResponse, SyncAck, SyncDocument } from '@shared/sync';
-import { createRxDatabase, META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
+import { createRxDatabase, getAssumedMasterState, META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { Server } from 'socket.io';
 import { io } from 'socket.io-client';
@@ -13,8 +13,8 @@ import { replicaStorage } from '../../../electron/backend/replica-host';
 import { getRxStorageMemoryMapped } from '../../../electron/backend/rx-storage-memory-mapped';
 import { getRxStorageBetterSqlite } from '../../../electron/backend/rx-storage-sqlite';
 import { dyingStorage, unhandledDuring } from '../../../test/helpers/dying-storage';
-import { deviceKeeping } from '../../../test/helpers/sync-client';
-import { RetryBackoff, replicateOverSocket, type SetAsideStates, type TakenAnswers } from './socket-replication';
+import { deviceKeeping, keepWithRecords, recordingKept } from '../../../test/helpers/sync-client';
+import { RetryBackoff, replicateOverSocket, type SetAsideStates } from './socket-replication';
 
 describe('retry backoff of the replication', () => {
   it('doubles the wait per consecutive failure up to the cap, with jitter, and starts over after a success', () => {
@@ -694,12 +694,9 @@ describe('pushes answered by the server', () => {
 
   it('answered with a record gone while the change was taken back, delete it although the app quits before that', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const replica = await notesOn(server);
-    const keeping = {
-      keepSentStates: deviceKeeping(),
-      keepSetAside: deviceKeeping<SetAsideStates>(),
-      retryTimeMs: 500,
-    };
+    const recording = recordingKept(getRxStorageMemory());
+    const replica = await notesOn(server, recording.storage);
+    const keeping = { retryTimeMs: 500 };
     const n1 = () => replica.stored('n1');
     let state = replica.replicate(keeping);
     try {
@@ -720,7 +717,7 @@ describe('pushes answered by the server', () => {
       state = replica.replicate(keeping);
       await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: 5_000 });
       await state.awaitInSync();
-      expect(keeping.keepSetAside.load()).toEqual({});
+      await vi.waitFor(() => expect(recording.now('setAside')).toEqual({}), { timeout: 5_000 });
       expect(server.pushed).toHaveLength(1);
     } finally {
       await replica.close();
@@ -825,9 +822,9 @@ describe('pushes answered by the server', () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     // The replica's process dies as the merge is written into the note, after its record.
     const dying = dyingStorage(getRxStorageMemory());
-    const replica = await notesOn(server, dying.storage);
-    const keepAnswers = deviceKeeping<TakenAnswers>();
-    let state = replica.replicate({ keepAnswers });
+    const recording = recordingKept(dying.storage);
+    const replica = await notesOn(server, recording.storage);
+    let state = replica.replicate();
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
@@ -847,7 +844,7 @@ describe('pushes answered by the server', () => {
       // On the disk: the note as pushed, against the merge recorded as the server's state.
       expect(await replica.stored('n1')).not.toHaveProperty('by');
       const pushesBefore = server.pushed.length;
-      state = replica.replicate({ keepAnswers });
+      state = replica.replicate();
       await vi.waitFor(
         async () => expect(await replica.stored('n1')).toMatchObject({ text: 'mine', by: 'colleague' }),
         {
@@ -858,7 +855,7 @@ describe('pushes answered by the server', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       for (const rows of server.pushed.slice(pushesBefore))
         for (const row of rows) expect(row.newDocumentState).toMatchObject({ by: 'colleague' });
-      expect(keepAnswers.load()).toEqual({});
+      await vi.waitFor(() => expect(recording.now('answers')).toEqual({}), { timeout: 5_000 });
     } finally {
       await replica.close();
     }
@@ -868,10 +865,9 @@ describe('pushes answered by the server', () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     const process = await desktopProcess();
     const replica = await notesOn(server, process.storage, process.name);
-    const keepAnswers = deviceKeeping<TakenAnswers>();
     let again: Awaited<ReturnType<typeof notesOn>> | undefined;
     try {
-      const state = replica.replicate({ keepAnswers });
+      const state = replica.replicate();
       await state.awaitInitialReplication();
       await state.awaitInSync();
       await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
@@ -887,7 +883,7 @@ describe('pushes answered by the server', () => {
       again = await notesOn(server, process.restarted(), process.name);
       expect(await again.stored('n1')).not.toHaveProperty('by');
       const pushesBefore = server.pushed.length;
-      again.replicate({ keepAnswers });
+      again.replicate();
       await vi.waitFor(async () => expect(await again?.stored('n1')).toMatchObject({ text: 'mine', by: 'colleague' }), {
         timeout: 5_000,
       });
@@ -981,24 +977,73 @@ describe('pushes answered by the server', () => {
 
   it('set aside before the app quit are not taken over a deletion the first pull brings when it opens again', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const replica = await notesOn(server);
-    const keepSetAside = deviceKeeping<SetAsideStates>();
+    const recording = recordingKept(getRxStorageMemory());
+    const replica = await notesOn(server, recording.storage);
     const n1 = () => replica.stored('n1');
-    let state = replica.replicate({ keepSetAside });
+    let state = replica.replicate();
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
-      await state.cancel();
       // The app quit with a colleague's text set aside, not taken yet; the office deleted the note since.
-      keepSetAside.save({ n1: note('n1', 'colleague', 2) });
+      await keepWithRecords(state, 'setAside', { n1: note('n1', 'colleague', 2) });
+      await state.cancel();
       server.pullNext([{ id: 'n1', _deleted: true }]);
-      state = replica.replicate({ keepSetAside });
+      state = replica.replicate();
       await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: 5_000 });
       await state.awaitInSync();
       // Long enough for the set-aside text to be taken, were it taken.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect((await n1())?._deleted).toBe(true);
+      expect(recording.now('setAside')).toEqual({});
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('set aside are kept with the records before a checkpoint passes them', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:setAside|1'));
+    const replica = await notesOn(server, slow.storage);
+    const state = replica.replicate();
+    try {
+      await state.awaitInSync();
+      const internal = state.internalReplicationState;
+      if (!internal) throw new Error('The replication has not started');
+      const checkpoint = async () =>
+        ((await internal.input.metaInstance.findDocumentsById(['down|1'], false))[0] as { checkpointData?: unknown })
+          ?.checkpointData;
+      // The user saves the note unchanged, then a colleague's text arrives: set aside for that save.
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'start' });
+      const reached = slow.arm();
+      server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
+      await reached;
+      // Past it first, a process dying before the state was kept left nothing to take it again.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await checkpoint()).not.toEqual({ at: 9 });
+      slow.release();
+      await vi.waitFor(async () => expect(await checkpoint()).toEqual({ at: 9 }), { timeout: 5_000 });
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('kept on the device by an earlier release are taken from there once, then kept with the records', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const recording = recordingKept(getRxStorageMemory());
+    const replica = await notesOn(server, recording.storage);
+    let state = replica.replicate();
+    try {
+      await state.awaitInSync();
+      await state.cancel();
+      // An earlier release quit with a colleague's text set aside, kept beside the replica.
+      const keepSetAside = deviceKeeping<SetAsideStates>();
+      keepSetAside.save({ n1: note('n1', 'colleague', 2) });
+      state = replica.replicate({ keepSetAside });
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('colleague'), { timeout: 5_000 });
+      // Kept with the records before it was taken, and no longer beside the replica.
+      expect(recording.saved('setAside')[0]).toEqual({ n1: note('n1', 'colleague', 2) });
       expect(keepSetAside.load()).toEqual({});
+      await vi.waitFor(() => expect(recording.now('setAside')).toEqual({}), { timeout: 5_000 });
     } finally {
       await replica.close();
     }
@@ -1006,9 +1051,9 @@ describe('pushes answered by the server', () => {
 
   it('set aside and written after all are not kept on the device', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const replica = await notesOn(server);
-    const keepSetAside = deviceKeeping<SetAsideStates>();
-    const state = replica.replicate({ keepSetAside });
+    const recording = recordingKept(getRxStorageMemory());
+    const replica = await notesOn(server, recording.storage);
+    const state = replica.replicate();
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
@@ -1018,7 +1063,9 @@ describe('pushes answered by the server', () => {
       server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
       await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('colleague'), { timeout: 5_000 });
       await state.awaitInSync();
-      await vi.waitFor(() => expect(keepSetAside.load()).toEqual({}), { timeout: 5_000 });
+      // It was kept for a moment, and is no more.
+      expect(recording.saved('setAside').some((kept) => 'n1' in kept)).toBe(true);
+      await vi.waitFor(() => expect(recording.now('setAside')).toEqual({}), { timeout: 5_000 });
     } finally {
       await replica.close();
     }
@@ -1028,26 +1075,26 @@ describe('pushes answered by the server', () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     const process = await desktopProcess();
     const replica = await notesOn(server, process.storage, process.name);
-    const keepSetAside = deviceKeeping<SetAsideStates>();
-    let state = replica.replicate({ keepSetAside });
+    let state = replica.replicate();
     let again: Awaited<ReturnType<typeof notesOn>> | undefined;
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
-      await state.cancel();
       // The app quit with a colleague's text set aside, not taken yet.
-      keepSetAside.save({ n1: note('n1', 'colleague', 2) });
+      await keepWithRecords(state, 'setAside', { n1: note('n1', 'colleague', 2) });
+      await state.cancel();
       // Opened again, it takes the text, answered from memory; the process dies writing it to disk.
       process.dieAtPersisting('n1');
-      state = replica.replicate({ keepSetAside });
+      state = replica.replicate();
       await vi.waitFor(() => expect(process.dead()).toBe(true), { timeout: 5_000 });
       await replica.abandon(process, state);
       // Started again on its files, which do not have the text: taken again.
-      again = await notesOn(server, process.restarted(), process.name);
+      const recording = recordingKept(process.restarted());
+      again = await notesOn(server, recording.storage, process.name);
       expect((await again.stored('n1'))?.text).toBe('start');
-      again.replicate({ keepSetAside });
+      again.replicate();
       await vi.waitFor(async () => expect((await again?.stored('n1'))?.text).toBe('colleague'), { timeout: 5_000 });
-      await vi.waitFor(() => expect(keepSetAside.load()).toEqual({}), { timeout: 5_000 });
+      await vi.waitFor(() => expect(recording.now('setAside')).toEqual({}), { timeout: 5_000 });
     } finally {
       if (again) await again.close();
       else await server.close();
@@ -1528,10 +1575,58 @@ describe('pushes', () => {
     }
   });
 
+  it('keep what they send with the records before it goes out', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:sent|1'));
+    const replica = await notesOn(server, slow.storage);
+    const state = replica.replicate();
+    try {
+      await state.awaitInSync();
+      const reached = slow.arm();
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      await reached;
+      // Until it is stored, nothing goes out: an app killed meanwhile would not know to send it again.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(server.pushed).toEqual([]);
+      slow.release();
+      const push = await server.nextPush();
+      expect(push.rows.map((row) => row.newDocumentState.text)).toEqual(['mine']);
+      push.answer({ conflicts: [], lost: [] });
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('answered with a merge keep the answer with the records before the merge is recorded', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:answers|1'));
+    const replica = await notesOn(server, slow.storage);
+    const state = replica.replicate();
+    try {
+      await state.awaitInSync();
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      const reached = slow.arm();
+      push.answer({ conflicts: [{ ...note('n1', 'mine', 3), by: 'colleague' }], lost: [] });
+      await reached;
+      // Recorded first, a process dying before the answer was kept left nothing to take it again.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const internal = state.internalReplicationState;
+      if (!internal) throw new Error('The replication has not started');
+      expect((await getAssumedMasterState(internal, ['n1'])).n1?.docData).not.toHaveProperty('by');
+      slow.release();
+      await vi.waitFor(async () => expect(await replica.stored('n1')).toMatchObject({ by: 'colleague' }), {
+        timeout: 5_000,
+      });
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('left in doubt when the app quits, send what their attempts sent again when it opens next', async () => {
     const server = await heldSyncServer();
-    const { db, notes } = await notesDatabase();
-    const keepSentStates = deviceKeeping();
+    const recording = recordingKept(getRxStorageMemory());
+    const { db, notes } = await notesDatabase(recording.storage);
     const sync = () => {
       const socket = io(server.url, { transports: ['websocket'] });
       const state = replicateOverSocket({
@@ -1539,7 +1634,6 @@ describe('pushes', () => {
         remoteCollection: 'notes',
         socket,
         retryTimeMs: 50,
-        keepSentStates,
       });
       return { socket, state };
     };
@@ -1572,7 +1666,7 @@ describe('pushes', () => {
       ]);
       opened.answer({ conflicts: [], lost: [] });
       await current.state.awaitInSync();
-      expect(keepSentStates.load()).toEqual({});
+      await vi.waitFor(() => expect(recording.now('sent')).toEqual({}), { timeout: 5_000 });
     } finally {
       await current.state.cancel();
       current.socket.close();
@@ -1601,13 +1695,13 @@ describe('pushes', () => {
     'left in doubt when the app quits and taken back, send the taking back before a pull is written over it (the server $server)',
     async ({ holds, answer, ends }) => {
       const before = await heldSyncServer([note('n1', 'start', 1)]);
-      const { db, notes } = await notesDatabase();
-      const keepSentStates = deviceKeeping();
+      const recording = recordingKept(getRxStorageMemory());
+      const { db, notes } = await notesDatabase(recording.storage);
       const sync = (url: string) => {
         const socket = io(url, { transports: ['websocket'] });
         return {
           socket,
-          state: replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, keepSentStates }),
+          state: replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket }),
         };
       };
       const write = async (text: string) => (await notes.findOne('n1').exec())?.incrementalPatch({ text });
@@ -1625,7 +1719,7 @@ describe('pushes', () => {
         // holds its recorded server state again, nothing for RxDB to send.
         await current.state.cancel();
         current.socket.close();
-        expect(Object.keys(keepSentStates.load())).toEqual(['n1']);
+        expect(Object.keys(recording.now('sent'))).toEqual(['n1']);
         await write('start');
         current = sync(after.url);
         // Opened again: what the attempt sent goes again, then the taking back after it, so the
@@ -1642,7 +1736,7 @@ describe('pushes', () => {
         push.answer(answer);
         await current.state.awaitInSync();
         await vi.waitFor(async () => expect(await text()).toBe(ends), { timeout: 5_000 });
-        expect(keepSentStates.load()).toEqual({});
+        await vi.waitFor(() => expect(recording.now('sent')).toEqual({}), { timeout: 5_000 });
         // Settled: an edit made on that state goes alone.
         await write('later');
         expect(texts(await after.nextPush())).toEqual([[ends, 'later']]);
@@ -1656,12 +1750,12 @@ describe('pushes', () => {
     },
   );
 
-  it('kept in a form the replication cannot read are let go, and the replica syncs as without them', async () => {
+  it('kept on the device in a form the replication cannot read are let go, and the replica syncs as without them', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     const replica = await notesOn(server);
     const keepSentStates = deviceKeeping();
     const keepSetAside = deviceKeeping<SetAsideStates>();
-    // What the device holds under the replica's keys is damaged (or of another release).
+    // What the device holds under the keys an earlier release kept these in is damaged.
     keepSentStates.save({ n1: { base: null, states: 'sent' } } as never);
     keepSetAside.save({ n1: 7 } as never);
     let state = replica.replicate({ keepSentStates, keepSetAside });
@@ -1690,21 +1784,21 @@ describe('pushes', () => {
 
   it('left in doubt with the very state the document holds, and made from it, are let go and pulled states taken again', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const { db, notes } = await notesDatabase();
-    const keepSentStates = deviceKeeping();
+    const recording = recordingKept(getRxStorageMemory());
+    const { db, notes } = await notesDatabase(recording.storage);
     const socket = io(server.url, { transports: ['websocket'] });
     const replicate = () =>
-      replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50, keepSentStates });
+      replicateOverSocket({ collection: notes, remoteCollection: 'notes', socket, retryTimeMs: 50 });
     let state = replicate();
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
-      await state.cancel();
       // The app quit with an attempt in doubt that sent the note as it was (changed and changed
       // back before it went out): the note holds that state, which is its recorded server state.
       const [stored] = await notes.storageInstance.findDocumentsById(['n1'], false);
       const { _meta, _rev, _attachments, ...held } = stored as Record<string, unknown>;
-      keepSentStates.save({ n1: { base: held, states: [held] } });
+      await keepWithRecords(state, 'sent', { n1: { base: held, states: [held] } });
+      await state.cancel();
       // Opened again, a colleague's change is pulled: it is taken, and nothing is sent.
       server.pullNext([note('n1', 'colleague', 2)]);
       state = replicate();
@@ -1713,7 +1807,7 @@ describe('pushes', () => {
       });
       await state.awaitInSync();
       expect(server.pushed).toEqual([]);
-      expect(keepSentStates.load()).toEqual({});
+      await vi.waitFor(() => expect(recording.now('sent')).toEqual({}), { timeout: 5_000 });
     } finally {
       await state.cancel();
       socket.close();

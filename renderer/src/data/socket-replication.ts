@@ -11,6 +11,7 @@ import {
   createRevision,
   deepEqual,
   getAssumedMasterState,
+  getChangedDocumentsSince,
   getMetaWriteRow,
   now,
   type RxCollection,
@@ -22,8 +23,11 @@ import {
 import { type RxReplicationState, replicateRxCollection } from 'rxdb/plugins/replication';
 import { Subject } from 'rxjs';
 import type { Socket } from 'socket.io-client';
+import { KeptMap, type KeptOnDevice, KeptRecord } from './kept-records';
 import { isPulledState, pulledMark } from './pulled-marks';
 import { rebaseOnServerState } from './rebase';
+
+export type { KeptOnDevice } from './kept-records';
 
 /** The name of the replication of a collection, the same at every start (RxDB keys its records by it). */
 export function syncReplicationIdentifier(remoteCollection: string): string {
@@ -69,6 +73,9 @@ function whenConnected(socket: Socket, ms: number): Promise<void> {
   });
 }
 
+const offlineProblem = () =>
+  new SyncProblemError({ status: 0, code: 'offline', title: 'Offline', detail: 'Not connected' });
+
 async function call<T>(
   socket: Socket,
   event: string,
@@ -80,7 +87,7 @@ async function call<T>(
   await whenConnected(socket, options.connectWaitMs);
   // Still disconnected: fail, since socket.io would buffer the event and send it again on reconnect.
   if (!socket.connected) {
-    throw new SyncProblemError({ status: 0, code: 'offline', title: 'Offline', detail: 'Not connected' });
+    throw offlineProblem();
   }
   const answer = (await socket.timeout(options.timeoutMs).emitWithAck(event, payload)) as SyncAck<T>;
   if (!answer.ok) throw new SyncProblemError(answer.problem);
@@ -192,26 +199,15 @@ export interface SocketReplicationOptions<RxDocType> {
    */
   beforeFirstPull?: (internal: RxStorageInstanceReplicationState<RxDocType>) => Promise<unknown>;
   /**
-   * Keeps what pushes not answered yet sent (`SentStates`) across restarts of the app; without it
-   * they are kept in memory only.
+   * What pushes not answered yet sent (`SentStates`), the server states set aside for documents
+   * with a change of the user's (`SetAsideStates`) and the answers being taken into the replica
+   * (`TakenAnswers`) are kept with the replication's records (`KeptRecord`) across restarts of the
+   * app. These are what an earlier release kept on the device instead: taken when the replication
+   * starts, and cleared once the records hold them.
    */
   keepSentStates?: KeptOnDevice<SentStates>;
-  /**
-   * Keeps the server states set aside for documents with a change of the user's (`SetAsideStates`)
-   * across restarts of the app; without it they are kept in memory only.
-   */
   keepSetAside?: KeptOnDevice<SetAsideStates>;
-  /**
-   * Keeps the answers being taken into the replica (`TakenAnswers`) across restarts of the app;
-   * without it they are kept in memory only.
-   */
   keepAnswers?: KeptOnDevice<TakenAnswers>;
-}
-
-/** What a replication keeps on the device across restarts of the app, loaded when it starts. */
-export interface KeptOnDevice<T> {
-  load(): T;
-  save(value: T): void;
 }
 
 /**
@@ -243,66 +239,6 @@ const isSentStates = (value: unknown): value is SentStates[string] =>
   value.states.every(isRecord);
 const isTakenAnswer = (value: unknown): value is TakenAnswers[string] =>
   isRecord(value) && isRecord(value.pushed) && isRecord(value.server);
-
-/**
- * A map kept on the device (`KeptOnDevice`): saved once after the changes of one turn of the event
- * loop, before anything of that turn reaches the network or the app can quit.
- */
-class KeptMap<T> extends Map<string, T> {
-  private saving = false;
-  private readonly keeping: KeptOnDevice<Record<string, T>> | undefined;
-  /** Entries let go of here and still kept on the device (`letGo`). */
-  private readonly lingering = new Map<string, T>();
-
-  /** `readable` tells what the device holds of another release, or damaged, from what is kept. */
-  constructor(keeping: KeptOnDevice<Record<string, T>> | undefined, readable: (value: unknown) => value is T) {
-    super();
-    this.keeping = keeping;
-    const kept: unknown = keeping?.load();
-    if (!isRecord(kept)) return;
-    for (const [id, value] of Object.entries(kept)) if (readable(value)) super.set(id, value);
-  }
-
-  override set(id: string, value: T): this {
-    super.set(id, value);
-    this.lingering.delete(id);
-    this.saveSoon();
-    return this;
-  }
-
-  override delete(id: string): boolean {
-    const had = super.delete(id);
-    const lingered = this.lingering.delete(id);
-    if (had || lingered) this.saveSoon();
-    return had;
-  }
-
-  /**
-   * Lets go of `id` here and keeps it on the device until the function returned is called (what it
-   * was kept for is stored), unless it is set or deleted meanwhile: the device still holds it if
-   * the app dies first, and the map opened then has it again.
-   */
-  letGo(id: string): () => void {
-    const value = this.get(id);
-    if (value === undefined) return () => undefined;
-    super.delete(id);
-    this.lingering.set(id, value);
-    return () => {
-      if (this.lingering.get(id) !== value) return;
-      this.lingering.delete(id);
-      this.saveSoon();
-    };
-  }
-
-  private saveSoon() {
-    if (!this.keeping || this.saving) return;
-    this.saving = true;
-    queueMicrotask(() => {
-      this.saving = false;
-      this.keeping?.save(Object.fromEntries([...this.lingering, ...this]));
-    });
-  }
-}
 
 /**
  * Per collection storage: when a stopped replication's writes of pulled states are over. One
@@ -351,28 +287,14 @@ export function replicateOverSocket<RxDocType>(
    * device (`keepSetAside`): an app quitting before they are taken takes them when opened next,
    * the checkpoint having passed them.
    */
-  const setAside = new KeptMap(options.keepSetAside, isRecord as (value: unknown) => value is SyncDocument);
-  /** Answers being taken into the replica (`TakenAnswers`), kept on the device (`keepAnswers`). */
-  const answers = new KeptMap(options.keepAnswers, isTakenAnswer);
+  const setAside = new KeptMap('setAside', options.keepSetAside, isRecord as (value: unknown) => value is SyncDocument);
+  /** Answers being taken into the replica (`TakenAnswers`), kept with the records. */
+  const answers = new KeptMap('answers', options.keepAnswers, isTakenAnswer);
   /**
-   * Lets go on the device (`KeptMap.letGo`) of what was kept for writes the replica has answered,
-   * once they are stored. The desktop's storage answers a document's write from memory and writes
-   * it to disk on its next turn, but writes a record of the replication only once everything
-   * written before it is on disk (the browser's answers a write once stored): a write of no record
-   * waits for that. Let go at the answer, a process dying before the disk had the write lost both
-   * the write and what would have redone it. Failing (the process gone), they stay on the device.
+   * Set-aside states handed to RxDB: let go of at once, and kept with the records until RxDB has
+   * written them — which its checkpoint does not wait for, as they came without one. Let go of in
+   * the records as they were handed, a process dying before the disk had RxDB's write lost the state.
    */
-  const letGoOnceStored = (releases: Array<() => void>) => {
-    const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
-    if (releases.length === 0 || !internal) return;
-    internal.input.metaInstance.bulkWrite([], 'orbita-sync-stored').then(
-      () => {
-        for (const release of releases) release();
-      },
-      () => undefined,
-    );
-  };
-  /** Set-aside states handed to RxDB, let go on the device once RxDB's write of them is stored. */
   const settling = new Map<string, () => void>();
   const setAsideIfChangedHere = (documents: readonly SyncDocument[]) => {
     for (const document of documents) {
@@ -531,10 +453,10 @@ export function replicateOverSocket<RxDocType>(
   };
   /**
    * What the attempts of pushes not answered yet sent (`SentStates`): any of those attempts may have
-   * been applied. Kept (`keepSentStates`) before each attempt goes out, so that an app quitting with
-   * a push in doubt sends it again as it was when opened next.
+   * been applied. Stored with the records before each attempt goes out, so that an app quitting, or
+   * killed, with a push in doubt sends it again as it was when opened next.
    */
-  const sentStates = new KeptMap(options.keepSentStates, isSentStates);
+  const sentStates = new KeptMap('sent', options.keepSentStates, isSentStates);
   /** A state as kept: what JSON holds of it, so one compares equal to itself after a restart. */
   const asKept = (state: unknown) =>
     state == null ? null : (JSON.parse(JSON.stringify(state)) as Record<string, unknown>);
@@ -701,13 +623,15 @@ export function replicateOverSocket<RxDocType>(
       const { _attachments, ...pushed } = lastSent.get(idOf(server)) as Record<string, unknown>;
       answers.set(idOf(server), { pushed, server });
     }
+    // Stored before the record: the record written and the answer not kept, a process dying then
+    // left nothing to take the answer again.
+    await answers.stored();
     await recordServerStates(answered);
     const docs = await options.collection.findByIds(answered.map(idOf)).exec();
     const hidden = answered.filter((server) => !docs.has(idOf(server)));
     if (hidden.length > 0) await takeBackHidden(hidden, lastRows, asPushed);
     // Each document is written on its own (RxDB retries a write on the newest state); together,
     // so a push answered with many does not wait for each round trip to the storage in turn.
-    const releases: Array<() => void> = [];
     await Promise.all(
       answered.map((server) => {
         const id = idOf(server);
@@ -715,21 +639,23 @@ export function replicateOverSocket<RxDocType>(
         const pushed = lastSent.get(id);
         const doc = docs.get(id);
         if (!doc || !row || !pushed) return undefined;
-        return doc
-          .incrementalModify((current: RxDocType) => {
-            const { _meta, _rev, _attachments, ...held } = current as Record<string, unknown>;
-            // Run again on a newer state when a write came first: its last run tells.
-            asPushed.set(id, sameState(held, row));
-            return rebaseOnServerState(
-              pushed,
-              current as unknown as Record<string, unknown>,
-              server as unknown as Record<string, unknown>,
-            ) as unknown as RxDocType;
-          })
-          .then(() => releases.push(answers.letGo(id)));
+        return (
+          doc
+            .incrementalModify((current: RxDocType) => {
+              const { _meta, _rev, _attachments, ...held } = current as Record<string, unknown>;
+              // Run again on a newer state when a write came first: its last run tells.
+              asPushed.set(id, sameState(held, row));
+              return rebaseOnServerState(
+                pushed,
+                current as unknown as Record<string, unknown>,
+                server as unknown as Record<string, unknown>,
+              ) as unknown as RxDocType;
+            })
+            // Let go in a record written after the rebase, which the storage writes after it.
+            .then(() => answers.delete(id))
+        );
       }),
     );
-    letGoOnceStored(releases);
     return asPushed;
   };
   /**
@@ -782,11 +708,7 @@ export function replicateOverSocket<RxDocType>(
       const result = await fork.bulkWrite(writes, 'orbita-sync-answer');
       const refused = new Set(result.error.map((error) => error.documentId));
       // Written again meanwhile: read again and rebased in the next round.
-      letGoOnceStored(
-        writes
-          .filter(({ document }) => !refused.has(idOf(document)))
-          .map(({ document }) => answers.letGo(idOf(document))),
-      );
+      for (const { document } of writes) if (!refused.has(idOf(document))) answers.delete(idOf(document));
     }
   };
   /**
@@ -905,12 +827,28 @@ export function replicateOverSocket<RxDocType>(
     }
     return { documents: complete(documents) as never, checkpoint: next ?? undefined };
   };
+  const kept = [sentStates, setAside, answers];
+  let keptReading: Promise<unknown> | undefined;
+  /** The kept maps, read from the records once the replication has them (`KeptRecord`). */
+  const keptRead = (internal: RxStorageInstanceReplicationState<RxDocType>) => {
+    const token = options.collection.database.token;
+    keptReading ??= Promise.all([
+      sentStates.attach(new KeptRecord(internal.input.metaInstance, token, 'sent')),
+      setAside.attach(new KeptRecord(internal.input.metaInstance, token, 'setAside')),
+      answers.attach(new KeptRecord(internal.input.metaInstance, token, 'answers')),
+    ]);
+    return keptReading;
+  };
+  const keptStored = () => Promise.all(kept.map((map) => map.stored()));
+  /** Pushes storing what they send before it goes out (`sentStates`). */
+  const storingSent = new Set<Promise<unknown>>();
   let preparing: Promise<unknown> | undefined;
   const prepared = () => {
     const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
     if (!internal) return undefined;
     const before = options.beforeFirstPull;
     preparing ??= Promise.resolve(stoppingOn.get(fork))
+      .then(() => keptRead(internal))
       .then(() => Promise.all([before?.(internal), retakeAnswers(internal).then(() => resendTakenBack(internal))]))
       .catch((error) => console.warn(`Preparing the pull of ${remoteCollection} failed:`, error))
       // States set aside before the app last quit: taken once the first pull is written.
@@ -1099,7 +1037,8 @@ export function replicateOverSocket<RxDocType>(
             handed.delete(event.documentId);
             const release = settling.get(event.documentId);
             settling.delete(event.documentId);
-            if (release) letGoOnceStored([release]);
+            // Let go in a record written after RxDB's write, which the storage writes after it.
+            release?.();
           }
           continue;
         }
@@ -1200,11 +1139,17 @@ export function replicateOverSocket<RxDocType>(
                   });
                   if (fromServer.length > 0)
                     await recordServerStates(fromServer.map((row) => held.get(key(row)) as SyncDocument));
+                  // Not connected, nothing goes out: nothing is in doubt, nothing is noted as sent.
+                  if (!socket.connected) throw offlineProblem();
                   sent = withCurrentStates(
                     based.filter((row) => !fromServer.includes(row)),
                     held,
                   );
                   if (sent.length === 0) return { conflicts: [], lost: [] };
+                  // Stored before it goes out; stopping waits for this, and for a refusal to be noted.
+                  const storing = sentStates.stored();
+                  storingSent.add(storing);
+                  await storing.finally(() => storingSent.delete(storing));
                   return call<PushResponse>(
                     socket,
                     'sync:push',
@@ -1262,12 +1207,18 @@ export function replicateOverSocket<RxDocType>(
     stopping = true;
     let waited: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
-      answersTaken(),
+      // A push refused as it went out (the socket closing) notes that nothing of it is in doubt.
+      answersTaken()
+        .then(() => Promise.allSettled([...storingSent]))
+        .then(() => new Promise((resolve) => setTimeout(resolve, 0)))
+        .then(keptStored),
       new Promise((resolve) => {
         waited = setTimeout(resolve, ANSWER_TAKING_WAIT_MS);
       }),
     ]);
     clearTimeout(waited);
+    // RxDB closes the records: what changes from now on stays in memory.
+    for (const map of kept) map.detach();
     return cancel();
   };
   // RxDB's protocol reads and writes its checkpoints, and reads changes since one, in calls some of
@@ -1278,19 +1229,25 @@ export function replicateOverSocket<RxDocType>(
   // them, and they outlive this replication): RxDB's protocol is handed copies.
   void state.startPromise.then(
     () => {
-      const input = state.internalReplicationState?.input;
-      if (!input) return;
+      const internal: RxStorageInstanceReplicationState<RxDocType> | undefined = state.internalReplicationState;
+      if (!internal) return;
+      const { input } = internal;
       const quiet = <T>(call: Promise<T>, nothing: () => T): Promise<T> =>
         call.catch((error: unknown) => {
           if (stopping) return nothing();
           throw error;
         });
       const meta = input.metaInstance;
+      void keptRead(internal);
       const isCheckpoint = (id: string) => id.endsWith('|1');
       input.metaInstance = Object.assign(Object.create(meta) as typeof meta, {
+        // A checkpoint passes the states it came with, set aside ones included: stored after them.
         bulkWrite: ((rows, context) =>
           context === 'replication-set-checkpoint'
-            ? quiet(meta.bulkWrite(rows, context), () => ({ error: [] }))
+            ? quiet(
+                keptStored().then(() => meta.bulkWrite(rows, context)),
+                () => ({ error: [] }),
+              )
             : meta.bulkWrite(rows, context)) as typeof meta.bulkWrite,
         findDocumentsById: ((ids, withDeleted) =>
           ids.every(isCheckpoint)
@@ -1298,16 +1255,16 @@ export function replicateOverSocket<RxDocType>(
             : meta.findDocumentsById(ids, withDeleted)) as typeof meta.findDocumentsById,
       });
       const forkInstance = input.forkInstance;
-      const changesSince = forkInstance.getChangedDocumentsSince?.bind(forkInstance);
-      if (changesSince) {
-        input.forkInstance = Object.assign(Object.create(forkInstance) as typeof forkInstance, {
-          getChangedDocumentsSince: ((limit, checkpoint) =>
-            quiet(changesSince(limit, checkpoint), () => ({
-              documents: [],
-              checkpoint,
-            }))) as typeof changesSince,
-        });
-      }
+      // RxDB's helper reads a storage without changes by checkpoint through its queries.
+      const changesSince: NonNullable<typeof forkInstance.getChangedDocumentsSince> = (limit, checkpoint) =>
+        getChangedDocumentsSince(forkInstance, limit, checkpoint);
+      input.forkInstance = Object.assign(Object.create(forkInstance) as typeof forkInstance, {
+        getChangedDocumentsSince: ((limit, checkpoint) =>
+          quiet(changesSince(limit, checkpoint), () => ({
+            documents: [],
+            checkpoint,
+          }))) as typeof changesSince,
+      });
     },
     () => undefined,
   );
