@@ -952,7 +952,7 @@ export function replicateOverSocket<RxDocType>(
         setAside.delete(id);
         continue;
       }
-      // Nothing pulls it again (its checkpoint is passed): kept on the device until RxDB's write is stored.
+      // Nothing pulls it again (its checkpoint is passed): kept in the record until RxDB has written it.
       settling.set(id, setAside.letGo(id));
       taken.push(pulled);
     }
