@@ -414,6 +414,50 @@ describe('a device that cannot remember more', () => {
   });
 });
 
+describe('edits the server did not keep, when the app ends', () => {
+  it('are shown again after the app ended before this device remembered them, until dismissed', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'orbita-lost-'));
+    const storage = replicaStorage(dir) as never;
+    const form = await createForm(admin);
+    const task = await createTask(admin, form.id, { title: 'Before' });
+    // Each run of the app with a memory of its own: the window's last writes never reached the disk.
+    const openWithout = () => open(t.url, true, new Map(), undefined, storage);
+    try {
+      const first = await openWithout();
+      try {
+        await first.replica.sync.awaitInitial();
+        await expect
+          .poll(async () => (await first.replica.db.tasks.findOne(task.id).exec())?.title, WAIT)
+          .toBe('Before');
+        first.replica.socket.disconnect();
+        await first.replica.changeTask(task.id, { title: 'Mine' });
+        expect((await admin.client.patch(`/api/tasks/${task.id}`, { title: 'Theirs' })).status).toBe(200);
+        first.replica.socket.connect();
+        await expect.poll(() => first.replica.lost$.value.map((edit) => edit.attempted), WAIT).toEqual(['Mine']);
+      } finally {
+        await first.close();
+      }
+      const second = await openWithout();
+      try {
+        await expect.poll(() => second.replica.lost$.value.map((edit) => edit.attempted), WAIT).toEqual(['Mine']);
+        second.replica.dismissLost(task.id, 'title');
+        expect(second.replica.lost$.value).toEqual([]);
+      } finally {
+        await second.close();
+      }
+      const third = await openWithout();
+      try {
+        await third.replica.sync.awaitInSync();
+        expect(third.replica.lost$.value).toEqual([]);
+      } finally {
+        await third.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('server changes that cannot be received', () => {
   it('say why while they are tried again, and stop once they come', async () => {
     const form = await createForm(admin);

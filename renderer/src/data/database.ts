@@ -17,6 +17,7 @@ import { withServerStatesInOrder } from './server-state-order';
 import {
   replicateOverSocket,
   type SocketReplicationOptions,
+  type SocketReplicationState,
   type SyncDirection,
   type SyncTrouble,
   syncReplicationIdentifier,
@@ -128,7 +129,7 @@ export async function createOrbitaDatabase(options: {
 }
 
 export interface ReplicaSync {
-  states: Partial<Record<CollectionName, RxReplicationState<unknown, unknown>>>;
+  states: Partial<Record<CollectionName, SocketReplicationState<unknown>>>;
   /**
    * With `markUnrecordedPulls` (else absent): the ids marked, once every collection replicated both
    * ways has looked (before its first pull); undefined if one could not look.
@@ -148,13 +149,17 @@ export interface ReplicaSync {
    * was waiting for fails without being reported as an unhandled error.
    */
   abandon(): void;
+  /** Forgets the lost edits `seen` tells, in every collection's replication (the user has seen them). */
+  forgetLost(seen: (edit: LostEdit) => boolean): void;
 }
 
 /**
  * RxDB chains a replication's storage calls in queues nobody awaits; a storage that fails them all
  * at once (a dead process) would leave each failure unhandled.
  */
-function quietQueues(state: RxReplicationState<unknown, unknown>): void {
+function quietQueues(state: {
+  internalReplicationState?: RxReplicationState<unknown, unknown>['internalReplicationState'];
+}): void {
   const internal = state.internalReplicationState;
   if (!internal) return;
   for (const queue of [internal.streamQueue.up, internal.streamQueue.down, internal.checkpointQueue]) {
@@ -235,8 +240,8 @@ export function startReplicaSync(
           : undefined,
       }),
     ]),
-  ) as Partial<Record<CollectionName, RxReplicationState<unknown, unknown>>>;
-  const all = Object.values(states) as RxReplicationState<unknown, unknown>[];
+  ) as unknown as Partial<Record<CollectionName, SocketReplicationState<unknown>>>;
+  const all = Object.values(states) as SocketReplicationState<unknown>[];
   let signedOut = false;
   const signOut = () => {
     if (signedOut) return;
@@ -302,6 +307,9 @@ export function startReplicaSync(
     },
     async cancel() {
       await Promise.all(all.map((state) => state.cancel()));
+    },
+    forgetLost(seen) {
+      for (const state of all) state.forgetLost(seen);
     },
     abandon() {
       for (const state of all) {

@@ -1,7 +1,7 @@
 import { createRevision, now, type RxDocumentData, type RxStorageInstance } from 'rxdb';
 
 /** What a replication keeps across restarts of the app, each under its name (`KeptMap`). */
-export type KeptName = 'sent' | 'setAside' | 'answers';
+export type KeptName = 'sent' | 'setAside' | 'answers' | 'lost';
 
 /**
  * What an earlier release kept on the device beside the replica (the window's local storage): read

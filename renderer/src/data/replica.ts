@@ -396,17 +396,23 @@ export class Replica {
     this.lost$.next(next);
   }
 
-  /** Forgets every lost edit (the user has seen the notice). */
+  /**
+   * Forgets every lost edit (the user has seen the notice), here and in the replications' records,
+   * which keep them for an app ended before this device's memory had them.
+   */
   dismissAllLost(): void {
     this.keep('lost', []);
     this.lost$.next([]);
+    this.sync.forgetLost(() => true);
   }
 
   /** Forgets the lost edits of one record, or only the one of its value at `path` (the user has seen them). */
   dismissLost(recordId: string, path?: string): void {
-    const next = this.lost$.value.filter((edit) => edit.id !== recordId || (path !== undefined && edit.path !== path));
+    const seen = (edit: LostEdit) => edit.id === recordId && (path === undefined || edit.path === path);
+    const next = this.lost$.value.filter((edit) => !seen(edit));
     this.keep('lost', next);
     this.lost$.next(next);
+    this.sync.forgetLost(seen);
   }
 
   /**

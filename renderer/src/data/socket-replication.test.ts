@@ -1334,6 +1334,23 @@ describe('pulled states whose record never reached the device', () => {
     }
   });
 
+  it('give way to a newer state the first pull brings when the app opens', async () => {
+    // RxDB's upstream passed the note (it leaves the states its downstream writes alone): it never
+    // looks at it again, and the note, unlike its record, looks like a change of the user's.
+    const { server, replica } = await quitWithTheRecordOfASharedNoteMissing();
+    try {
+      // The office changed the note since: the first pull brings it, while RxDB's record of the
+      // note is still the one before the state the replica holds.
+      server.pullNext([note('n1', 'office', 3)]);
+      const state = replica.replicate();
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('office'), { timeout: 5_000 });
+      await state.awaitInSync();
+      expect(server.pushed).toEqual([]);
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('are never pushed as the user’s when RxDB’s upstream finds one again as the app opens', async () => {
     const { server, replica } = await quitWithTheRecordOfASharedNoteMissing({ upstreamCheckpointLost: true });
     try {
@@ -1597,6 +1614,32 @@ describe('pushes', () => {
     }
   });
 
+  it('answered let go of what they sent in the records before the answer is recorded', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:sent|1'));
+    const replica = await notesOn(server, slow.storage);
+    const state = replica.replicate();
+    try {
+      await state.awaitInSync();
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      const reached = slow.arm();
+      push.answer({ conflicts: [], lost: [] });
+      await reached;
+      // Recorded first, an app ending then kept the push in doubt for good: RxDB had nothing more
+      // to send, and every server state pulled after it was refused as older than its outcome.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const internal = state.internalReplicationState;
+      if (!internal) throw new Error('The replication has not started');
+      const recorded = async () => (await getAssumedMasterState(internal, ['n1'])).n1?.docData;
+      expect(await recorded()).toMatchObject({ text: 'start' });
+      slow.release();
+      await vi.waitFor(async () => expect(await recorded()).toMatchObject({ text: 'mine' }), { timeout: 5_000 });
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('answered with a merge keep the answer with the records before the merge is recorded', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:answers|1'));
@@ -1618,6 +1661,95 @@ describe('pushes', () => {
       await vi.waitFor(async () => expect(await replica.stored('n1')).toMatchObject({ by: 'colleague' }), {
         timeout: 5_000,
       });
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('answered with lost edits keep them with the records before the push is settled, until they are seen', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:lost|1'));
+    const recording = recordingKept(slow.storage);
+    const replica = await notesOn(server, recording.storage);
+    const reported: LostEdit[][] = [];
+    let state = replica.replicate({ onLostEdits: (edits) => reported.push(edits) });
+    const edit: LostEdit = {
+      id: 'n1',
+      path: 'text',
+      attempted: 'mine',
+      kept: 'colleague',
+      reason: 'changed_on_server',
+    };
+    try {
+      await state.awaitInSync();
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      const reached = slow.arm();
+      push.answer({ conflicts: [note('n1', 'colleague', 3)], lost: [edit] });
+      await reached;
+      // Recorded first, an app ending before they were kept left nothing to report them again.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const internal = state.internalReplicationState;
+      if (!internal) throw new Error('The replication has not started');
+      expect((await getAssumedMasterState(internal, ['n1'])).n1?.docData).toMatchObject({ text: 'start' });
+      slow.release();
+      await vi.waitFor(() => expect(reported).toEqual([[edit]]), { timeout: 5_000 });
+      await state.awaitInSync();
+      await state.cancel();
+      // Opened again, they are reported again until seen.
+      state = replica.replicate({ onLostEdits: (edits) => reported.push(edits) });
+      await vi.waitFor(() => expect(reported).toEqual([[edit], [edit]]), { timeout: 5_000 });
+      state.forgetLost((lost) => lost.id === 'n1');
+      await vi.waitFor(() => expect(recording.now('lost')).toEqual({}), { timeout: 5_000 });
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('kept after their push was answered give way to what is pulled when the app opens', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    // RxDB's record of a streamed state can be lost (the replica process died between its writes).
+    const memory = getRxStorageMemory();
+    const dropping = { armed: false };
+    const storage = {
+      ...memory,
+      async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
+        const instance = await memory.createStorageInstance(params);
+        const write = instance.bulkWrite.bind(instance);
+        instance.bulkWrite = async (rows, context) => {
+          if (dropping.armed && context === 'replication-down-write-meta') {
+            dropping.armed = false;
+            return { error: [] };
+          }
+          return write(rows, context);
+        };
+        return instance;
+      },
+    } as RxStorage<unknown, unknown>;
+    const replica = await notesOn(server, storage);
+    let state = replica.replicate();
+    try {
+      await state.awaitInSync();
+      const before = await replica.stored('n1');
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      const push = await server.nextPush();
+      push.answer({ conflicts: [], lost: [] });
+      await state.awaitInSync();
+      // The app ends with what the push sent still in the records, as if the push were in doubt
+      // (its letting go never reached the disk), and the server's state of the note, streamed
+      // meanwhile, written without its record.
+      const sent = push.rows.map((row) => row.newDocumentState as Record<string, unknown>);
+      const { _meta, _rev, _attachments, ...base } = before as Record<string, unknown>;
+      await keepWithRecords(state, 'sent', { n1: { base, states: sent } });
+      dropping.armed = true;
+      server.stream({ collection: 'notes', documents: [note('n1', 'mine', 3)], checkpoint: { at: 9 } });
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?.updatedAt).toBe(at(3)), { timeout: 5_000 });
+      await vi.waitFor(() => expect(dropping.armed).toBe(false), { timeout: 5_000 });
+      await state.cancel();
+      // Opened again, the office's change since is pulled and taken.
+      server.pullNext([note('n1', 'office', 4)]);
+      state = replica.replicate();
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('office'), { timeout: 5_000 });
     } finally {
       await replica.close();
     }

@@ -29,6 +29,11 @@ import { rebaseOnServerState } from './rebase';
 
 export type { KeptOnDevice } from './kept-records';
 
+/** A collection's replication over `/sync`, which keeps the edits the server reported lost until they are seen. */
+export type SocketReplicationState<RxDocType> = RxReplicationState<RxDocType, SyncCheckpoint> & {
+  forgetLost(seen: (edit: LostEdit) => boolean): void;
+};
+
 /** The name of the replication of a collection, the same at every start (RxDB keys its records by it). */
 export function syncReplicationIdentifier(remoteCollection: string): string {
   return `orbita-sync-${remoteCollection}`;
@@ -239,6 +244,10 @@ const isSentStates = (value: unknown): value is SentStates[string] =>
   value.states.every(isRecord);
 const isTakenAnswer = (value: unknown): value is TakenAnswers[string] =>
   isRecord(value) && isRecord(value.pushed) && isRecord(value.server);
+const isLostEdit = (value: unknown): value is LostEdit =>
+  isRecord(value) && typeof value.id === 'string' && typeof value.path === 'string' && typeof value.reason === 'string';
+/** Lost edits a replication keeps until the user has seen them (the oldest go first). */
+const MAX_KEPT_LOST = 1_000;
 
 /**
  * Per collection storage: when a stopped replication's writes of pulled states are over. One
@@ -253,7 +262,7 @@ const stoppingOn = new WeakMap<object, Promise<unknown>>();
  */
 export function replicateOverSocket<RxDocType>(
   options: SocketReplicationOptions<RxDocType>,
-): RxReplicationState<RxDocType, SyncCheckpoint> {
+): SocketReplicationState<RxDocType> {
   const { socket, remoteCollection } = options;
   // Pulled, streamed and conflicting documents alike: RxDB writes all of them to the collection.
   const defaults = options.tombstoneDefaults;
@@ -783,6 +792,20 @@ export function replicateOverSocket<RxDocType>(
       setAside.set(idOf(tombstone), tombstone);
     }
     if (gone.length > 0) takeSetAsideSoon();
+    // A row sent again and the newer state after it may each lose the same value: the
+    // newer state's loss is what the user last tried (the server answers rows in order).
+    const lost = [...new Map(result.lost.map((edit) => [`${edit.id} ${edit.path}`, edit])).values()];
+    for (const edit of lost) {
+      const key = `${edit.id} ${edit.path}`;
+      // The latest last: the oldest are let go first.
+      lostEdits.delete(key);
+      lostEdits.set(key, edit);
+    }
+    for (const key of [...lostEdits.keys()].slice(0, Math.max(0, lostEdits.size - MAX_KEPT_LOST)))
+      lostEdits.delete(key);
+    // What the answer leaves to be kept is stored before its records settle the push: nothing
+    // would bring the edits lost, the documents gone or the attempts settled again.
+    await keptStored();
     const conflicting = new Set(result.conflicts.map(idOf));
     // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
     await recordSentStates(sent.filter((row) => !conflicting.has(key(row)))).catch(() => undefined);
@@ -790,9 +813,6 @@ export function replicateOverSocket<RxDocType>(
       console.warn(`Taking the answer to a push of ${remoteCollection} failed:`, error);
       return new Map<string, boolean>();
     });
-    // A row sent again and the newer state after it may each lose the same value: the
-    // newer state's loss is what the user last tried (the server answers rows in order).
-    const lost = [...new Map(result.lost.map((edit) => [`${edit.id} ${edit.path}`, edit])).values()];
     if (lost.length > 0) options.onLostEdits?.(lost);
     if (options.onPushed) {
       // A document the answer was taken into is settled if it was still as pushed.
@@ -827,7 +847,13 @@ export function replicateOverSocket<RxDocType>(
     }
     return { documents: complete(documents) as never, checkpoint: next ?? undefined };
   };
-  const kept = [sentStates, setAside, answers];
+  /**
+   * The edits the server reported lost (`onLostEdits`), one per record and value, kept with the
+   * records until the user has seen them (`forgetLost`): stored before the push that reported them
+   * is settled, since nothing reports them again, and reported again when the replication starts.
+   */
+  const lostEdits = new KeptMap('lost', undefined, isLostEdit);
+  const kept = [sentStates, setAside, answers, lostEdits];
   let keptReading: Promise<unknown> | undefined;
   /** The kept maps, read from the records once the replication has them (`KeptRecord`). */
   const keptRead = (internal: RxStorageInstanceReplicationState<RxDocType>) => {
@@ -836,6 +862,9 @@ export function replicateOverSocket<RxDocType>(
       sentStates.attach(new KeptRecord(internal.input.metaInstance, token, 'sent')),
       setAside.attach(new KeptRecord(internal.input.metaInstance, token, 'setAside')),
       answers.attach(new KeptRecord(internal.input.metaInstance, token, 'answers')),
+      lostEdits.attach(new KeptRecord(internal.input.metaInstance, token, 'lost')).then(() => {
+        if (lostEdits.size > 0) options.onLostEdits?.([...lostEdits.values()]);
+      }),
     ]);
     return keptReading;
   };
@@ -868,7 +897,8 @@ export function replicateOverSocket<RxDocType>(
   const resendTakenBack = async (internal: RxStorageInstanceReplicationState<RxDocType>) => {
     const ids = [...sentStates.keys()];
     if (ids.length === 0) return;
-    const [held, known] = await Promise.all([heldStates(ids), getAssumedMasterState(internal, ids)]);
+    const [{ held, pulled }, known] = await Promise.all([heldAndPulled(ids), getAssumedMasterState(internal, ids)]);
+    const unrecorded: SyncDocument[] = [];
     const resent = ids.flatMap((id) => {
       const kept = sentStates.get(id);
       const current = held.get(id);
@@ -878,6 +908,14 @@ export function replicateOverSocket<RxDocType>(
       const server = recorded
         ? asKept(Object.fromEntries(Object.entries(recorded).filter(([k]) => k !== '_attachments')))
         : null;
+      // Written by a pull since: pulls are refused while a push of the document is in doubt, so
+      // that push was answered and the states outlived it (the app ended before they were let go).
+      // Kept, they had every later pulled state refused, for good; the pulled state is the server's.
+      if (pulled.has(id)) {
+        sentStates.delete(id);
+        if (!deepEqual(asKept(current), server)) unrecorded.push(current as SyncDocument);
+        return [];
+      }
       // Settled by a server state taken since (kept by a release that wrote pulled states over
       // such documents): not sent again, and pulled states are written again.
       if (!deepEqual(server, kept.base) && !deepEqual(server, last)) {
@@ -896,6 +934,7 @@ export function replicateOverSocket<RxDocType>(
       }
       return [against as unknown as SyncDocument];
     });
+    if (unrecorded.length > 0) await recordServerStates(unrecorded);
     if (resent.length === 0) return;
     await recordServerStates(resent);
     const docs = await fork.findDocumentsById(resent.map(idOf), true);
@@ -1285,5 +1324,9 @@ export function replicateOverSocket<RxDocType>(
     if (taking) clearTimeout(taking);
     stream$.complete();
   });
-  return state;
+  /** Forgets the lost edits `seen` tells (the user has seen them): kept no more. */
+  const forgetLost = (seen: (edit: LostEdit) => boolean) => {
+    for (const [key, edit] of lostEdits) if (seen(edit)) lostEdits.delete(key);
+  };
+  return Object.assign(state, { forgetLost });
 }
