@@ -1335,8 +1335,9 @@ describe('pulled states whose record never reached the device', () => {
   });
 
   it('give way to a newer state the first pull brings when the app opens', async () => {
-    // RxDB's upstream passed the note (it leaves the states its downstream writes alone): it never
-    // looks at it again, and the note, unlike its record, looks like a change of the user's.
+    // RxDB's upstream passed the note (it leaves the states its downstream writes alone) and never
+    // looks at it again; the note is unlike its record, and only its pulled mark tells it from a
+    // change of the user's that a pulled state must not be written over.
     const { server, replica } = await quitWithTheRecordOfASharedNoteMissing();
     try {
       // The office changed the note since: the first pull brings it, while RxDB's record of the
