@@ -14,6 +14,7 @@ import { getRxStorageMemoryMapped } from '../../../electron/backend/rx-storage-m
 import { getRxStorageBetterSqlite } from '../../../electron/backend/rx-storage-sqlite';
 import { dyingStorage, unhandledDuring } from '../../../test/helpers/dying-storage';
 import { deviceKeeping, keepWithRecords, recordingKept } from '../../../test/helpers/sync-client';
+import type { KeptName } from './kept-records';
 import { RetryBackoff, replicateOverSocket, type SetAsideStates } from './socket-replication';
 
 describe('retry backoff of the replication', () => {
@@ -305,6 +306,37 @@ function memoryHoldingOne(matches: (ids: string[], context: string, operation: '
     release: () => hold.release?.(),
   };
 }
+
+/**
+ * A note in sync, on a storage whose next save of the kept map `name` waits once armed
+ * (`slow.arm()`, `slow.release()`); `edit()` changes the note, `recorded()` is RxDB's record of
+ * its server state, `reported` the lost edits the replication reported, in order.
+ */
+async function syncedWithKeptHeld(name: KeptName) {
+  const server = await heldSyncServer([note('n1', 'start', 1)]);
+  const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes(`kept:${name}|1`));
+  const recording = recordingKept(slow.storage);
+  const replica = await notesOn(server, recording.storage);
+  const reported: LostEdit[][] = [];
+  const replicate = () => replica.replicate({ onLostEdits: (edits) => reported.push(edits) });
+  const state = replicate();
+  await state.awaitInSync();
+  const internal = state.internalReplicationState;
+  if (!internal) throw new Error('The replication has not started');
+  return {
+    server,
+    slow,
+    recording,
+    replica,
+    state,
+    replicate,
+    reported,
+    edit: async () => (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' }),
+    recorded: async () => (await getAssumedMasterState(internal, ['n1'])).n1?.docData,
+  };
+}
+/** Long enough for a write that does not wait for the held one to happen. */
+const meanwhile = () => new Promise((resolve) => setTimeout(resolve, 200));
 
 describe('pulls', () => {
   it('pull once when the first connection comes after the start, and again after every reconnection', async () => {
@@ -1001,12 +1033,8 @@ describe('pushes answered by the server', () => {
   });
 
   it('set aside are kept with the records before a checkpoint passes them', async () => {
-    const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:setAside|1'));
-    const replica = await notesOn(server, slow.storage);
-    const state = replica.replicate();
+    const { server, slow, replica, state } = await syncedWithKeptHeld('setAside');
     try {
-      await state.awaitInSync();
       const internal = state.internalReplicationState;
       if (!internal) throw new Error('The replication has not started');
       const checkpoint = async () =>
@@ -1018,7 +1046,7 @@ describe('pushes answered by the server', () => {
       server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
       await reached;
       // Past it first, a process dying before the state was kept left nothing to take it again.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await meanwhile();
       expect(await checkpoint()).not.toEqual({ at: 9 });
       slow.release();
       await vi.waitFor(async () => expect(await checkpoint()).toEqual({ at: 9 }), { timeout: 5_000 });
@@ -1594,17 +1622,13 @@ describe('pushes', () => {
   });
 
   it('keep what they send with the records before it goes out', async () => {
-    const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:sent|1'));
-    const replica = await notesOn(server, slow.storage);
-    const state = replica.replicate();
+    const { server, slow, replica, edit } = await syncedWithKeptHeld('sent');
     try {
-      await state.awaitInSync();
       const reached = slow.arm();
-      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      await edit();
       await reached;
       // Until it is stored, nothing goes out: an app killed meanwhile would not know to send it again.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await meanwhile();
       expect(server.pushed).toEqual([]);
       slow.release();
       const push = await server.nextPush();
@@ -1615,10 +1639,12 @@ describe('pushes', () => {
     }
   });
 
-  it('answered let go of what they sent in the records before the answer is recorded', async () => {
+  it('answered keep what they sent in the records until the answer is recorded', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:sent|1'));
-    const replica = await notesOn(server, slow.storage);
+    // The answer's record of the note's server state waits once armed.
+    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-sent-state' && ids.includes('n1|0'));
+    const recording = recordingKept(slow.storage);
+    const replica = await notesOn(server, recording.storage);
     const state = replica.replicate();
     try {
       await state.awaitInSync();
@@ -1627,37 +1653,28 @@ describe('pushes', () => {
       const reached = slow.arm();
       push.answer({ conflicts: [], lost: [] });
       await reached;
-      // Recorded first, an app ending then kept the push in doubt for good: RxDB had nothing more
-      // to send, and every server state pulled after it was refused as older than its outcome.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const internal = state.internalReplicationState;
-      if (!internal) throw new Error('The replication has not started');
-      const recorded = async () => (await getAssumedMasterState(internal, ['n1'])).n1?.docData;
-      expect(await recorded()).toMatchObject({ text: 'start' });
+      // Let go first, an app ending before the record kept neither: a change the push made and
+      // the user took back since would never be sent again.
+      await meanwhile();
+      expect(Object.keys(recording.now('sent'))).toEqual(['n1']);
       slow.release();
-      await vi.waitFor(async () => expect(await recorded()).toMatchObject({ text: 'mine' }), { timeout: 5_000 });
+      await vi.waitFor(() => expect(recording.now('sent')).toEqual({}), { timeout: 5_000 });
     } finally {
       await replica.close();
     }
   });
 
   it('answered with a merge keep the answer with the records before the merge is recorded', async () => {
-    const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:answers|1'));
-    const replica = await notesOn(server, slow.storage);
-    const state = replica.replicate();
+    const { server, slow, replica, edit, recorded } = await syncedWithKeptHeld('answers');
     try {
-      await state.awaitInSync();
-      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      await edit();
       const push = await server.nextPush();
       const reached = slow.arm();
       push.answer({ conflicts: [{ ...note('n1', 'mine', 3), by: 'colleague' }], lost: [] });
       await reached;
       // Recorded first, a process dying before the answer was kept left nothing to take it again.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const internal = state.internalReplicationState;
-      if (!internal) throw new Error('The replication has not started');
-      expect((await getAssumedMasterState(internal, ['n1'])).n1?.docData).not.toHaveProperty('by');
+      await meanwhile();
+      expect(await recorded()).not.toHaveProperty('by');
       slow.release();
       await vi.waitFor(async () => expect(await replica.stored('n1')).toMatchObject({ by: 'colleague' }), {
         timeout: 5_000,
@@ -1668,13 +1685,10 @@ describe('pushes', () => {
   });
 
   it('answered with lost edits keep them with the records before the push is settled, until they are seen', async () => {
-    const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes('kept:lost|1'));
-    const recording = recordingKept(slow.storage);
-    const replica = await notesOn(server, recording.storage);
-    const reported: LostEdit[][] = [];
-    let state = replica.replicate({ onLostEdits: (edits) => reported.push(edits) });
-    const edit: LostEdit = {
+    const held = await syncedWithKeptHeld('lost');
+    const { server, slow, recording, replica, reported, edit, recorded } = held;
+    let { state } = held;
+    const lost: LostEdit = {
       id: 'n1',
       path: 'text',
       attempted: 'mine',
@@ -1682,25 +1696,22 @@ describe('pushes', () => {
       reason: 'changed_on_server',
     };
     try {
-      await state.awaitInSync();
-      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'mine' });
+      await edit();
       const push = await server.nextPush();
       const reached = slow.arm();
-      push.answer({ conflicts: [note('n1', 'colleague', 3)], lost: [edit] });
+      push.answer({ conflicts: [note('n1', 'colleague', 3)], lost: [lost] });
       await reached;
       // Recorded first, an app ending before they were kept left nothing to report them again.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const internal = state.internalReplicationState;
-      if (!internal) throw new Error('The replication has not started');
-      expect((await getAssumedMasterState(internal, ['n1'])).n1?.docData).toMatchObject({ text: 'start' });
+      await meanwhile();
+      expect(await recorded()).toMatchObject({ text: 'start' });
       slow.release();
-      await vi.waitFor(() => expect(reported).toEqual([[edit]]), { timeout: 5_000 });
+      await vi.waitFor(() => expect(reported).toEqual([[lost]]), { timeout: 5_000 });
       await state.awaitInSync();
       await state.cancel();
       // Opened again, they are reported again until seen.
-      state = replica.replicate({ onLostEdits: (edits) => reported.push(edits) });
-      await vi.waitFor(() => expect(reported).toEqual([[edit], [edit]]), { timeout: 5_000 });
-      state.forgetLost((lost) => lost.id === 'n1');
+      state = held.replicate();
+      await vi.waitFor(() => expect(reported).toEqual([[lost], [lost]]), { timeout: 5_000 });
+      state.forgetLost((edit) => edit.id === 'n1');
       await vi.waitFor(() => expect(recording.now('lost')).toEqual({}), { timeout: 5_000 });
     } finally {
       await replica.close();

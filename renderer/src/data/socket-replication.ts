@@ -772,10 +772,16 @@ export function replicateOverSocket<RxDocType>(
     // not written (left for this push) is older than the answer: RxDB's write of the answer is not
     // a write of the user's that sets it aside (it came back over a bare tombstone, which has no
     // version to tell the two apart).
+    // What the push sent is let go of at once, and in the records only once the answer is recorded:
+    // let go there first, an app ending in between kept neither, and a change the push had made
+    // and the user had taken back since was never sent again (a person taken off stayed assigned,
+    // unseen). Kept there past the answer, it is sent again harmlessly, or let go when the replica
+    // opens (`resendTakenBack`).
+    const answered: Array<() => void> = [];
     for (const row of rows) {
       changedHere.delete(key(row));
       setAside.delete(key(row));
-      sentStates.delete(key(row));
+      answered.push(sentStates.letGo(key(row)));
       handed.delete(key(row));
       // Read again by every attempt until one is answered: an attempt that fails is retried
       // with RxDB's rows as they were.
@@ -804,15 +810,24 @@ export function replicateOverSocket<RxDocType>(
     for (const key of [...lostEdits.keys()].slice(0, Math.max(0, lostEdits.size - MAX_KEPT_LOST)))
       lostEdits.delete(key);
     // What the answer leaves to be kept is stored before its records settle the push: nothing
-    // would bring the edits lost, the documents gone or the attempts settled again.
+    // would bring the edits lost or the documents gone again.
     await keptStored();
     const conflicting = new Set(result.conflicts.map(idOf));
     // A record that cannot be written leaves RxDB's: the state is pushed once more, as before.
-    await recordSentStates(sent.filter((row) => !conflicting.has(key(row)))).catch(() => undefined);
-    const taken = await rebaseOnAnswer(sent, result.conflicts).catch((error) => {
-      console.warn(`Taking the answer to a push of ${remoteCollection} failed:`, error);
-      return new Map<string, boolean>();
-    });
+    const recorded = await recordSentStates(sent.filter((row) => !conflicting.has(key(row)))).then(
+      () => true,
+      () => false,
+    );
+    const taken = await rebaseOnAnswer(sent, result.conflicts).then(
+      (asPushed) => {
+        if (recorded) for (const release of answered) release();
+        return asPushed;
+      },
+      (error) => {
+        console.warn(`Taking the answer to a push of ${remoteCollection} failed:`, error);
+        return new Map<string, boolean>();
+      },
+    );
     if (lost.length > 0) options.onLostEdits?.(lost);
     if (options.onPushed) {
       // A document the answer was taken into is settled if it was still as pushed.
