@@ -4,7 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LostEdit, PushResponse, SyncAck, SyncDocument } from '@shared/sync';
-import { createRxDatabase, getAssumedMasterState, META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
+import {
+  createRxDatabase,
+  getAssumedMasterState,
+  META_INSTANCE_SCHEMA_TITLE,
+  type RxStorage,
+  type RxStorageInstance,
+} from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { Server } from 'socket.io';
 import { io } from 'socket.io-client';
@@ -256,6 +262,29 @@ async function desktopProcess() {
     },
     restarted: () => getRxStorageMemoryMapped({ storage: files() }) as RxStorage<unknown, unknown>,
     remove: () => rm(directory, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * `base` with every write to its instances passed through `intercept`, which may answer it itself
+ * or write it on (`write`).
+ */
+function interceptingWrites(
+  base: RxStorage<unknown, unknown>,
+  intercept: (
+    rows: Parameters<RxStorageInstance<unknown, unknown, unknown>['bulkWrite']>[0],
+    context: string,
+    write: RxStorageInstance<unknown, unknown, unknown>['bulkWrite'],
+  ) => ReturnType<RxStorageInstance<unknown, unknown, unknown>['bulkWrite']>,
+): RxStorage<unknown, unknown> {
+  return {
+    ...base,
+    async createStorageInstance(params) {
+      const instance = (await base.createStorageInstance(params)) as RxStorageInstance<unknown, unknown, unknown>;
+      const write = instance.bulkWrite.bind(instance);
+      instance.bulkWrite = (rows, context) => intercept(rows, context, write);
+      return instance as never;
+    },
   };
 }
 
@@ -1056,12 +1085,9 @@ describe('pushes answered by the server', () => {
   });
 
   it('kept on the device by an earlier release are taken from there once, then kept with the records', async () => {
-    const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const recording = recordingKept(getRxStorageMemory());
-    const replica = await notesOn(server, recording.storage);
-    let state = replica.replicate();
+    const { recording, replica, state: first } = await syncedWithKeptHeld('setAside');
+    let state = first;
     try {
-      await state.awaitInSync();
       await state.cancel();
       // An earlier release quit with a colleague's text set aside, kept beside the replica.
       const keepSetAside = deviceKeeping<SetAsideStates>();
@@ -1078,13 +1104,8 @@ describe('pushes answered by the server', () => {
   });
 
   it('set aside and written after all are not kept on the device', async () => {
-    const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const recording = recordingKept(getRxStorageMemory());
-    const replica = await notesOn(server, recording.storage);
-    const state = replica.replicate();
+    const { server, recording, replica, state } = await syncedWithKeptHeld('setAside');
     try {
-      await state.awaitInitialReplication();
-      await state.awaitInSync();
       // The user saves the note unchanged, then a colleague's text arrives: set aside for that
       // save, and written by RxDB all the same (the note holds its server state).
       await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'start' });
@@ -1287,23 +1308,15 @@ describe('pulled states whose record never reached the device', () => {
     // `upstreamCheckpointLost`: RxDB's upstream checkpoint past the note is not stored either, so
     // the upstream looks at the note again when the replica opens.
     const dropping = { armed: false, checkpoints: false };
-    const storage = {
-      ...memory,
-      async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
-        const instance = await memory.createStorageInstance(params);
-        const write = instance.bulkWrite.bind(instance);
-        instance.bulkWrite = async (rows, context) => {
-          if (dropping.armed && context === 'replication-down-write-meta' && JSON.stringify(rows).includes('shared')) {
-            dropping.armed = false;
-            return { error: [] };
-          }
-          if (dropping.checkpoints && context === 'replication-set-checkpoint' && JSON.stringify(rows).includes('"up|'))
-            return { error: [] };
-          return write(rows, context);
-        };
-        return instance;
-      },
-    } as RxStorage<unknown, unknown>;
+    const storage = interceptingWrites(memory, async (rows, context, write) => {
+      if (dropping.armed && context === 'replication-down-write-meta' && JSON.stringify(rows).includes('shared')) {
+        dropping.armed = false;
+        return { error: [] };
+      }
+      if (dropping.checkpoints && context === 'replication-set-checkpoint' && JSON.stringify(rows).includes('"up|'))
+        return { error: [] };
+      return write(rows, context);
+    });
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     const replica = await notesOn(server, storage);
     const state = replica.replicate();
@@ -1721,23 +1734,17 @@ describe('pushes', () => {
   it('kept after their push was answered give way to what is pulled when the app opens', async () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     // RxDB's record of a streamed state can be lost (the replica process died between its writes).
-    const memory = getRxStorageMemory();
     const dropping = { armed: false };
-    const storage = {
-      ...memory,
-      async createStorageInstance(params: Parameters<typeof memory.createStorageInstance>[0]) {
-        const instance = await memory.createStorageInstance(params);
-        const write = instance.bulkWrite.bind(instance);
-        instance.bulkWrite = async (rows, context) => {
-          if (dropping.armed && context === 'replication-down-write-meta') {
-            dropping.armed = false;
-            return { error: [] };
-          }
-          return write(rows, context);
-        };
-        return instance;
+    const storage = interceptingWrites(
+      getRxStorageMemory() as RxStorage<unknown, unknown>,
+      async (rows, context, write) => {
+        if (dropping.armed && context === 'replication-down-write-meta') {
+          dropping.armed = false;
+          return { error: [] };
+        }
+        return write(rows, context);
       },
-    } as RxStorage<unknown, unknown>;
+    );
     const replica = await notesOn(server, storage);
     let state = replica.replicate();
     try {
