@@ -245,6 +245,62 @@ describe('changes counted as waiting to be sent', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('count a change the device has not sent when the app opens, also when its memory lost the count', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'orbita-pending-'));
+    const form = await createForm(admin);
+    const task = await createTask(admin, form.id, { title: 'As the server has it' });
+    const storage = replicaStorage(dir) as never;
+    const openHere = (onLine: boolean, remembered: Map<string, string>) =>
+      Replica.open({
+        userId: admin.userId,
+        serverUrl: t.url,
+        storage,
+        memory: {
+          get: (key: string) => remembered.get(key) ?? null,
+          set: (key: string, value: string) => void remembered.set(key, value),
+        },
+        accessToken: () => admin.client.accessToken,
+        reauthenticate: async () => undefined,
+        window: {
+          navigator: { onLine },
+          addEventListener: () => undefined,
+          removeEventListener: () => undefined,
+        } as never,
+      });
+    try {
+      const first = await openHere(true, new Map());
+      await first.sync.awaitInitial();
+      await expect.poll(async () => (await first.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe(task.title);
+      await first.sync.awaitInSync();
+      first.socket.disconnect();
+      await first.changeTask(task.id, { title: 'Changed offline' });
+      expect(first.status$.value.pendingIds).toEqual(new Set([task.id]));
+      await first.close();
+
+      // The app was killed before its window's memory reached the disk: the replica has the change,
+      // the count is gone. Opened without the network, the change is counted again.
+      const again = await openHere(false, new Map());
+      try {
+        await expect.poll(() => [...again.status$.value.pendingIds], WAIT).toEqual([task.id]);
+        expect(again.status$.value.pending).toBe(1);
+      } finally {
+        await again.close();
+      }
+      // Once the server has it, it is no longer counted.
+      const online = await openHere(true, new Map());
+      try {
+        await expect
+          .poll(async () => (await admin.client.get(`/api/tasks/${task.id}`)).body.title, WAIT)
+          .toBe('Changed offline');
+        await expect.poll(() => online.status$.value.pending, WAIT).toBe(0);
+      } finally {
+        await online.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('edits the server did not keep', () => {

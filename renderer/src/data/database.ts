@@ -175,6 +175,8 @@ export function startReplicaSync(
     onLostEdits?: (lost: LostEdit[]) => void;
     /** Documents whose push the server answered. */
     onPushed?: (collection: CollectionName, ids: string[]) => void;
+    /** Documents with a change of the user's that a push is about to send (see `replicateOverSocket`). */
+    onSending?: (collection: CollectionName, ids: string[]) => void;
     /** How the last pull or push of a collection went (see `replicateOverSocket`). */
     onSyncProblem?: (collection: CollectionName, direction: SyncDirection, problem: SyncTrouble | undefined) => void;
     /** Called when the server no longer accepts the session: replication pauses until `resume()`. */
@@ -224,6 +226,7 @@ export function startReplicaSync(
         retryTimeMs: options.retryTimeMs,
         onLostEdits: options.onLostEdits,
         onPushed: (ids) => options.onPushed?.(name, ids),
+        onSending: (ids) => options.onSending?.(name, ids),
         onSyncProblem: (direction, problem) => options.onSyncProblem?.(name, direction, problem),
         tombstoneDefaults: tombstoneDefaults[name],
         keepSentStates: options.keepSentStates?.(name),

@@ -218,6 +218,7 @@ export class Replica {
     const sync = startReplicaSync(db, socket, {
       onLostEdits: (lost) => replica?.remember(lost),
       onPushed: (_collection, ids) => replica?.pushed(ids),
+      onSending: (_collection, ids) => replica?.sending(ids),
       onSyncProblem: (collection, direction, problem) => replica?.troubled(`${direction} ${collection}`, problem),
       onSignedOut: () => replica?.update({ signedOut: true, online: false }),
       reauthenticate: async () => {
@@ -384,6 +385,18 @@ export class Replica {
     for (const id of ids) this.pending.delete(id);
     this.savePending();
     this.pushed$.next(ids);
+  }
+
+  /**
+   * Counts the documents a push is about to send: the count kept in this device's memory may have
+   * missed them (an app killed before the window saved it), and the offline banner, the "Not sent
+   * yet" tags and the sign-out dialog would say nothing waits while changes do.
+   */
+  private sending(ids: string[]): void {
+    const unseen = ids.filter((id) => !this.pending.has(id));
+    if (unseen.length === 0) return;
+    for (const id of unseen) this.pending.add(id);
+    this.savePending();
   }
 
   private remember(lost: LostEdit[]): void {

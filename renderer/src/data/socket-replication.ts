@@ -191,6 +191,13 @@ export interface SocketReplicationOptions<RxDocType> {
    */
   onPushed?: (ids: string[]) => void;
   /**
+   * Documents with a change of the user's that a push is about to send (or would, were it
+   * connected): RxDB's upstream finds them by comparing each document with its recorded server
+   * state, so they are known even when what counted them was lost (an app killed before its window
+   * saved the count).
+   */
+  onSending?: (ids: string[]) => void;
+  /**
    * How the last pull (`receive`) or push (`send`) went: the problem the server answered, or that it
    * did not answer in time — RxDB tries again later, and the UI says why meanwhile — or undefined
    * once one went through. A call made while disconnected is neither.
@@ -1193,6 +1200,7 @@ export function replicateOverSocket<RxDocType>(
                   });
                   if (fromServer.length > 0)
                     await recordServerStates(fromServer.map((row) => held.get(key(row)) as SyncDocument));
+                  options.onSending?.(based.filter((row) => !fromServer.includes(row)).map(key));
                   // Not connected, nothing goes out: nothing is in doubt, nothing is noted as sent.
                   if (!socket.connected) throw offlineProblem();
                   sent = withCurrentStates(
