@@ -11,10 +11,11 @@ import {
   registeredPage,
   replicaIs,
   saveScreenshot,
+  UI_WAIT_MS,
 } from '../helpers/browser';
 
 /** How long to wait for the server to agree with what the page shows. */
-const SERVER = { timeout: 15_000, interval: 100 };
+const SERVER = { timeout: UI_WAIT_MS, interval: 100 };
 const suite = browserSuite();
 
 async function rowsOf(page: Page, directoryId: string): Promise<Row[]> {

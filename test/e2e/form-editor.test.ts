@@ -1,6 +1,14 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, choose, registeredPage, saveScreenshot, waitOrExplain } from '../helpers/browser';
+import {
+  apiInPage,
+  browserSuite,
+  choose,
+  registeredPage,
+  saveScreenshot,
+  UI_WAIT_MS,
+  waitOrExplain,
+} from '../helpers/browser';
 
 const suite = browserSuite();
 
@@ -278,7 +286,7 @@ describe.skipIf(!suite.available)('the form editor in Russian', { timeout: 90_00
   it('names its controls and the starting statuses in Russian', async () => {
     const context = await suite.browser.newContext({ locale: 'ru-RU' });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(UI_WAIT_MS);
     await page.goto(`${suite.t.url}/register`);
     await page.getByLabel('Название организации').fill('Котельная');
     await page.getByLabel('Ваше имя').fill('Ирина');

@@ -11,6 +11,7 @@ import {
   rowNode,
   saveScreenshot,
   serviceWorkerInControl,
+  UI_WAIT_MS,
   waitOrExplain,
 } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
@@ -286,7 +287,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     // Both tasks are marked in the list as not sent yet.
     const notSent = page.getByRole('row').filter({ has: page.getByTestId('not-sent') });
     await expect
-      .poll(() => notSent.allTextContents(), { timeout: 15_000 })
+      .poll(() => notSent.allTextContents(), { timeout: UI_WAIT_MS })
       .toEqual([expect.stringContaining('Written offline'), expect.stringContaining('Boiler room')]);
     // Nothing reached the server yet.
     const before = await serverCall(page, 'GET', `/api/tasks/${task.id}`);
@@ -297,11 +298,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     // Sent: the server has the edits, and the marks are gone (a list drawn anew may show none for a
     // moment, so their absence alone proves nothing).
     await expect
-      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: 15_000 })
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: UI_WAIT_MS })
       .toMatchObject({ [note]: 'Checked on the train', [reading]: '12345.5' });
     await expect
       .poll(async () => `${await page.getByTestId('not-sent').count()} ${await replicaState(page)}`, {
-        timeout: 15_000,
+        timeout: UI_WAIT_MS,
       })
       .toMatch(/^0 /);
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
@@ -313,7 +314,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
         fields: Record<string, unknown>;
       }[];
     await expect
-      .poll(async () => (await found()).map((item) => item.title), { timeout: 15_000 })
+      .poll(async () => (await found()).map((item) => item.title), { timeout: UI_WAIT_MS })
       .toEqual(['Written offline']);
     const created = await found();
     expect(created[0]?.fields[reading]).toBe('5.5');
@@ -332,7 +333,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByLabel('Note').fill('Back at the depot');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect
-      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: 15_000 })
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: UI_WAIT_MS })
       .toMatchObject({ [note]: 'Back at the depot' });
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
     expect(await page.evaluate(() => (window as unknown as { notSentSeen: boolean }).notSentSeen)).toBe(false);
@@ -394,7 +395,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await lost.waitFor({ state: 'detached' });
     await notice.waitFor({ state: 'detached' });
     await expect
-      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: 15_000 })
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: UI_WAIT_MS })
       .toMatchObject({ [note]: 'Valve replaced', [reading]: '7' });
     await page.waitForFunction(
       () => (document.querySelector('input[aria-label="Note"]') as HTMLInputElement | null)?.value === 'Valve replaced',
@@ -439,7 +440,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await save.click();
     await page.getByRole('heading', { name: 'Boiler room, east wing' }).waitFor();
     await expect
-      .poll(onServer, { timeout: 15_000 })
+      .poll(onServer, { timeout: UI_WAIT_MS })
       .toEqual({ title: 'Boiler room, east wing', description: 'Check the valves\nand the gauges' });
 
     // Offline she renames it; meanwhile, on the server, it is renamed too.
@@ -466,7 +467,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await lost.getByRole('button', { name: 'Use my value' }).click();
     await lost.waitFor({ state: 'detached' });
     await expect
-      .poll(onServer, { timeout: 15_000 })
+      .poll(onServer, { timeout: UI_WAIT_MS })
       .toEqual({ title: 'Boiler room, west wing', description: 'Check the valves\nand the gauges' });
     await page.getByRole('heading', { name: 'Boiler room, west wing' }).waitFor();
     await context.close();
@@ -493,7 +494,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     // Online: Ivan is assigned.
     await assign('Ivan');
-    await expect.poll(onServer, { timeout: 15_000 }).toEqual([ivan]);
+    await expect.poll(onServer, { timeout: UI_WAIT_MS }).toEqual([ivan]);
 
     // Offline: Ivan is taken off and Olga assigned; they reach the server once it is back.
     await context.setOffline(true);
@@ -503,7 +504,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await assign('Olga');
     expect(await onServer()).toEqual([ivan]);
     await context.setOffline(false);
-    await expect.poll(onServer, { timeout: 15_000 }).toEqual([olga]);
+    await expect.poll(onServer, { timeout: UI_WAIT_MS }).toEqual([olga]);
 
     // Offline again Ivan is assigned, while an administrator deactivates him: the server refuses
     // the assignment and the task page says so.
@@ -520,7 +521,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     // Deactivated, Ivan is no longer offered; Olga is assigned already.
     const offered = page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden) .ant-select-item-option');
     await page.locator('.ant-select', { has: page.getByLabel('Assign someone', { exact: true }) }).click();
-    await expect.poll(() => offered.allTextContents(), { timeout: 15_000 }).toEqual(['Zoe']);
+    await expect.poll(() => offered.allTextContents(), { timeout: UI_WAIT_MS }).toEqual(['Zoe']);
     await page.keyboard.press('Escape');
 
     // A task made offline keeps the people chosen in the new-task dialog.
@@ -541,7 +542,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       ((await serverCall(page, 'GET', `/api/tasks?assigneeId=${olga}`)).body.items as { title: string }[])
         .map((item) => item.title)
         .sort();
-    await expect.poll(olgasTasks, { timeout: 15_000 }).toEqual(['Boiler room', 'Pump check']);
+    await expect.poll(olgasTasks, { timeout: UI_WAIT_MS }).toEqual(['Boiler room', 'Pump check']);
     await context.close();
   });
 
@@ -603,7 +604,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.getByRole('button', { name: 'Take Ivan off the task and out of “Inspector”' }).click();
     await assignees.filter({ hasText: 'Ivan' }).waitFor({ state: 'detached' });
     await context.setOffline(false);
-    await expect.poll(onServer, { timeout: 15_000 }).toEqual({ assignees: [olga], inspector: null });
+    await expect.poll(onServer, { timeout: UI_WAIT_MS }).toEqual({ assignees: [olga], inspector: null });
     // A colleague adds Yana to the crew on the server: the people fields are read again, Ivan stays off.
     const crewChanged = await serverCall(page, 'PATCH', `/api/tasks/${task.id}`, {
       fields: { [crew]: [`role:${divers.id}`, `user:${me}`] },
@@ -645,7 +646,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await shown.getByRole('button', { name: 'Use my value' }).click();
     await shown.waitFor({ state: 'detached' });
     const onServer = () => assignedOnServer(page, task.id);
-    await expect.poll(onServer, { timeout: 15_000 }).toEqual([ivan, olga].sort());
+    await expect.poll(onServer, { timeout: UI_WAIT_MS }).toEqual([ivan, olga].sort());
     await page.getByTestId('assignee').filter({ hasText: 'Ivan' }).waitFor();
     await context.close();
   });
@@ -741,7 +742,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await lost.waitFor({ state: 'detached' });
     await page.getByTestId('task-status').filter({ hasText: 'Done' }).waitFor();
     await expect
-      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.statusId, { timeout: 15_000 })
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.statusId, { timeout: UI_WAIT_MS })
       .toBe(status('Done'));
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
     expect(await page.getByTestId('lost-edit').count()).toBe(0);
@@ -783,7 +784,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.waitForURL(/\/tasks\?formId=/);
     await page.getByRole('link', { name: 'Boiler room, east wing' }).waitFor({ state: 'detached' });
     await expect
-      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).status, { timeout: 15_000 })
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).status, { timeout: UI_WAIT_MS })
       .toBe(404);
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
     expect(await notice.count()).toBe(0);
@@ -803,15 +804,15 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       await page.getByLabel('Note').fill('Refused');
       await page.getByRole('button', { name: 'Save' }).click();
       const failed = page.getByTestId('send-failed');
-      await failed.waitFor({ timeout: 15_000 });
+      await failed.waitFor({ timeout: UI_WAIT_MS });
       expect(await failed.textContent()).toContain('Changes waiting to be sent: 1. The server did not take them');
       // Connected, the change that keeps waiting is marked on the task as well.
       await page.getByRole('heading', { name: 'Boiler room' }).getByTestId('not-sent').waitFor();
       await saveScreenshot(page, 'send-failed');
       await suite.t.database.db.query('ALTER TABLE tasks DROP CONSTRAINT refuses_note');
-      await failed.waitFor({ state: 'detached', timeout: 15_000 });
+      await failed.waitFor({ state: 'detached', timeout: UI_WAIT_MS });
       await expect
-        .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: 15_000 })
+        .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.fields, { timeout: UI_WAIT_MS })
         .toMatchObject({ [note]: 'Refused' });
     } finally {
       await suite.t.database.db.query('ALTER TABLE tasks DROP CONSTRAINT IF EXISTS refuses_note');
@@ -830,11 +831,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       await page.getByTestId('offline-banner').waitFor();
       await context.setOffline(false);
       const failed = page.getByTestId('receive-failed');
-      await failed.waitFor({ timeout: 15_000 });
+      await failed.waitFor({ timeout: UI_WAIT_MS });
       expect(await failed.textContent()).toContain('Changes from the server cannot be received now');
       await suite.t.database.db.query('ALTER TABLE tasks RENAME COLUMN description_hidden TO description');
       renamed = false;
-      await failed.waitFor({ state: 'detached', timeout: 15_000 });
+      await failed.waitFor({ state: 'detached', timeout: UI_WAIT_MS });
     } finally {
       if (renamed) await suite.t.database.db.query('ALTER TABLE tasks RENAME COLUMN description_hidden TO description');
     }
@@ -899,7 +900,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await page.waitForURL(`${suite.t.url}/sign-in`);
     // The sign-out was tried at once.
     expect(signOuts.stopped()).toBe(1);
-    await expect.poll(heldHere, { timeout: 15_000 }).toEqual([]);
+    await expect.poll(heldHere, { timeout: UI_WAIT_MS }).toEqual([]);
     // The server could not hear the sign-out: the device keeps no token, only what can end the session.
     const stored = await page.evaluate(() => Object.entries(localStorage));
     expect(JSON.stringify(stored)).not.toContain(refreshToken);
@@ -909,10 +910,10 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     // Back online, the session ends on the server too.
     await signOuts.release();
     await context.setOffline(false);
-    await expect.poll(() => sessionAnswers(accessToken), { timeout: 15_000 }).toBe('401 logout');
+    await expect.poll(() => sessionAnswers(accessToken), { timeout: UI_WAIT_MS }).toBe('401 logout');
     // The device forgets it once the server's answer is back, a moment after the session ended.
     await expect
-      .poll(() => page.evaluate(() => localStorage.getItem('orbita.revocations')), { timeout: 15_000 })
+      .poll(() => page.evaluate(() => localStorage.getItem('orbita.revocations')), { timeout: UI_WAIT_MS })
       .toBeNull();
     await context.close();
   });
@@ -939,11 +940,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     const next = await context.newPage();
     await next.goto(`${suite.t.url}/sign-in`);
-    await expect.poll(() => sessionAnswers(accessToken), { timeout: 15_000 }).toBe('401 logout');
+    await expect.poll(() => sessionAnswers(accessToken), { timeout: UI_WAIT_MS }).toBe('401 logout');
     // The page forgets the sign-out once it has the server's answer, which may come a moment after
     // the server ended the session.
     await expect
-      .poll(() => next.evaluate(() => localStorage.getItem('orbita.revocations')), { timeout: 15_000 })
+      .poll(() => next.evaluate(() => localStorage.getItem('orbita.revocations')), { timeout: UI_WAIT_MS })
       .toBeNull();
     await context.close();
   });
@@ -964,7 +965,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     // A second tab waits for the copy the first one has open, and signs out from there.
     const other = await context.newPage();
-    other.setDefaultTimeout(15_000);
+    other.setDefaultTimeout(UI_WAIT_MS);
     await other.goto(`${suite.t.url}/tasks`);
     await other.getByTestId('other-tab').waitFor();
     await other.getByRole('button', { name: 'Sign out' }).click();
@@ -978,7 +979,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     await other.waitForURL(`${suite.t.url}/sign-in`);
     await holder.waitForURL(`${suite.t.url}/sign-in`);
-    await expect.poll(heldHere, { timeout: 15_000 }).toEqual([]);
+    await expect.poll(heldHere, { timeout: UI_WAIT_MS }).toEqual([]);
     expect(await other.getByRole('alert').count()).toBe(0);
 
     // Signing in again in one tab brings the other one in too.
@@ -1013,7 +1014,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     await context.setOffline(false);
     await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
-    await expect.poll(recent, { timeout: 15_000 }).toEqual([task.id]);
+    await expect.poll(recent, { timeout: UI_WAIT_MS }).toEqual([task.id]);
     await context.close();
   });
 
@@ -1170,7 +1171,9 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       await page.getByTitle('Anchor quay', { exact: true }).last().click();
       await page.getByText('Saved on this device').first().waitFor();
     });
-    await expect.poll(async () => (await serverRows()).get('Late move')?.parentId, { timeout: 15_000 }).toBe(anchor.id);
+    await expect
+      .poll(async () => (await serverRows()).get('Late move')?.parentId, { timeout: UI_WAIT_MS })
+      .toBe(anchor.id);
 
     await offlineRound('Late delete', async () => {
       await row('Late delete').click();
@@ -1178,7 +1181,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       await page.getByRole('button', { name: 'Delete', exact: true }).click();
       await row('Late delete').waitFor({ state: 'detached' });
     });
-    await expect.poll(async () => (await serverRows()).has('Late delete'), { timeout: 15_000 }).toBe(false);
+    await expect.poll(async () => (await serverRows()).has('Late delete'), { timeout: UI_WAIT_MS }).toBe(false);
 
     await offlineRound('Late edit', async () => {
       await row('Late edit').click();
@@ -1194,7 +1197,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       expect(await row('Bystander').count()).toBe(1);
     });
     await expect
-      .poll(async () => (await serverRows()).get('Late edit')?.cells, { timeout: 15_000 })
+      .poll(async () => (await serverRows()).get('Late edit')?.cells, { timeout: UI_WAIT_MS })
       .toEqual(['Late edit', '4.5']);
     expect([...(await serverRows()).keys()].sort()).toEqual(['Anchor quay', 'Bystander', 'Late edit', 'Late move']);
     await context.close();
@@ -1223,14 +1226,14 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     expect((await serverCall(page, 'PATCH', path, { cells: ['Pier 1', 'Arctic', '5'] })).status).toBe(200);
     await page.getByLabel('Depth', { exact: true }).fill('7');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(serverCells, { timeout: 15_000 }).toEqual(['Pier 1', 'Arctic', '7']);
+    await expect.poll(serverCells, { timeout: UI_WAIT_MS }).toEqual(['Pier 1', 'Arctic', '7']);
     await page.getByLabel('Region', { exact: true }).and(page.locator('[value="Arctic"]')).waitFor();
 
     // Offline: the colleague renames the pier and her replica receives it while the editor still
     // shows the old name; with the network cut she saves a new depth on this device.
     await replicaIs(page, 'online ready');
     expect((await serverCall(page, 'PATCH', path, { cells: ['Pier one', 'Arctic', '7'] })).status).toBe(200);
-    await expect.poll(() => replicaCells(page, pier.id), { timeout: 15_000 }).toEqual(['Pier one', 'Arctic', '7']);
+    await expect.poll(() => replicaCells(page, pier.id), { timeout: UI_WAIT_MS }).toEqual(['Pier one', 'Arctic', '7']);
     expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Pier 1');
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();
@@ -1241,7 +1244,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.setOffline(false);
     await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
-    await expect.poll(serverCells, { timeout: 15_000 }).toEqual(['Pier one', 'Arctic', '8']);
+    await expect.poll(serverCells, { timeout: UI_WAIT_MS }).toEqual(['Pier one', 'Arctic', '8']);
     // Nothing was lost on either side: no edit of hers is reported as not kept.
     expect(await page.getByTestId('lost-edit').count()).toBe(0);
     await context.close();
@@ -1292,7 +1295,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     // Back online, the server's move stands; hers is shown by the rows' names, not kept.
     await context.setOffline(false);
-    await expect.poll(async () => row('Crane').getAttribute('data-parent-id'), { timeout: 15_000 }).toBe(dock.id);
+    await expect.poll(async () => row('Crane').getAttribute('data-parent-id'), { timeout: UI_WAIT_MS }).toBe(dock.id);
     await row('Crane').click();
     const lost = page.getByTestId('lost-edit');
     await waitOrExplain(page, lost);
@@ -1307,9 +1310,9 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
         parentId: string | null;
       }[];
     await expect
-      .poll(async () => (await serverRows()).find((r) => r.id === crane.id)?.parentId, { timeout: 15_000 })
+      .poll(async () => (await serverRows()).find((r) => r.id === crane.id)?.parentId, { timeout: UI_WAIT_MS })
       .toBe(yard.id);
-    await expect.poll(async () => row('Crane').getAttribute('data-parent-id'), { timeout: 15_000 }).toBe(yard.id);
+    await expect.poll(async () => row('Crane').getAttribute('data-parent-id'), { timeout: UI_WAIT_MS }).toBe(yard.id);
 
     // The shed, changed on the server, was not deleted; deleting it again is her choice to make.
     await row('Old shed').click();
@@ -1318,7 +1321,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await lost.getByRole('button', { name: 'Use my value' }).click();
     await row('Old shed').waitFor({ state: 'detached' });
     await expect
-      .poll(async () => (await serverRows()).map((r) => r.id).sort(), { timeout: 15_000 })
+      .poll(async () => (await serverRows()).map((r) => r.id).sort(), { timeout: UI_WAIT_MS })
       .toEqual([yard.id, dock.id, crane.id].sort());
     await context.close();
   });
@@ -1376,7 +1379,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     // “Use my value” binds it to the south again, on the server too.
     await lost.getByRole('button', { name: 'Use my value' }).click();
     await lost.waitFor({ state: 'detached' });
-    await expect.poll(bindingOnServer, { timeout: 15_000 }).toEqual([south.id]);
+    await expect.poll(bindingOnServer, { timeout: UI_WAIT_MS }).toEqual([south.id]);
     await context.close();
   });
 
@@ -1430,7 +1433,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const dialog = page.getByRole('dialog', { name: 'Your changes to “Quay 1”' });
     const listed = dialog.getByTestId('gone-edit');
     await expect
-      .poll(async () => (await listed.allTextContents()).sort(), { timeout: 15_000 })
+      .poll(async () => (await listed.allTextContents()).sort(), { timeout: UI_WAIT_MS })
       .toEqual(['Move under: Quay 2', 'Offered under parent rows: Barents Sea', 'Region: Barents']);
     await rowNode(page, 'Quay 1').waitFor({ state: 'detached' });
     await context.close();
@@ -1504,7 +1507,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
         .filter({ has: page.getByTestId(mark) })
         .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-label')).sort());
     const marked = markedRows('not-sent');
-    await expect.poll(marked, { timeout: 15_000 }).toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4', 'Tool box']);
+    await expect.poll(marked, { timeout: UI_WAIT_MS }).toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4', 'Tool box']);
     const theirs = await serverCall(page, 'PATCH', `/api/directories/${sites.id}/rows/${north.id}`, {
       cells: ['North yard', 'Polar'],
     });
@@ -1526,11 +1529,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
         cells: string[];
       }[];
     await expect
-      .poll(async () => (await serverRows()).map((r) => r.cells[0]).sort(), { timeout: 15_000 })
+      .poll(async () => (await serverRows()).map((r) => r.cells[0]).sort(), { timeout: UI_WAIT_MS })
       .toEqual(['Crane', 'Dock 9', 'North yard', 'Pier 4', 'South gate', 'Tool box']);
     // Every change reaches the server (polled as a whole: the rows arrive push by push).
     await expect
-      .poll(async () => Object.fromEntries((await serverRows()).map((r) => [r.cells[0], r])), { timeout: 15_000 })
+      .poll(async () => Object.fromEntries((await serverRows()).map((r) => [r.cells[0], r])), { timeout: UI_WAIT_MS })
       .toMatchObject({
         'Tool box': { parentId: null },
         'Pier 4': { cells: ['Pier 4', 'Barents'] },
@@ -1540,11 +1543,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
         'South gate': { cells: ['South gate', 'Steppe east'] },
       });
     // Sent: no row waits any more.
-    await expect.poll(marked, { timeout: 15_000 }).toEqual([]);
+    await expect.poll(marked, { timeout: UI_WAIT_MS }).toEqual([]);
     // The notice leads from anywhere to the row, whose lost edit is shown with what the server kept.
     await row('South gate').waitFor();
     const notKept = markedRows('not-kept');
-    await expect.poll(notKept, { timeout: 15_000 }).toEqual(['North yard', 'South gate']);
+    await expect.poll(notKept, { timeout: UI_WAIT_MS }).toEqual(['North yard', 'South gate']);
     await page.getByRole('menuitem', { name: 'Tasks' }).click();
     const notice = page.getByTestId('lost-notice');
     await notice.getByRole('link', { name: 'Berths: North yard' }).waitFor();
@@ -1560,15 +1563,15 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await lost.getByRole('button', { name: 'Use my value' }).click();
     await lost.waitFor({ state: 'detached' });
     await expect
-      .poll(async () => (await serverRows()).find((r) => r.cells[0] === 'North yard')?.cells, { timeout: 15_000 })
+      .poll(async () => (await serverRows()).find((r) => r.cells[0] === 'North yard')?.cells, { timeout: UI_WAIT_MS })
       .toEqual(['North yard', 'Arctic circle']);
     // The deletion not kept is still announced; hidden from the notice, it is dismissed everywhere.
     await expect
-      .poll(() => notice.getByRole('link').allTextContents(), { timeout: 15_000 })
+      .poll(() => notice.getByRole('link').allTextContents(), { timeout: UI_WAIT_MS })
       .toEqual(['Berths: South gate']);
     await notice.getByRole('button', { name: 'Hide' }).click();
     await notice.waitFor({ state: 'detached' });
-    await expect.poll(notKept, { timeout: 15_000 }).toEqual([]);
+    await expect.poll(notKept, { timeout: UI_WAIT_MS }).toEqual([]);
     await context.close();
   });
 });

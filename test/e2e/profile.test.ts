@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, registeredPage, saveScreenshot, signIn } from '../helpers/browser';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot, signIn, UI_WAIT_MS } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite();
 /** Polls wait as long as locators do (the default second is short on a busy machine). */
-const POLL = { timeout: 15_000 };
+const POLL = { timeout: UI_WAIT_MS };
 
 async function newPage(locale = 'en-US') {
   const context = await suite.browser.newContext({ locale });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(UI_WAIT_MS);
   return { context, page };
 }
 

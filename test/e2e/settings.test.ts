@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { readOutbox } from '../../server/src/platform/mail/mailer';
-import { apiInPage, browserSuite, registeredPage, saveScreenshot, waitOrExplain } from '../helpers/browser';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot, UI_WAIT_MS, waitOrExplain } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite();
@@ -233,7 +233,7 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
     const member = await suite.browser.newContext({ locale: 'en-US' });
     await member.addInitScript((session) => localStorage.setItem('orbita.tokens', session), JSON.stringify(tokens));
     const memberPage = await member.newPage();
-    memberPage.setDefaultTimeout(15_000);
+    memberPage.setDefaultTimeout(UI_WAIT_MS);
     await memberPage.goto(`${suite.t.url}/settings/users`);
     await memberPage.getByText('Только для администраторов', { exact: true }).waitFor();
     expect(await memberPage.getByRole('tab').count()).toBe(0);

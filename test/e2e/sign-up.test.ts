@@ -3,7 +3,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, registeredPage, signInPage } from '../helpers/browser';
+import { apiInPage, browserSuite, registeredPage, signInPage, UI_WAIT_MS } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite();
@@ -29,7 +29,7 @@ describe.skipIf(!suite.available)('signing up in the browser', { timeout: 90_000
   it('registers an organization in Russian, lands on home with the onboarding checklist, and switches to English', async () => {
     const context = await suite.browser.newContext({ locale: 'ru-RU' });
     const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(UI_WAIT_MS);
     await page.goto(`${suite.t.url}/register`);
     await page.getByText('Новая организация').waitFor();
     await page.getByLabel('Название организации').fill('Склад №5');

@@ -1,6 +1,6 @@
 import type { Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { apiInPage, browserSuite, registeredPage, saveScreenshot } from '../helpers/browser';
+import { apiInPage, browserSuite, registeredPage, saveScreenshot, UI_WAIT_MS } from '../helpers/browser';
 
 const suite = browserSuite();
 
@@ -17,7 +17,7 @@ describe.skipIf(!suite.available)('the tabs of one browser and their session', {
     await first.getByRole('link', { name: 'Seen in both tabs' }).waitFor();
 
     const second = await context.newPage();
-    second.setDefaultTimeout(15_000);
+    second.setDefaultTimeout(UI_WAIT_MS);
     await second.goto(`${suite.t.url}/tasks`);
     await second.getByTestId('other-tab').waitFor();
     expect(await second.getByText('Orbita is open in another tab').count()).toBe(1);
@@ -47,7 +47,7 @@ describe.skipIf(!suite.available)('the tabs of one browser and their session', {
     });
     const tabs = [first, await context.newPage(), await context.newPage()];
     for (const tab of tabs.slice(1)) {
-      tab.setDefaultTimeout(15_000);
+      tab.setDefaultTimeout(UI_WAIT_MS);
       await tab.goto(suite.t.url);
       await tab.getByTestId('organization-name').waitFor();
     }
@@ -115,7 +115,7 @@ describe.skipIf(!suite.available)('the tabs of one browser and their session', {
     await page.reload();
     await page.getByTestId('organization-name').waitFor();
     // The page shows what it remembers before its first call to the server needs the refresh.
-    await expect.poll(() => refused, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => refused, { timeout: UI_WAIT_MS }).toBeGreaterThan(0);
     await page.getByTestId('organization-name').waitFor();
     const kept = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) ?? 'null') as {
       refreshToken: string;

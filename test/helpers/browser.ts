@@ -3,6 +3,11 @@ import { type Browser, type ConsoleMessage, chromium, type Locator, type Page } 
 import { afterAll, beforeAll } from 'vitest';
 import { startTestApp, type TestApp } from './app';
 
+/**
+ * How long a page is given to show what a test waits for. Generous: on a two-core machine two test
+ * files share the cores with the server, PostgreSQL and Chromium; a wait only bounds a failure.
+ */
+export const UI_WAIT_MS = 30_000;
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /**
@@ -50,7 +55,7 @@ export async function signIn(page: Page, email: string, password: string): Promi
 export async function signInPage(browser: Browser, url: string, email: string, password: string) {
   const context = await browser.newContext({ locale: 'en-US' });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(UI_WAIT_MS);
   await page.goto(`${url}/sign-in`);
   await signIn(page, email, password);
   return { context, page };
@@ -73,7 +78,7 @@ export async function registeredPage(
   emails.add(who.email);
   const context = await browser.newContext({ locale: 'en-US' });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  page.setDefaultTimeout(UI_WAIT_MS);
   await page.goto(`${url}/register`);
   await page.getByLabel('Organization name').fill(who.organization);
   await page.getByLabel('Your name').fill(who.name);
