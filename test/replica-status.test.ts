@@ -184,31 +184,33 @@ describe('pulled documents without their mark', () => {
 });
 
 describe('changes counted as waiting to be sent', () => {
+  /** Opens the admin's replica on `storage`, with `remembered` as the window's memory, the network on or not. */
+  const openOn = (storage: never, remembered: Map<string, string>, onLine: boolean) =>
+    Replica.open({
+      userId: admin.userId,
+      serverUrl: t.url,
+      storage,
+      memory: {
+        get: (key: string) => remembered.get(key) ?? null,
+        set: (key: string, value: string) => void remembered.set(key, value),
+        remove: (key: string) => void remembered.delete(key),
+      },
+      accessToken: () => admin.client.accessToken,
+      reauthenticate: async () => undefined,
+      window: {
+        navigator: { onLine },
+        addEventListener: () => undefined,
+        removeEventListener: () => undefined,
+      } as never,
+    });
+
   it('stop counting a task changed and changed back while offline, once the replica opens again', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'orbita-pending-'));
     const remembered = new Map<string, string>();
-    const memory = {
-      get: (key: string) => remembered.get(key) ?? null,
-      set: (key: string, value: string) => void remembered.set(key, value),
-      remove: (key: string) => void remembered.delete(key),
-    };
     const form = await createForm(admin);
     const task = await createTask(admin, form.id, { title: 'As the server has it' });
     const storage = replicaStorage(dir) as never;
-    const openHere = (onLine: boolean) =>
-      Replica.open({
-        userId: admin.userId,
-        serverUrl: t.url,
-        storage,
-        memory,
-        accessToken: () => admin.client.accessToken,
-        reauthenticate: async () => undefined,
-        window: {
-          navigator: { onLine },
-          addEventListener: () => undefined,
-          removeEventListener: () => undefined,
-        } as never,
-      });
+    const openHere = (onLine: boolean) => openOn(storage, remembered, onLine);
     try {
       const first = await openHere(true);
       await first.sync.awaitInitial();
@@ -225,7 +227,9 @@ describe('changes counted as waiting to be sent', () => {
       try {
         // Nothing differs from the server's state: nothing is waiting to be sent.
         await expect.poll(() => again.status$.value.pending, WAIT).toBe(0);
-        expect(Replica.pendingCount(admin.userId, memory)).toBe(0);
+        expect(
+          Replica.pendingCount(admin.userId, { get: (key) => remembered.get(key) ?? null, set: () => undefined }),
+        ).toBe(0);
       } finally {
         await again.close();
       }
@@ -251,23 +255,7 @@ describe('changes counted as waiting to be sent', () => {
     const form = await createForm(admin);
     const task = await createTask(admin, form.id, { title: 'As the server has it' });
     const storage = replicaStorage(dir) as never;
-    const openHere = (onLine: boolean, remembered: Map<string, string>) =>
-      Replica.open({
-        userId: admin.userId,
-        serverUrl: t.url,
-        storage,
-        memory: {
-          get: (key: string) => remembered.get(key) ?? null,
-          set: (key: string, value: string) => void remembered.set(key, value),
-        },
-        accessToken: () => admin.client.accessToken,
-        reauthenticate: async () => undefined,
-        window: {
-          navigator: { onLine },
-          addEventListener: () => undefined,
-          removeEventListener: () => undefined,
-        } as never,
-      });
+    const openHere = (onLine: boolean, remembered: Map<string, string>) => openOn(storage, remembered, onLine);
     try {
       const first = await openHere(true, new Map());
       await first.sync.awaitInitial();
