@@ -31,7 +31,8 @@ export interface Visibility {
   roleIds: readonly string[];
 }
 
-const TASK_COLUMNS = `t.id, t.form_id, t.status_id, t.title, t.description, t.fields, t.created_by, t.created_at, t.updated_at,
+/** The columns a task is presented from (`TaskRow`), of `tasks t`. */
+export const TASK_COLUMNS = `t.id, t.form_id, t.status_id, t.title, t.description, t.fields, t.created_by, t.created_at, t.updated_at,
   t.deleted_at, (extract(epoch FROM t.updated_at) * 1000000)::bigint::text AS updated_us`;
 
 /**

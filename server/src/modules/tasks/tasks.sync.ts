@@ -24,11 +24,8 @@ import {
   withValuesLeftOut,
 } from '../../platform/sync/sync-source';
 import { presentTasks } from './tasks.presenter';
-import { lockTask, type TaskRow } from './tasks.repo';
+import { lockTask, TASK_COLUMNS, type TaskRow } from './tasks.repo';
 import * as tasks from './tasks.service';
-
-const TASK_COLUMNS = `t.id, t.form_id, t.status_id, t.title, t.description, t.fields, t.created_by, t.created_at, t.updated_at,
-  t.deleted_at, (extract(epoch FROM t.updated_at) * 1000000)::bigint::text AS updated_us`;
 
 /** Same rule as REST: open form, one of the caller's roles, administrator, or assignee. */
 const VISIBLE_TO_CALLER = `($3::boolean OR EXISTS (SELECT 1 FROM forms f WHERE f.id = t.form_id
