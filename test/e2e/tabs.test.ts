@@ -100,12 +100,18 @@ describe.skipIf(!suite.available)('the tabs of one browser and their session', {
       email: 'pavel@example.org',
     });
     const before = JSON.parse(await page.evaluate(() => localStorage.getItem('orbita.tokens') as string)) as {
+      accessToken: string;
       refreshToken: string;
     };
-    await page.evaluate(
-      (tokens) => localStorage.setItem('orbita.tokens', JSON.stringify({ ...tokens, accessToken: 'expired' })),
-      before,
-    );
+    // The access token is refused from the reload on (as once it expires). Set in the reloaded
+    // document itself: a write made by the page before the reload may not be read yet by the next
+    // document, which then presented the valid token and never needed a refresh.
+    await page.addInitScript((issued) => {
+      const tokens = JSON.parse(localStorage.getItem('orbita.tokens') ?? 'null');
+      if (tokens?.accessToken === issued) {
+        localStorage.setItem('orbita.tokens', JSON.stringify({ ...tokens, accessToken: 'expired' }));
+      }
+    }, before.accessToken);
     // A proxy in front of a restarting server: no problem object, just the status.
     let refused = 0;
     await context.route('**/api/auth/refresh', (route) => {
