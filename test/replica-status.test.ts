@@ -170,6 +170,38 @@ describe('how old what the device shows may be', () => {
   });
 });
 
+describe('how old what the device shows may be, for an app that ends without closing', () => {
+  it('is remembered while in sync, and no longer once the connection went', async () => {
+    const memory = new Map<string, string>();
+    const key = `orbita.replica.${admin.userId}.syncedAt`;
+    const replica = await Replica.open({
+      userId: admin.userId,
+      serverUrl: t.url,
+      storage: getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never,
+      memory: { get: (name) => memory.get(name) ?? null, set: (name, value) => void memory.set(name, value) },
+      accessToken: () => admin.client.accessToken,
+      reauthenticate: async () => undefined,
+      syncedAtEveryMs: 50,
+    });
+    try {
+      await expect.poll(() => replica.status$.value.ready && replica.status$.value.online, WAIT).toBe(true);
+      // Remembered while the replica stays in sync, with no disconnection or closing to say it:
+      // an app killed now says its data is as of a moment ago.
+      await expect.poll(() => Number(memory.get(key) ?? 0), WAIT).toBeGreaterThan(0);
+      const first = Number(memory.get(key));
+      await expect.poll(() => Number(memory.get(key)), WAIT).toBeGreaterThan(first);
+      // Out of sync, the moment the connection went stays what the data is as of.
+      replica.socket.disconnect();
+      const wentAt = replica.status$.value.syncedAt;
+      expect(Number(memory.get(key))).toBe(wentAt);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(Number(memory.get(key))).toBe(wentAt);
+    } finally {
+      await replica.close();
+    }
+  });
+});
+
 describe('pulled documents without their mark', () => {
   it('are looked for once per replica, before its first pull, and not again once it has looked', async () => {
     const memory = new Map<string, string>();

@@ -74,7 +74,15 @@ export interface OpenReplicaOptions {
   window?: Pick<Window, 'addEventListener' | 'removeEventListener'> & { navigator: { onLine: boolean } };
   /** A replica written by an earlier release is being brought to the current schemas before it opens. */
   onUpgrade?: (progress: UpgradeProgress) => void;
+  /** How often, while in sync, now is remembered as the moment the data is as of (default a minute). */
+  syncedAtEveryMs?: number;
 }
+
+/**
+ * While in sync, now is remembered this often as what the data is as of: an app killed (it never
+ * left the synced state in an orderly way) says "as of" no earlier than this before the end.
+ */
+const SYNCED_AT_EVERY_MS = 60_000;
 
 /** Lost edits kept at the most (the oldest go first): a value each, so a few hundred records' worth. */
 const MAX_LOST = 1_000;
@@ -152,6 +160,8 @@ export class Replica {
   private readonly writing = new Set<string>();
   private readonly writes = new Map<string, number>();
   private settling?: ReturnType<typeof setTimeout>;
+  /** Remembers now every `syncedAtEveryMs` while in sync (`keepSyncedAt`). */
+  private keepingSyncedAt?: ReturnType<typeof setInterval>;
   private ended = false;
 
   private constructor(
@@ -160,6 +170,7 @@ export class Replica {
     readonly sync: ReplicaSync,
     private readonly userId: string,
     private readonly memory: Memory | undefined,
+    private readonly syncedAtEveryMs = SYNCED_AT_EVERY_MS,
   ) {
     this.pending = new Set(this.recall<string[]>('pending', []));
     this.lost$ = new BehaviorSubject(this.recall<LostEdit[]>('lost', []));
@@ -232,7 +243,7 @@ export class Replica {
       keepSetAside: (collection) => Replica.keptPerCollection(options.userId, 'setAside', collection, options.memory),
       keepAnswers: (collection) => Replica.keptPerCollection(options.userId, 'answers', collection, options.memory),
     });
-    replica = new Replica(db, socket, sync, options.userId, options.memory);
+    replica = new Replica(db, socket, sync, options.userId, options.memory, options.syncedAtEveryMs);
     const opened = replica;
     void sync.unrecordedPullsMarked?.then((ids) => {
       if (ids && !opened.ended) opened.keep('pullsMarked', true);
@@ -288,7 +299,18 @@ export class Replica {
     // Leaving the synced state (connected after a completed pull): that moment is what the data
     // shown from now on is as of.
     if (insync(before) && !insync(next)) next.syncedAt = this.keepSyncedAt();
+    this.keepSyncedAtWhileInSync(insync(next));
     this.status$.next(next);
+  }
+
+  /** Starts or stops remembering now while in sync (an app killed then never leaves it in order). */
+  private keepSyncedAtWhileInSync(inSync: boolean): void {
+    if (inSync && !this.keepingSyncedAt && !this.ended) {
+      this.keepingSyncedAt = setInterval(() => this.keepSyncedAt(), this.syncedAtEveryMs);
+    } else if (!inSync && this.keepingSyncedAt) {
+      clearInterval(this.keepingSyncedAt);
+      this.keepingSyncedAt = undefined;
+    }
   }
 
   /** Now, remembered as the last moment this device held everything the server had. */
@@ -664,6 +686,7 @@ export class Replica {
   private async end(finish: () => Promise<unknown>): Promise<void> {
     this.ended = true;
     if (insync(this.status$.value)) this.keepSyncedAt();
+    if (this.keepingSyncedAt) clearInterval(this.keepingSyncedAt);
     if (this.settling) clearTimeout(this.settling);
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     const cancelled = await this.sync.cancel().then(
