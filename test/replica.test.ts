@@ -19,6 +19,7 @@ import {
 import { changedTask, removedRecord } from '../renderer/src/data/replica';
 import { RecordGoneError, replicaFailureText } from '../renderer/src/data/replica-errors';
 import type { TaskDocument } from '../renderer/src/data/schemas';
+import { apiClient } from './helpers/api';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
 
@@ -77,6 +78,7 @@ async function replica(
   name: string,
   options: {
     onSignedOut?: () => void;
+    onDeactivated?: () => void;
     onDisk?: boolean;
     wrap?: (storage: RxStorage<unknown, unknown>) => RxStorage<unknown, unknown>;
     markUnrecordedPulls?: boolean;
@@ -92,6 +94,7 @@ async function replica(
 ): Promise<Replica> {
   const {
     onSignedOut,
+    onDeactivated,
     onDisk,
     wrap = (storage) => storage,
     markUnrecordedPulls,
@@ -127,6 +130,7 @@ async function replica(
     retryTimeMs: 200,
     onLostEdits: (edits) => lost.push(...edits),
     onSignedOut,
+    onDeactivated,
     markUnrecordedPulls,
   });
   const created = { db, socket, sync, lost };
@@ -959,17 +963,43 @@ describe('desktop replicas', () => {
   it('pauses replication when the session ends, keeping local edits for later', async () => {
     const bob = await createMember(t, admin, { name: 'Bob' });
     let signedOut = 0;
+    let deactivated = 0;
     const copy = await replica(bob, 'bob-laptop', {
       onSignedOut: () => {
         signedOut += 1;
       },
+      onDeactivated: () => {
+        deactivated += 1;
+      },
     });
     await admin.client.patch(`/api/users/${bob.userId}`, { status: 'deactivated' });
-    // The next pull or push is refused: replication pauses and says so once.
+    // The next pull or push is refused: replication pauses and says so once, and why once.
     await copy.db.tasks.insert({ id: crypto.randomUUID(), formId: form.id, title: 'Written while signed out' });
-    await vi.waitFor(() => expect(signedOut).toBe(1), WAIT);
+    await vi.waitFor(() => expect([signedOut, deactivated]).toEqual([1, 1]), WAIT);
     const states = Object.values(copy.sync.states);
     expect(states.every((state) => state?.isStoppedOrPaused())).toBe(true);
     expect((await copy.db.tasks.find({ selector: { title: 'Written while signed out' } }).exec()).length).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect([signedOut, deactivated]).toEqual([1, 1]);
+    await closeReplica(copy);
+  });
+
+  it('tells a session signed out elsewhere from a deactivated account', async () => {
+    const dana = await createMember(t, admin, { name: 'Dana' });
+    let signedOut = 0;
+    let deactivated = 0;
+    const copy = await replica(dana, 'dana-laptop', {
+      onSignedOut: () => {
+        signedOut += 1;
+      },
+      onDeactivated: () => {
+        deactivated += 1;
+      },
+    });
+    await apiClient(t).post('/api/auth/logout', { refreshToken: dana.refreshToken });
+    await vi.waitFor(() => expect(signedOut).toBe(1), WAIT);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(deactivated).toBe(0);
+    await closeReplica(copy);
   });
 });

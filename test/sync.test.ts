@@ -65,6 +65,39 @@ describe('connecting', () => {
     expect(swap.ok).toBe(false);
     expect((await client.pull('users', null)).ok).toBe(true);
   });
+
+  it('ends the stream of a session that ended, saying why first: a deactivated account, or a sign-out', async () => {
+    const ended = async (member: Member, end: () => Promise<unknown>) => {
+      const client = await replica(member);
+      // The stream serves replicas that have pulled.
+      expect((await client.pull('tasks', null)).ok).toBe(true);
+      const events: string[] = [];
+      client.socket.on('sync:ended', (problem: { status: number; code: string }) =>
+        events.push(`ended ${problem.status} ${problem.code}`),
+      );
+      const disconnected = new Promise<void>((resolve) =>
+        client.socket.on('disconnect', (reason) => {
+          events.push(reason);
+          resolve();
+        }),
+      );
+      await end();
+      await disconnected;
+      return events;
+    };
+    // An organization of its own: the others' tests count their users.
+    const boss = await createOrg(t, 'Changing staff');
+    const leaving = await createMember(t, boss, { name: 'Leaving' });
+    expect(
+      await ended(leaving, () => boss.client.patch(`/api/users/${leaving.userId}`, { status: 'deactivated' })),
+    ).toEqual(['ended 403 account_deactivated', 'io server disconnect']);
+    const signingOut = await createMember(t, boss, { name: 'Signing out' });
+    expect(
+      await ended(signingOut, () =>
+        signingOut.client.post('/api/auth/logout', { refreshToken: signingOut.refreshToken }),
+      ),
+    ).toEqual(['ended 401 invalid_token', 'io server disconnect']);
+  });
 });
 
 describe('pull', () => {

@@ -50,6 +50,26 @@ export function onTokens(listener: TokensListener): () => void {
   return () => tokenListeners.delete(listener);
 }
 
+const deactivationListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` when the server says the signed-in account is deactivated (`accountDeactivated`),
+ * before the session's tokens are forgotten.
+ */
+export function onAccountDeactivated(listener: () => void): () => void {
+  deactivationListeners.add(listener);
+  return () => deactivationListeners.delete(listener);
+}
+
+/**
+ * The server said the signed-in account is deactivated (a request, a refresh or the sync
+ * connection): the session ends and this device's copy of the account's data is removed
+ * (`ReplicaProvider`).
+ */
+export function accountDeactivated(): void {
+  for (const listener of [...deactivationListeners]) listener();
+}
+
 /**
  * Where the server is: this page's origin in the browser build; the configured server in the
  * desktop app, whose pages come from `app://orbita`.
@@ -180,6 +200,7 @@ export function refreshSession(rejected?: string): Promise<Tokens | undefined> {
         if (refreshed.status >= 500 || refreshed.status === 408 || refreshed.status === 429) {
           throw new ApiError(await problemOf(refreshed));
         }
+        if ((await problemOf(refreshed)).code === 'account_deactivated') accountDeactivated();
         // Another tab without Web Locks may have refreshed first: its tokens are the session now.
         const current = storedTokens();
         if (current && current.refreshToken !== tokens.refreshToken) return current;
@@ -302,6 +323,10 @@ async function authorized(
     tokens = await refreshSession(tokens.accessToken);
     if (tokens) response = await send(method, path, body, tokens.accessToken, headers);
   }
-  if (!response.ok) throw new ApiError(await problemOf(response));
+  if (!response.ok) {
+    const problem = await problemOf(response);
+    if (tokens && problem.code === 'account_deactivated') accountDeactivated();
+    throw new ApiError(problem);
+  }
   return response;
 }

@@ -5,7 +5,7 @@ import { StrictMode, useEffect, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { useTranslation } from 'react-i18next';
 import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-router';
-import { onTokens, sendUnsentSignOuts, storedTokens } from './api';
+import { onAccountDeactivated, onTokens, sendUnsentSignOuts, storedTokens } from './api';
 import { ReplicaProvider, useReplica } from './data/replica-context';
 import { desktopBridge } from './desktop';
 import { type Language, languageChosen, setLanguage } from './i18n';
@@ -88,6 +88,8 @@ function Shell() {
   // leaves its sign-in page for the home page.
   const signedInRef = useRef(signedIn);
   signedInRef.current = signedIn;
+  // A deactivated account is signed out here; the sign-in page says what became of its data.
+  useEffect(() => onAccountDeactivated(() => navigateRef.current('/sign-in')), []);
   useEffect(
     () =>
       onTokens((tokens, source) => {

@@ -5,6 +5,8 @@ import {
   apiInPage,
   browserSuite,
   choose,
+  heldOnDevice,
+  joinedPerson,
   registeredPage,
   replicaIs,
   replicaState,
@@ -14,7 +16,6 @@ import {
   UI_WAIT_MS,
   waitOrExplain,
 } from '../helpers/browser';
-import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite({ config: { syncPollMs: 100 } });
 
@@ -85,20 +86,6 @@ async function assignedOnServer(page: Page, taskId: string): Promise<string[]> {
   return (body.assignees as { userId: string }[]).map((assignee) => assignee.userId).sort();
 }
 
-/** A colleague invited by the administrator of `page` who has joined (set a password): their id. */
-async function joinedPerson(page: Page, name: string, email: string): Promise<string> {
-  const { id } = (await apiInPage(page, 'POST', '/api/users', { email, name })) as { id: string };
-  // Invited people join by setting a password: only then can they be assigned.
-  const token = await tokenFromOutbox(suite.t, email);
-  const joined = await fetch(`${suite.t.url}/api/auth/reset-password`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ token, password: `${name} joins the crew` }),
-  });
-  expect(joined.status).toBe(204);
-  return id;
-}
-
 /**
  * A new organization's administrator on the task page of its one task ("Boiler room"), the
  * replica online and synced: what the offline edits below are based on.
@@ -119,19 +106,6 @@ async function taskList(who: Parameters<typeof registeredPage>[2]) {
   await page.goto(`${suite.t.url}/tasks`);
   await page.getByRole('link', { name: 'Boiler room' }).waitFor();
   return { context, page, task };
-}
-
-/** What the browser of `page` holds of its signed-in user: IndexedDB databases and remembered keys. */
-async function heldOnDevice(page: Page): Promise<() => Promise<string[]>> {
-  const userId = (
-    JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.me'))) as string) as { user: { id: string } }
-  ).user.id;
-  return () =>
-    page.evaluate(async (id) => {
-      const databases = (await indexedDB.databases()).map((database) => database.name ?? '');
-      const keys = Object.keys(localStorage).filter((key) => key === 'orbita.me' || key.includes(id));
-      return [...databases.filter((name) => name.includes(id)), ...keys];
-    }, userId);
 }
 
 /** The cells of a directory row as the page's replica holds it in IndexedDB (the browser build's storage). */
@@ -480,8 +454,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       email: 'zoe@example.org',
     });
     const { task } = await arrange(page);
-    const ivan = await joinedPerson(page, 'Ivan', 'ivan.dock@example.org');
-    const olga = await joinedPerson(page, 'Olga', 'olga.dock@example.org');
+    const ivan = await joinedPerson(suite.t, page, 'Ivan', 'ivan.dock@example.org');
+    const olga = await joinedPerson(suite.t, page, 'Olga', 'olga.dock@example.org');
     const onServer = () => assignedOnServer(page, task.id);
     await page.goto(`${suite.t.url}/tasks/${task.id}`);
     await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
@@ -552,8 +526,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       name: 'Yana',
       email: 'yana.pier@example.org',
     });
-    const ivan = await joinedPerson(page, 'Ivan', 'ivan.pier@example.org');
-    const olga = await joinedPerson(page, 'Olga', 'olga.pier@example.org');
+    const ivan = await joinedPerson(suite.t, page, 'Ivan', 'ivan.pier@example.org');
+    const olga = await joinedPerson(suite.t, page, 'Olga', 'olga.pier@example.org');
     const me = ((await apiInPage(page, 'GET', '/api/auth/me')) as { user: { id: string } }).user.id;
     const divers = (await apiInPage(page, 'POST', '/api/roles', { name: 'Divers', memberIds: [olga] })) as {
       id: string;
@@ -623,8 +597,8 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       email: 'xenia.quay@example.org',
     });
     const { task } = await arrange(page);
-    const ivan = await joinedPerson(page, 'Ivan', 'ivan.quay@example.org');
-    const olga = await joinedPerson(page, 'Olga', 'olga.quay@example.org');
+    const ivan = await joinedPerson(suite.t, page, 'Ivan', 'ivan.quay@example.org');
+    const olga = await joinedPerson(suite.t, page, 'Olga', 'olga.quay@example.org');
     expect((await serverCall(page, 'POST', `/api/tasks/${task.id}/assignees`, { userId: olga })).status).toBe(200);
     // What the server answers a push of the task made without a base (the replica held no server
     // state for it) whose set differs from the server's: the whole set, reported as lost.

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { type Browser, type ConsoleMessage, chromium, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startTestApp, type TestApp } from './app';
+import { tokenFromOutbox } from './factories';
 
 /**
  * How long a page is given to show what a test waits for. Generous: on a two-core machine two test
@@ -203,4 +204,42 @@ export async function choose(page: Page, label: string, option: string) {
     .locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)')
     .getByTitle(option, { exact: true })
     .click();
+}
+
+/**
+ * A colleague invited by the administrator of `page` who has joined (set the password
+ * `<name> joins the crew`): their id.
+ */
+export async function joinedPerson(t: TestApp, page: Page, name: string, email: string): Promise<string> {
+  const { id } = (await apiInPage(page, 'POST', '/api/users', { email, name })) as { id: string };
+  // Invited people join by setting a password: only then can they be assigned.
+  const token = await tokenFromOutbox(t, email);
+  const joined = await fetch(`${t.url}/api/auth/reset-password`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ token, password: `${name} joins the crew` }),
+  });
+  expect(joined.status).toBe(204);
+  return id;
+}
+
+/** What the browser of `page` holds of `userId`: IndexedDB databases and remembered keys. */
+export function heldBy(page: Page, userId: string): Promise<string[]> {
+  return page.evaluate(async (id) => {
+    const databases = (await indexedDB.databases()).map((database) => database.name ?? '');
+    const keys = Object.keys(localStorage).filter((key) => key === 'orbita.me' || key.includes(id));
+    return [...databases.filter((name) => name.includes(id)), ...keys];
+  }, userId);
+}
+
+/** The user signed in on `page`, as the app remembers them. */
+export async function signedInUserId(page: Page): Promise<string> {
+  const me = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.me'))) as string);
+  return (me as { user: { id: string } }).user.id;
+}
+
+/** What the browser of `page` holds of its signed-in user: IndexedDB databases and remembered keys. */
+export async function heldOnDevice(page: Page): Promise<() => Promise<string[]>> {
+  const userId = await signedInUserId(page);
+  return () => heldBy(page, userId);
 }

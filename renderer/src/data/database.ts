@@ -181,6 +181,8 @@ export function startReplicaSync(
     onSyncProblem?: (collection: CollectionName, direction: SyncDirection, problem: SyncTrouble | undefined) => void;
     /** Called when the server no longer accepts the session: replication pauses until `resume()`. */
     onSignedOut?: () => void;
+    /** Called once (after `onSignedOut`'s pause begins) when the server says the account is deactivated. */
+    onDeactivated?: () => void;
     /**
      * Called when the access token expired: a fresh token (sent to the server with `sync:auth`, the
      * stream goes on) or undefined when the session is over.
@@ -251,6 +253,13 @@ export function startReplicaSync(
     signedOut = true;
     void Promise.all(all.map((state) => state.pause())).then(() => options.onSignedOut?.());
   };
+  let deactivated = false;
+  const deactivate = () => {
+    signOut();
+    if (deactivated) return;
+    deactivated = true;
+    options.onDeactivated?.();
+  };
   const describe = (value: unknown) =>
     JSON.stringify(value, (_key, inner) => (inner instanceof Error ? { ...inner, message: inner.message } : inner));
   let renewing = false;
@@ -274,15 +283,19 @@ export function startReplicaSync(
   for (const state of all) {
     state.error$.subscribe((error) => {
       const text = `${error.message} ${describe((error as { parameters?: unknown }).parameters)}`;
-      if (/account_deactivated/.test(text)) signOut();
+      if (/account_deactivated/.test(text)) deactivate();
       else if (/"status":401|unauthenticated|invalid_token|token_expired/.test(text)) renew();
     });
   }
   // A reconnect with an expired token is refused at the handshake.
   socket.on('connect_error', (error) => {
     const data = (error as { data?: { status?: number; code?: string } }).data;
-    if (data?.code === 'account_deactivated') signOut();
+    if (data?.code === 'account_deactivated') deactivate();
     else if (data?.status === 401) renew();
+  });
+  // The server says why it ends the stream of a session that ended, then drops the connection.
+  socket.on('sync:ended', (problem?: { code?: string }) => {
+    if (problem?.code === 'account_deactivated') deactivate();
   });
   // The server drops the connection of a session that ended (sign-out elsewhere, deactivation).
   socket.on('disconnect', (reason) => {
@@ -306,6 +319,7 @@ export function startReplicaSync(
     },
     async resume() {
       signedOut = false;
+      deactivated = false;
       await Promise.all(all.map((state) => state.start()));
     },
     async cancel() {

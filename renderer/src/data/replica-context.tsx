@@ -4,8 +4,10 @@ import type { RxStorage } from 'rxdb';
 import { map, type Observable } from 'rxjs';
 import {
   ApiError,
+  accountDeactivated,
   api,
   endSessionOnServer,
+  onAccountDeactivated,
   onTokens,
   refreshSession,
   serverUrl,
@@ -16,7 +18,7 @@ import { desktopReplicaPort, onReplacedReplicaPort } from '../desktop';
 import type { UpgradeProgress } from './database';
 import { followReplicaPorts } from './desktop-replica';
 import { type Memory, Replica, type ReplicaStatus } from './replica';
-import { browserReplicaStorage } from './storage';
+import { browserReplicaStorage, remoteReplicaStorage } from './storage';
 import { claimReplica, type TabOwnership } from './tab-owner';
 
 const ME_KEY = 'orbita.me';
@@ -46,7 +48,15 @@ export interface SignOutOptions {
   removeCopy: boolean;
 }
 
+/**
+ * The removal of this device's copy after the server said the account is deactivated: under way,
+ * done, or failed (why).
+ */
+export type DeactivatedCopy = { removal: 'under way' } | { removal: 'done' } | { removal: 'failed'; reason: string };
+
 interface ReplicaContextValue extends ReplicaState {
+  /** The signed-in account was deactivated: what became of this device's copy of its data. */
+  deactivated?: DeactivatedCopy;
   /**
    * Ends the session on the server and here, then closes the replica or removes this device's copy;
    * rejects when the copy could not be removed.
@@ -63,6 +73,29 @@ export function activeReplica(): Replica | undefined {
   return active;
 }
 
+/** Who was signed in last on this device, as remembered. */
+function rememberedMe(): Me | undefined {
+  const remembered = localStorage.getItem(ME_KEY);
+  return remembered ? (JSON.parse(remembered) as Me) : undefined;
+}
+
+/**
+ * Removes `userId`'s copy without opening it (the session ended before it was opened): through a
+ * port of its own to the desktop app's replica process, or from this browser's IndexedDB.
+ */
+async function removeUnopenedCopy(userId: string, browserStorage: () => Promise<RxStorage<unknown, unknown>>) {
+  const desktopPort = desktopReplicaPort();
+  if (!desktopPort) {
+    return Replica.removeCopy({ userId, storage: await browserStorage(), memory: replicaMemory });
+  }
+  const port = await desktopPort;
+  try {
+    await Replica.removeCopy({ userId, storage: remoteReplicaStorage(port), memory: replicaMemory });
+  } finally {
+    port.close?.();
+  }
+}
+
 /** The signed-in user: from the server, or as remembered when it cannot be reached. */
 async function whoAmI(): Promise<Me | undefined> {
   try {
@@ -72,8 +105,7 @@ async function whoAmI(): Promise<Me | undefined> {
   } catch (caught) {
     // Unreachable, or failing for now (a restart behind a proxy): the device works from its copy.
     if (caught instanceof ApiError && (caught.problem.status === 0 || caught.problem.status >= 500)) {
-      const remembered = localStorage.getItem(ME_KEY);
-      return remembered ? (JSON.parse(remembered) as Me) : undefined;
+      return rememberedMe();
     }
     return undefined;
   }
@@ -108,6 +140,7 @@ export function ReplicaProvider({
   storage?: () => Promise<RxStorage<unknown, unknown>>;
 }) {
   const [state, setState] = useState<ReplicaState>({});
+  const [deactivated, setDeactivated] = useState<DeactivatedCopy>();
   const [session, setSession] = useState(() => storedTokens()?.refreshToken);
   const storageRef = useRef(storage);
   // How the current session's replica ends (set by `signOut`), and who waits for that ending.
@@ -120,7 +153,10 @@ export function ReplicaProvider({
       // A new session (sign-in) opens a replica; its end (sign-out) closes it. Refreshes keep it.
       onTokens((tokens) => {
         if (!tokens) setSession(undefined);
-        else setSession((current) => current ?? tokens.refreshToken);
+        else {
+          setSession((current) => current ?? tokens.refreshToken);
+          setDeactivated(undefined);
+        }
       }),
     [],
   );
@@ -143,6 +179,7 @@ export function ReplicaProvider({
         storage: replicaStorage,
         accessToken: () => storedTokens()?.accessToken,
         reauthenticate: async (rejected) => (await refreshSession(rejected))?.accessToken,
+        onDeactivated: accountDeactivated,
         memory: replicaMemory,
         window,
         onUpgrade: (upgrading) => !closed && setState({ me, upgrading }),
@@ -174,7 +211,7 @@ export function ReplicaProvider({
       }
     };
     let removeWhenEnded = false;
-    const shut = async (remove = false) => {
+    const shut = async (remove: boolean, me: Me | undefined) => {
       if (desktop) return desktop.stop({ remove });
       const closing = opened;
       if (closing) {
@@ -182,13 +219,14 @@ export function ReplicaProvider({
         return remove ? closing.remove() : closing.close();
       }
       // Another tab holds the copy: it closes it as the session ends there too, then it goes.
-      const me = signedIn;
       if (remove && !owning && ownership && me) {
         const held = ownership;
         const removal = async () =>
           Replica.removeCopy({ userId: me.user.id, storage: await storageRef.current(), memory: replicaMemory });
         return held.releaseThen(removal);
       }
+      // Ended before the copy was opened (the server refused who is signed in): removed unopened.
+      if (remove && !ownership && me) return removeUnopenedCopy(me.user.id, storageRef.current);
     };
     void (async () => {
       const me = await whoAmI();
@@ -218,7 +256,7 @@ export function ReplicaProvider({
         elsewhere: () => !closed && setState({ me, elsewhere: true, useHere: () => ownership?.takeOver() }),
         handOver: () => {
           owning = false;
-          return shut();
+          return shut(false, undefined);
         },
       });
     })();
@@ -227,10 +265,11 @@ export function ReplicaProvider({
       removeWhenEnded = removeOnEnd.current;
       removeOnEnd.current = false;
       sessionOpen.current = false;
+      const me = signedIn ?? rememberedMe();
       // Nothing of the user stays on the device: not even who was signed in last.
       if (removeWhenEnded) localStorage.removeItem(ME_KEY);
       // The lock goes once the replica is closed, so the next holder finds IndexedDB free.
-      const ending = shut(removeWhenEnded).finally(() => ownership?.release());
+      const ending = shut(removeWhenEnded, me).finally(() => ownership?.release());
       ending.catch(() => undefined);
       sessionEnded.current?.(ending);
       sessionEnded.current = undefined;
@@ -240,6 +279,11 @@ export function ReplicaProvider({
 
   const signOut = async ({ removeCopy }: SignOutOptions) => {
     await endSessionOnServer(storedTokens()?.refreshToken).catch(() => undefined);
+    await endSession(removeCopy);
+  };
+
+  /** Forgets the session's tokens, then closes its replica or removes this device's copy. */
+  const endSession = async (removeCopy: boolean) => {
     if (!sessionOpen.current) return storeTokens(undefined);
     removeOnEnd.current = removeCopy;
     // The session's end (on the next render) closes or removes its replica: wait for that.
@@ -261,7 +305,24 @@ export function ReplicaProvider({
       root.dataset.replica = `${link} ${status.ready ? 'ready' : 'syncing'}`;
     }
   }, [status]);
-  return <ReplicaContext.Provider value={{ ...state, signOut }}>{children}</ReplicaContext.Provider>;
+  // A deactivated account's session ends here, and its data leaves the device: the server ended its
+  // sessions, and nothing it holds could be sent anyway.
+  const endSessionRef = useRef(endSession);
+  endSessionRef.current = endSession;
+  useEffect(
+    () =>
+      onAccountDeactivated(() => {
+        if (!sessionOpen.current) return;
+        setDeactivated({ removal: 'under way' });
+        endSessionRef.current(true).then(
+          () => setDeactivated({ removal: 'done' }),
+          (caught: unknown) =>
+            setDeactivated({ removal: 'failed', reason: caught instanceof Error ? caught.message : String(caught) }),
+        );
+      }),
+    [],
+  );
+  return <ReplicaContext.Provider value={{ ...state, deactivated, signOut }}>{children}</ReplicaContext.Provider>;
 }
 
 export function useReplica(): ReplicaContextValue {

@@ -69,6 +69,8 @@ export interface OpenReplicaOptions {
    * refreshing again.
    */
   reauthenticate: (rejected: string | undefined) => Promise<string | undefined>;
+  /** The server said the account is deactivated (the replica has paused as signed out). */
+  onDeactivated?: () => void;
   memory?: Memory;
   /** Follow the browser's online/offline events (the window's network). */
   window?: Pick<Window, 'addEventListener' | 'removeEventListener'> & { navigator: { onLine: boolean } };
@@ -232,6 +234,7 @@ export class Replica {
       onSending: (_collection, ids) => replica?.sending(ids),
       onSyncProblem: (collection, direction, problem) => replica?.troubled(`${direction} ${collection}`, problem),
       onSignedOut: () => replica?.update({ signedOut: true, online: false }),
+      onDeactivated: options.onDeactivated,
       reauthenticate: async () => {
         const token = await options.reauthenticate(presented);
         if (token) presented = token;

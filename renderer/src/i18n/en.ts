@@ -27,6 +27,12 @@ export const en: Strings = {
     noAccount: 'No organization yet?',
     register: 'Register one',
     failed: 'Could not sign in',
+    deactivatedRemoving:
+      'This account has been deactivated by an administrator of your organization. Its data is being removed from this device…',
+    deactivatedRemoved:
+      'This account has been deactivated by an administrator of your organization. Its data has been removed from this device.',
+    deactivatedKept:
+      'This account has been deactivated by an administrator of your organization. Its data could not be removed from this device: {{reason}}. Close other Orbita windows and open Orbita again.',
   },
   register: {
     title: 'New organization',

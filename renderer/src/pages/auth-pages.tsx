@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { ApiError, api, storeTokens } from '../api';
+import { useReplica } from '../data/replica-context';
 import { problemWords } from '../problem-words';
 
 interface TokenResponse {
@@ -39,9 +40,25 @@ function Centered({ children }: { children: React.ReactNode }) {
 export function SignInPage() {
   const { t } = useTranslation();
   const { error, busy, submit } = useSubmit('/api/auth/login', 'signIn.failed');
+  const { deactivated } = useReplica();
   return (
     <Centered>
       <Card title={t('signIn.title')} style={{ width: 380 }}>
+        {deactivated && (
+          <Alert
+            type={deactivated.removal === 'failed' ? 'error' : 'warning'}
+            role="alert"
+            data-testid="deactivated"
+            style={{ marginBottom: 16 }}
+            title={
+              deactivated.removal === 'under way'
+                ? t('signIn.deactivatedRemoving')
+                : deactivated.removal === 'done'
+                  ? t('signIn.deactivatedRemoved')
+                  : t('signIn.deactivatedKept', { reason: deactivated.reason })
+            }
+          />
+        )}
         {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 16 }} />}
         <Form layout="vertical" onFinish={submit} requiredMark={false}>
           <Form.Item name="email" label={t('signIn.email')} rules={[{ required: true, message: t('errors.required') }]}>

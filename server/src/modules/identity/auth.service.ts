@@ -10,7 +10,7 @@ import { resetPasswordMail } from './identity.mail';
 import { presentModules, presentOrganization, presentRole, presentUser } from './identity.presenter';
 import * as repo from './identity.repo';
 import { hashPassword, verifyPassword } from './passwords';
-import { type ClientInfo, issueSession, type SessionDeps, sessionTokens } from './sessions.service';
+import { accountDeactivated, type ClientInfo, issueSession, type SessionDeps, sessionTokens } from './sessions.service';
 
 export interface AuthDeps extends SessionDeps {
   events: EventBus;
@@ -85,9 +85,7 @@ export async function login(
       'The e-mail or password is wrong. Check them, or reset the password.',
     );
   }
-  if (user.status === 'deactivated') {
-    throw Problem.of('account_deactivated', 'This account is deactivated. Ask an administrator of your organization.');
-  }
+  if (user.status === 'deactivated') throw accountDeactivated();
   await repo.clearLoginFailures(deps.db, accountKey);
   const issued = await deps.db.transaction((tx) =>
     issueSession(deps, tx, { id: user.id, organizationId: user.organization_id }, client),

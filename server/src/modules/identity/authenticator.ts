@@ -2,8 +2,8 @@ import { GATED_MODULES } from '@shared/api/access';
 import { type AccessTokens, unauthenticated } from '../../platform/auth/access-tokens';
 import type { Authenticate } from '../../platform/auth/auth-context';
 import type { Db } from '../../platform/db/db';
-import { Problem } from '../../platform/http/problem';
 import { findCaller } from './identity.repo';
+import { accountDeactivated } from './sessions.service';
 
 /**
  * Resolves `Authorization: Bearer <access JWT>` to the caller. The token's session and user are
@@ -17,15 +17,11 @@ export function createAuthenticator(db: Db, tokens: AccessTokens): Authenticate 
     }
     const claims = await tokens.verify(match[1] as string);
     const caller = await findCaller(db, claims.organizationId, claims.userId, claims.sessionId);
-    if (!caller || caller.session_revoked) {
-      throw unauthenticated('The session has ended. Sign in again.', 'invalid_token');
-    }
-    if (caller.status !== 'active') {
-      throw Problem.of(
-        'account_deactivated',
-        'This account is deactivated. Ask an administrator of your organization.',
-      );
-    }
+    if (!caller) throw unauthenticated('The session has ended. Sign in again.', 'invalid_token');
+    // Said before the session's end (deactivation ends every session): the holder of the token
+    // learns why, and the app removes the account's data from the device.
+    if (caller.status !== 'active') throw accountDeactivated();
+    if (caller.session_revoked) throw unauthenticated('The session has ended. Sign in again.', 'invalid_token');
     return {
       kind: 'user',
       userId: claims.userId,

@@ -3,6 +3,7 @@ import type { AccessTokens } from '../../platform/auth/access-tokens';
 import { unauthenticated } from '../../platform/auth/access-tokens';
 import { randomToken, sha256Hex } from '../../platform/auth/secrets';
 import type { Db, Queryable } from '../../platform/db/db';
+import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import * as repo from './identity.repo';
 
@@ -65,7 +66,12 @@ export async function sessionTokens(deps: SessionDeps, issued: IssuedSession): P
   return { accessToken, refreshToken: issued.refreshToken, expiresIn: deps.tokens.lifetimeSeconds };
 }
 
-type RefreshOutcome = { ok: true; issued: IssuedSession } | { ok: false; reused: boolean };
+type RefreshOutcome = { ok: true; issued: IssuedSession } | { ok: false; reused: boolean; deactivated?: boolean };
+
+/** The answer to a token, refresh or sign-in of a deactivated account (403 `account_deactivated`). */
+export function accountDeactivated(): Problem {
+  return Problem.of('account_deactivated', 'This account is deactivated. Ask an administrator of your organization.');
+}
 
 const invalidRefresh = () =>
   unauthenticated('The refresh token is not valid or has expired. Sign in again.', 'invalid_refresh_token');
@@ -86,9 +92,13 @@ export async function refreshSession(
     if (!familyId) return { ok: false, reused: false };
     const family = await repo.lockSessionFamily(tx, familyId, tokenHash, deps.refreshGraceSeconds);
     const presented = family.find((session) => session.presented);
-    if (!presented || presented.revoked_at) return { ok: false, reused: false };
+    if (!presented) return { ok: false, reused: false };
+    // Deactivation ended the session: its holder learns why (the app then removes the account's
+    // data from the device), whichever of the family's tokens it holds.
+    const user = await repo.findUser(tx, presented.organization_id, presented.user_id);
+    if (user?.status === 'deactivated') return { ok: false, reused: false, deactivated: true };
+    if (presented.revoked_at) return { ok: false, reused: false };
     const active = family.find((session) => !session.replaced_by_session_id && !session.revoked_at);
-    const user = active && (await repo.findUser(tx, active.organization_id, active.user_id));
     if (!active || !user || user.status !== 'active') return { ok: false, reused: false };
 
     const isActive = presented.id === active.id;
@@ -104,6 +114,7 @@ export async function refreshSession(
     return { ok: true, issued: next };
   });
   if (outcome.ok) return sessionTokens(deps, outcome.issued);
+  if (outcome.deactivated) throw accountDeactivated();
   if (outcome.reused) {
     throw unauthenticated(
       'This refresh token was already used, so the session may be stolen: all its tokens are revoked. Sign in again.',

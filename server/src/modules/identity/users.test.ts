@@ -154,17 +154,32 @@ describe('users and roles', () => {
     expect((await admin.client.get(`/api/users/${invited.body.id}`)).body.status).toBe('active');
   });
 
-  it('deactivation ends the user’s sessions at once and blocks sign-in', async () => {
+  it('deactivation ends the user’s sessions at once, saying why, and blocks sign-in', async () => {
     const member = await createMember(t, admin);
+    // A token of an earlier session, signed out since, is told too.
+    const earlier = await signIn(t, member.email, member.password);
+    await apiClient(t).post('/api/auth/logout', { refreshToken: earlier.refreshToken });
     expect((await admin.client.patch(`/api/users/${member.userId}`, { status: 'deactivated' })).body.status).toBe(
       'deactivated',
     );
-    expect((await member.client.get('/api/auth/me')).status).toBe(401);
-    expect((await apiClient(t).post('/api/auth/refresh', { refreshToken: member.refreshToken })).status).toBe(401);
+    // Whoever holds the session's tokens learns why it ended (the app removes the account's data).
+    const me = await member.client.get('/api/auth/me');
+    expect([me.status, me.body.code]).toEqual([403, 'account_deactivated']);
+    for (const refreshToken of [member.refreshToken, earlier.refreshToken]) {
+      const refresh = await apiClient(t).post('/api/auth/refresh', { refreshToken });
+      expect([refresh.status, refresh.body.code]).toEqual([403, 'account_deactivated']);
+    }
+    const unknown = await apiClient(t).post('/api/auth/refresh', { refreshToken: 'never issued' });
+    expect(unknown.status).toBe(401);
     const login = await apiClient(t).post('/api/auth/login', { email: member.email, password: member.password });
     expect(login.status).toBe(403);
     expect(login.body.code).toBe('account_deactivated');
     await admin.client.patch(`/api/users/${member.userId}`, { status: 'active' });
+    // Active again, the ended sessions stay ended: signing in starts a new one.
+    const after = await member.client.get('/api/auth/me');
+    expect([after.status, after.body.code]).toEqual([401, 'invalid_token']);
+    const refresh = await apiClient(t).post('/api/auth/refresh', { refreshToken: member.refreshToken });
+    expect([refresh.status, refresh.body.code]).toEqual([401, 'invalid_refresh_token']);
     await signIn(t, member.email, member.password);
   });
 

@@ -333,7 +333,10 @@ export function attachSync(
     let auth: AuthContext;
     try {
       auth = await caller(socket);
-    } catch {
+    } catch (error) {
+      // Why the stream ends is said first (`sync:ended`): a deactivated account's app removes the
+      // account's data from the device, a signed-out one keeps it for the next sign-in.
+      (socket as unknown as Socket).emit('sync:ended', toProblem(error).toBody(undefined));
       socket.disconnect(true);
       return;
     }

@@ -1,0 +1,84 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import {
+  apiInPage,
+  browserSuite,
+  heldBy,
+  joinedPerson,
+  registeredPage,
+  replicaIs,
+  saveScreenshot,
+  signInPage,
+} from '../helpers/browser';
+
+const suite = browserSuite({ config: { syncPollMs: 100 } });
+
+/**
+ * A new organization whose administrator (on `admin`) has a task, and a colleague signed in on a
+ * browser of their own (`page`) whose copy of the data holds that task.
+ */
+async function colleagueWithCopy(organization: string, name: string) {
+  const slug = organization.toLowerCase().replace(/\W+/g, '.');
+  const { context: adminContext, page: admin } = await registeredPage(suite.browser, suite.t.url, {
+    organization,
+    name: 'Administrator',
+    email: `admin@${slug}.example.org`,
+  });
+  const form = (await apiInPage(admin, 'POST', '/api/forms', { name: 'Inspections', fields: [] })) as { id: string };
+  await apiInPage(admin, 'POST', '/api/tasks', { formId: form.id, title: 'Boiler room' });
+  const email = `${name.toLowerCase()}@${slug}.example.org`;
+  const userId = await joinedPerson(suite.t, admin, name, email);
+  const { context, page } = await signInPage(suite.browser, suite.t.url, email, `${name} joins the crew`);
+  await page.getByTestId('organization-name').waitFor();
+  await page.goto(`${suite.t.url}/tasks`);
+  await page.getByRole('link', { name: 'Boiler room' }).waitFor();
+  await replicaIs(page, 'online ready');
+  expect((await heldBy(page, userId)).length).toBeGreaterThan(2);
+  const deactivate = async () =>
+    expect(await apiInPage(admin, 'PATCH', `/api/users/${userId}`, { status: 'deactivated' })).toMatchObject({
+      status: 'deactivated',
+    });
+  const close = async () => {
+    await context.close();
+    await adminContext.close();
+  };
+  return { context, page, userId, deactivate, close };
+}
+
+/** The sign-in page says the account was deactivated and its data removed; nothing of it stays. */
+async function removedAndSaid(page: Page, userId: string) {
+  await page.waitForURL(`${suite.t.url}/sign-in`);
+  await page
+    .getByTestId('deactivated')
+    .filter({ hasText: 'This account has been deactivated by an administrator of your organization.' })
+    .filter({ hasText: 'Its data has been removed from this device.' })
+    .waitFor();
+  expect(await heldBy(page, userId)).toEqual([]);
+  expect(await page.evaluate(() => localStorage.getItem('orbita.tokens'))).toBeNull();
+}
+
+describe.skipIf(!suite.available)(
+  'an account deactivated by an administrator leaves nothing on the device',
+  { timeout: 120_000 },
+  () => {
+    it('removes the copy of the data while the app is open, and says why on the sign-in page', async () => {
+      const { page, userId, deactivate, close } = await colleagueWithCopy('Harbour Works', 'Pavel');
+      await deactivate();
+      // The server ends the sync stream saying why: the app signs out and removes the copy at once.
+      await removedAndSaid(page, userId);
+      await saveScreenshot(page, 'sign-in-after-deactivation');
+      await close();
+    });
+
+    it('removes the copy when the app is opened after the account was deactivated', async () => {
+      const { context, page, userId, deactivate, close } = await colleagueWithCopy('Dry Dock', 'Marta');
+      await page.close();
+      await deactivate();
+      // The stored session is refused with the reason before the copy is opened.
+      const next = await context.newPage();
+      await next.goto(`${suite.t.url}/tasks`);
+      await removedAndSaid(next, userId);
+      await close();
+    });
+  },
+);
