@@ -960,46 +960,41 @@ describe('desktop replicas', () => {
     await closeReplica(alices);
   });
 
-  it('pauses replication when the session ends, keeping local edits for later', async () => {
-    const bob = await createMember(t, admin, { name: 'Bob' });
-    let signedOut = 0;
-    let deactivated = 0;
-    const copy = await replica(bob, 'bob-laptop', {
+  /** A colleague's replica that counts how often it was told the session ended, and that the account is deactivated. */
+  async function countingSessionEnds(name: string) {
+    const member = await createMember(t, admin, { name });
+    const ends = { signedOut: 0, deactivated: 0 };
+    const copy = await replica(member, `${name.toLowerCase()}-laptop`, {
       onSignedOut: () => {
-        signedOut += 1;
+        ends.signedOut += 1;
       },
       onDeactivated: () => {
-        deactivated += 1;
+        ends.deactivated += 1;
       },
     });
+    return { member, copy, ends };
+  }
+
+  it('pauses replication when the session ends, keeping local edits for later', async () => {
+    const { member: bob, copy, ends } = await countingSessionEnds('Bob');
     await admin.client.patch(`/api/users/${bob.userId}`, { status: 'deactivated' });
     // The next pull or push is refused: replication pauses and says so once, and why once.
     await copy.db.tasks.insert({ id: crypto.randomUUID(), formId: form.id, title: 'Written while signed out' });
-    await vi.waitFor(() => expect([signedOut, deactivated]).toEqual([1, 1]), WAIT);
+    await vi.waitFor(() => expect(ends).toEqual({ signedOut: 1, deactivated: 1 }), WAIT);
     const states = Object.values(copy.sync.states);
     expect(states.every((state) => state?.isStoppedOrPaused())).toBe(true);
     expect((await copy.db.tasks.find({ selector: { title: 'Written while signed out' } }).exec()).length).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect([signedOut, deactivated]).toEqual([1, 1]);
+    expect(ends).toEqual({ signedOut: 1, deactivated: 1 });
     await closeReplica(copy);
   });
 
   it('tells a session signed out elsewhere from a deactivated account', async () => {
-    const dana = await createMember(t, admin, { name: 'Dana' });
-    let signedOut = 0;
-    let deactivated = 0;
-    const copy = await replica(dana, 'dana-laptop', {
-      onSignedOut: () => {
-        signedOut += 1;
-      },
-      onDeactivated: () => {
-        deactivated += 1;
-      },
-    });
+    const { member: dana, copy, ends } = await countingSessionEnds('Dana');
     await apiClient(t).post('/api/auth/logout', { refreshToken: dana.refreshToken });
-    await vi.waitFor(() => expect(signedOut).toBe(1), WAIT);
+    await vi.waitFor(() => expect(ends.signedOut).toBe(1), WAIT);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(deactivated).toBe(0);
+    expect(ends).toEqual({ signedOut: 1, deactivated: 0 });
     await closeReplica(copy);
   });
 });
