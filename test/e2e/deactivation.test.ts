@@ -8,6 +8,7 @@ import {
   registeredPage,
   replicaIs,
   saveScreenshot,
+  signIn,
   signInPage,
 } from '../helpers/browser';
 
@@ -78,6 +79,27 @@ describe.skipIf(!suite.available)(
       const next = await context.newPage();
       await next.goto(`${suite.t.url}/tasks`);
       await removedAndSaid(next, userId);
+      await close();
+    });
+
+    it('removes the copy kept at the last sign-out once the deactivated person signs in with their password', async () => {
+      const { page, userId, deactivate, close } = await colleagueWithCopy('Night Ferry', 'Inna');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page
+        .getByRole('dialog', { name: 'Sign out of Orbita?' })
+        .getByRole('button', { name: 'Sign out', exact: true })
+        .click();
+      await page.waitForURL(`${suite.t.url}/sign-in`);
+      const kept = await heldBy(page, userId);
+      expect(kept.length).toBeGreaterThan(2);
+      await deactivate();
+      // A wrong password proves nothing: the copy stays.
+      await signIn(page, 'inna@night.ferry.example.org', 'not her password');
+      await page.getByRole('alert').filter({ hasText: 'The e-mail or password is wrong' }).waitFor();
+      expect(await heldBy(page, userId)).toEqual(kept);
+      await signIn(page, 'inna@night.ferry.example.org', 'Inna joins the crew');
+      await page.getByRole('alert').filter({ hasText: 'deactivated' }).first().waitFor();
+      await removedAndSaid(page, userId);
       await close();
     });
   },

@@ -58,13 +58,21 @@ interface ReplicaContextValue extends ReplicaState {
   /** The signed-in account was deactivated: what became of this device's copy of its data. */
   deactivated?: DeactivatedCopy;
   /**
+   * A sign-in as `email` was refused because the account is deactivated (its password was right):
+   * the copy kept here at its last sign-out, if it was the last account signed in, is removed.
+   */
+  signInRefusedAsDeactivated: (email: string) => void;
+  /**
    * Ends the session on the server and here, then closes the replica or removes this device's copy;
    * rejects when the copy could not be removed.
    */
   signOut: (options: SignOutOptions) => Promise<void>;
 }
 
-const ReplicaContext = createContext<ReplicaContextValue>({ signOut: async () => undefined });
+const ReplicaContext = createContext<ReplicaContextValue>({
+  signOut: async () => undefined,
+  signInRefusedAsDeactivated: () => undefined,
+});
 
 let active: Replica | undefined;
 
@@ -94,6 +102,15 @@ async function removeUnopenedCopy(userId: string, browserStorage: () => Promise<
   } finally {
     port.close?.();
   }
+}
+
+/** Shows how the removal of a deactivated account's copy goes: under way, then done or failed. */
+function followRemoval(removal: Promise<void>, show: (copy: DeactivatedCopy) => void): void {
+  show({ removal: 'under way' });
+  removal.then(
+    () => show({ removal: 'done' }),
+    (caught: unknown) => show({ removal: 'failed', reason: caught instanceof Error ? caught.message : String(caught) }),
+  );
 }
 
 /** The signed-in user: from the server, or as remembered when it cannot be reached. */
@@ -312,17 +329,21 @@ export function ReplicaProvider({
   useEffect(
     () =>
       onAccountDeactivated(() => {
-        if (!sessionOpen.current) return;
-        setDeactivated({ removal: 'under way' });
-        endSessionRef.current(true).then(
-          () => setDeactivated({ removal: 'done' }),
-          (caught: unknown) =>
-            setDeactivated({ removal: 'failed', reason: caught instanceof Error ? caught.message : String(caught) }),
-        );
+        if (sessionOpen.current) followRemoval(endSessionRef.current(true), setDeactivated);
       }),
     [],
   );
-  return <ReplicaContext.Provider value={{ ...state, deactivated, signOut }}>{children}</ReplicaContext.Provider>;
+  const signInRefusedAsDeactivated = (email: string) => {
+    const me = rememberedMe();
+    if (sessionOpen.current || !me || me.user.email.toLowerCase() !== email.trim().toLowerCase()) return;
+    localStorage.removeItem(ME_KEY);
+    followRemoval(removeUnopenedCopy(me.user.id, storageRef.current), setDeactivated);
+  };
+  return (
+    <ReplicaContext.Provider value={{ ...state, deactivated, signOut, signInRefusedAsDeactivated }}>
+      {children}
+    </ReplicaContext.Provider>
+  );
 }
 
 export function useReplica(): ReplicaContextValue {

@@ -1,3 +1,4 @@
+import type { Problem } from '@shared/api/problem';
 import { Alert, Button, Card, Form, Input, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,7 +12,11 @@ interface TokenResponse {
   refreshToken: string;
 }
 
-function useSubmit(path: string, failedKey: string) {
+function useSubmit(
+  path: string,
+  failedKey: string,
+  refused?: (problem: Problem, values: Record<string, string>) => void,
+) {
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const [error, setError] = useState<string>();
@@ -25,6 +30,7 @@ function useSubmit(path: string, failedKey: string) {
       navigate('/');
     } catch (caught) {
       const problem = caught instanceof ApiError ? caught.problem : undefined;
+      if (problem) refused?.(problem, values);
       setError(problem && problem.status > 0 ? `${t(failedKey)}: ${problemWords(t, problem)}` : t('errors.network'));
     } finally {
       setBusy(false);
@@ -39,8 +45,11 @@ function Centered({ children }: { children: React.ReactNode }) {
 
 export function SignInPage() {
   const { t } = useTranslation();
-  const { error, busy, submit } = useSubmit('/api/auth/login', 'signIn.failed');
-  const { deactivated } = useReplica();
+  const { deactivated, signInRefusedAsDeactivated } = useReplica();
+  // A deactivated account's copy kept here at its last sign-out goes once its password is proven.
+  const { error, busy, submit } = useSubmit('/api/auth/login', 'signIn.failed', (problem, values) => {
+    if (problem.code === 'account_deactivated') signInRefusedAsDeactivated(values.email ?? '');
+  });
   return (
     <Centered>
       <Card title={t('signIn.title')} style={{ width: 380 }}>
