@@ -37,6 +37,13 @@ async function dragOnto(page: Page, source: Locator, target: Locator) {
   if (!to) throw new Error('the target row is not visible');
   await page.mouse.move(to.x + 80, to.y + to.height * 0.75, { steps: 12 });
   await page.mouse.move(to.x + 84, to.y + to.height * 0.75, { steps: 2 });
+  // Released once the tree shows the target taking the row in: a busy page may not have handled
+  // the last drag events yet, and a drop then lands elsewhere or not at all.
+  const takingIn =
+    (await target.getAttribute('data-testid')) === 'root-drop-zone'
+      ? target.and(page.locator('[data-over]'))
+      : page.locator('.ant-tree-treenode.drag-over').filter({ has: target });
+  await takingIn.waitFor();
   await page.mouse.up();
 }
 

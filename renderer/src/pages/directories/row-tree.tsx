@@ -172,6 +172,7 @@ export function RowTree(props: RowTreeProps) {
         // biome-ignore lint/a11y/noStaticElementInteractions: a drop target for mouse dragging; the row panel's "Move under" does the same by keyboard.
         <div
           data-testid="root-drop-zone"
+          data-over={overRoot || undefined}
           onDragOver={(event) => {
             if (!dragging.current) return;
             event.preventDefault();
