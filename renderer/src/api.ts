@@ -325,7 +325,8 @@ async function authorized(
   }
   if (!response.ok) {
     const problem = await problemOf(response);
-    if (tokens && problem.code === 'account_deactivated') accountDeactivated();
+    // About the signed-in account; a sign-in's answer is about the account it names.
+    if (tokens && problem.code === 'account_deactivated' && path !== '/api/auth/login') accountDeactivated();
     throw new ApiError(problem);
   }
   return response;

@@ -8,6 +8,7 @@ import {
   registeredPage,
   replicaIs,
   saveScreenshot,
+  signedInUserId,
   signIn,
   signInPage,
 } from '../helpers/browser';
@@ -43,7 +44,7 @@ async function colleagueWithCopy(organization: string, name: string) {
     await context.close();
     await adminContext.close();
   };
-  return { context, page, userId, deactivate, close };
+  return { context, page, userId, admin, email, deactivate, close };
 }
 
 /** The sign-in page says the account was deactivated and its data removed; nothing of it stays. */
@@ -100,6 +101,25 @@ describe.skipIf(!suite.available)(
       await signIn(page, 'inna@night.ferry.example.org', 'Inna joins the crew');
       await page.getByRole('alert').filter({ hasText: 'deactivated' }).first().waitFor();
       await removedAndSaid(page, userId);
+      await close();
+    });
+
+    it('leaves the signed-in account and its copy alone when a sign-in as a deactivated colleague is refused', async () => {
+      const { admin, email, deactivate, close } = await colleagueWithCopy('Tug Station', 'Oskar');
+      await replicaIs(admin, 'online ready');
+      const adminId = await signedInUserId(admin);
+      const adminHeld = await heldBy(admin, adminId);
+      expect(adminHeld.length).toBeGreaterThan(2);
+      await deactivate();
+      await admin.goto(`${suite.t.url}/sign-in`);
+      await signIn(admin, email, 'Oskar joins the crew');
+      await admin.getByRole('alert').filter({ hasText: 'deactivated' }).first().waitFor();
+      // The refusal is about the colleague: the administrator stays signed in, their copy in place.
+      await admin.goto(`${suite.t.url}/tasks`);
+      await admin.getByRole('link', { name: 'Boiler room' }).waitFor();
+      await replicaIs(admin, 'online ready');
+      expect(await admin.getByTestId('deactivated').count()).toBe(0);
+      expect(await heldBy(admin, adminId)).toEqual(adminHeld);
       await close();
     });
   },
