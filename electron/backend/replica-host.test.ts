@@ -14,6 +14,7 @@ import {
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrbitaDatabase } from '../../renderer/src/data/database';
+import { Replica } from '../../renderer/src/data/replica';
 import { collectionSchemas } from '../../renderer/src/data/schemas';
 import { browserReplicaStorage, remoteReplicaStorage } from '../../renderer/src/data/storage';
 import { hostReplicaStorage } from './replica-host';
@@ -74,6 +75,25 @@ describe('replica storage outside the window', () => {
     // SQLite merges and deletes the write-ahead log when its last connection closes.
     await vi.waitFor(() => expect(existsSync(wal)).toBe(false), { timeout: 10_000, interval: 50 });
     stop();
+  });
+
+  it('removes a copy the page never opened, over a port of its own (a deactivated account at start)', async () => {
+    const userId = '0190a000-0000-7000-8000-00000000d1ed';
+    const files = () => readdirSync(dir).filter((name) => name.includes('0190a000'));
+    const db = await createOrbitaDatabase({
+      name: `orbita-${userId}`,
+      storage: remoteReplicaStorage(thread.port),
+      collections: ['tasks'],
+    });
+    await db.tasks.insert({ id: 'd1', title: 'Kept at sign-out' });
+    await db.close();
+    expect(files().length).toBeGreaterThan(0);
+    const own = new MessageChannel();
+    const stop = hostReplicaStorage(emitterPort(own.port2), { databaseDirectory: dir });
+    await Replica.removeCopy({ userId, storage: remoteReplicaStorage(emitterPort(own.port1)) });
+    own.port1.close();
+    stop();
+    expect(files()).toEqual([]);
   });
 
   it("sends the page the change events of its collections, not of the replication's meta data", async () => {
