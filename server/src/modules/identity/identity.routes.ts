@@ -84,7 +84,8 @@ export function authRoutes(deps: auth.AuthDeps) {
       summary: 'Exchange a refresh token for new tokens (rotation)',
       description:
         'The presented token is replaced. Presenting an already rotated token revokes all tokens of its session family, ' +
-        'except the immediately previous one within REFRESH_GRACE_SECONDS of its rotation.',
+        'except the immediately previous one within REFRESH_GRACE_SECONDS of its rotation. ' +
+        'A refresh token of a deactivated account is answered 403 account_deactivated.',
       tags: ['auth'],
       request: { body: RefreshTokenRequest },
       responses: { 200: { description: 'New tokens', schema: TokenResponse } },
