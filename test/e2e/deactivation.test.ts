@@ -64,10 +64,16 @@ describe.skipIf(!suite.available)(
   { timeout: 120_000 },
   () => {
     it('removes the copy of the data while the app is open, and says why on the sign-in page', async () => {
-      const { page, userId, deactivate, close } = await colleagueWithCopy('Harbour Works', 'Pavel');
+      const { context, page, userId, deactivate, close } = await colleagueWithCopy('Harbour Works', 'Pavel');
+      // A second tab waits for the copy the first one has open.
+      const second = await context.newPage();
+      await second.goto(`${suite.t.url}/tasks`);
+      await second.getByTestId('other-tab').waitFor();
       await deactivate();
       // The server ends the sync stream saying why: the app signs out and removes the copy at once.
       await removedAndSaid(page, userId);
+      // The other tab is signed out with it, and says why too.
+      await removedAndSaid(second, userId);
       await saveScreenshot(page, 'sign-in-after-deactivation');
       await close();
     });

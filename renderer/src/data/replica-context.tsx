@@ -22,6 +22,8 @@ import { browserReplicaStorage, remoteReplicaStorage } from './storage';
 import { claimReplica, type TabOwnership } from './tab-owner';
 
 const ME_KEY = 'orbita.me';
+/** How the removal of a deactivated account's copy goes, for the other tabs of the browser. */
+const DEACTIVATED_KEY = 'orbita.deactivated';
 
 /** Who the signed-in user is for the server's access rules (`formOpenTo`). */
 export interface Viewer {
@@ -158,6 +160,22 @@ export function ReplicaProvider({
 }) {
   const [state, setState] = useState<ReplicaState>({});
   const [deactivated, setDeactivated] = useState<DeactivatedCopy>();
+  // Told to the other tabs too: they are signed out with this one and say why on their sign-in page.
+  const showDeactivated = (copy: DeactivatedCopy | undefined) => {
+    setDeactivated(copy);
+    if (copy) localStorage.setItem(DEACTIVATED_KEY, JSON.stringify(copy));
+    else localStorage.removeItem(DEACTIVATED_KEY);
+  };
+  const showDeactivatedRef = useRef(showDeactivated);
+  showDeactivatedRef.current = showDeactivated;
+  useEffect(() => {
+    const told = (event: StorageEvent) => {
+      if (event.key !== DEACTIVATED_KEY) return;
+      setDeactivated(event.newValue ? (JSON.parse(event.newValue) as DeactivatedCopy) : undefined);
+    };
+    window.addEventListener('storage', told);
+    return () => window.removeEventListener('storage', told);
+  }, []);
   const [session, setSession] = useState(() => storedTokens()?.refreshToken);
   const storageRef = useRef(storage);
   // How the current session's replica ends (set by `signOut`), and who waits for that ending.
@@ -172,7 +190,8 @@ export function ReplicaProvider({
         if (!tokens) setSession(undefined);
         else {
           setSession((current) => current ?? tokens.refreshToken);
-          setDeactivated(undefined);
+          if (localStorage.getItem(DEACTIVATED_KEY)) showDeactivatedRef.current(undefined);
+          else setDeactivated(undefined);
         }
       }),
     [],
@@ -329,7 +348,7 @@ export function ReplicaProvider({
   useEffect(
     () =>
       onAccountDeactivated(() => {
-        if (sessionOpen.current) followRemoval(endSessionRef.current(true), setDeactivated);
+        if (sessionOpen.current) followRemoval(endSessionRef.current(true), showDeactivatedRef.current);
       }),
     [],
   );
@@ -337,7 +356,7 @@ export function ReplicaProvider({
     const me = rememberedMe();
     if (sessionOpen.current || !me || me.user.email.toLowerCase() !== email.trim().toLowerCase()) return;
     localStorage.removeItem(ME_KEY);
-    followRemoval(removeUnopenedCopy(me.user.id, storageRef.current), setDeactivated);
+    followRemoval(removeUnopenedCopy(me.user.id, storageRef.current), showDeactivated);
   };
   return (
     <ReplicaContext.Provider value={{ ...state, deactivated, signOut, signInRefusedAsDeactivated }}>
