@@ -79,6 +79,11 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
 
     // Deactivation ends Petr's access; the status filter finds him.
     await page.getByLabel('Deactivate user Petr').click();
+    // The administrator is told what it does to Petr's devices.
+    await page
+      .locator('.ant-popconfirm')
+      .filter({ hasText: 'the copy of the organization’s data on their devices is removed' })
+      .waitFor();
     await page.locator('.ant-popconfirm').getByRole('button', { name: 'Yes' }).click();
     await row.getByTestId('user-status').filter({ hasText: 'Deactivated' }).waitFor();
     await page.getByLabel('Reactivate user Petr').waitFor();

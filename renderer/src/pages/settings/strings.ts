@@ -42,7 +42,8 @@ export const ru = {
     resent: 'Новое приглашение отправлено на {{email}}',
     deactivate: 'Отключить',
     deactivateOf: 'Отключить пользователя {{name}}',
-    deactivateConfirm: 'Отключить {{name}}? Все сеансы пользователя сразу завершатся.',
+    deactivateConfirm:
+      'Отключить {{name}}? Все сеансы пользователя сразу завершатся, а копия данных организации на его устройствах будет удалена, как только приложение свяжется с сервером; неотправленные изменения пропадут.',
     deactivated: '{{name}} отключён(а)',
     reactivate: 'Включить',
     reactivateOf: 'Включить пользователя {{name}}',
@@ -194,7 +195,8 @@ export const en: Shape<typeof ru> = {
     resent: 'A new invitation was sent to {{email}}',
     deactivate: 'Deactivate',
     deactivateOf: 'Deactivate user {{name}}',
-    deactivateConfirm: 'Deactivate {{name}}? All their sessions end at once.',
+    deactivateConfirm:
+      'Deactivate {{name}}? All their sessions end at once, and the copy of the organization’s data on their devices is removed as soon as their app reaches the server; changes they have not sent are lost.',
     deactivated: '{{name}} is deactivated',
     reactivate: 'Reactivate',
     reactivateOf: 'Reactivate user {{name}}',
