@@ -1133,7 +1133,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       await row(label).waitFor();
       await network.goOffline();
       await change();
-      await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 1' }).waitFor();
+      await waitOrExplain(page, page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 1' }));
       await network.goOnline();
       await page.getByTestId('offline-banner').waitFor({ state: 'detached' });
       await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
