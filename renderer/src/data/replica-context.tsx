@@ -190,8 +190,7 @@ export function ReplicaProvider({
         if (!tokens) setSession(undefined);
         else {
           setSession((current) => current ?? tokens.refreshToken);
-          if (localStorage.getItem(DEACTIVATED_KEY)) showDeactivatedRef.current(undefined);
-          else setDeactivated(undefined);
+          showDeactivatedRef.current(undefined);
         }
       }),
     [],
