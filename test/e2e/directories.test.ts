@@ -28,23 +28,36 @@ async function rowsOf(page: Page, directoryId: string): Promise<Row[]> {
  * the lower half of a row and well to the right of where the drag began means "into this row".
  */
 async function dragOnto(page: Page, source: Locator, target: Locator) {
-  const from = await source.boundingBox();
-  if (!from) throw new Error('the dragged row is not visible');
-  await page.mouse.move(from.x + 8, from.y + from.height / 2);
-  await page.mouse.down();
-  await page.mouse.move(from.x + 16, from.y + from.height / 2, { steps: 4 });
-  const to = await target.boundingBox();
-  if (!to) throw new Error('the target row is not visible');
-  await page.mouse.move(to.x + 80, to.y + to.height * 0.75, { steps: 12 });
-  await page.mouse.move(to.x + 84, to.y + to.height * 0.75, { steps: 2 });
-  // Released once the tree shows the target taking the row in: a busy page may not have handled
-  // the last drag events yet, and a drop then lands elsewhere or not at all.
   const takingIn =
     (await target.getAttribute('data-testid')) === 'root-drop-zone'
       ? target.and(page.locator('[data-over]'))
       : page.locator('.ant-tree-treenode.drag-over').filter({ has: target });
-  await takingIn.waitFor();
-  await page.mouse.up();
+  // A tree rebuilt under the pointer (a read of the rows finishing meanwhile) loses a drag: it is
+  // let go where it started, and made again, as a person would.
+  for (let attempt = 1; ; attempt++) {
+    const from = await source.boundingBox();
+    if (!from) throw new Error('the dragged row is not visible');
+    await page.mouse.move(from.x + 8, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(from.x + 16, from.y + from.height / 2, { steps: 4 });
+    const to = await target.boundingBox();
+    if (!to) throw new Error('the target row is not visible');
+    await page.mouse.move(to.x + 80, to.y + to.height * 0.75, { steps: 12 });
+    await page.mouse.move(to.x + 84, to.y + to.height * 0.75, { steps: 2 });
+    // Released once the tree shows the target taking the row in: a busy page may not have handled
+    // the last drag events yet, and a drop then lands elsewhere or not at all.
+    const shown = await takingIn.waitFor({ timeout: 5_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (shown || attempt === 3) {
+      if (!shown) await takingIn.waitFor();
+      await page.mouse.up();
+      return;
+    }
+    await page.mouse.move(from.x + 8, from.y + from.height / 2, { steps: 4 });
+    await page.mouse.up();
+  }
 }
 
 async function openDirectory(page: Page, name: string) {
@@ -165,6 +178,7 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
     const beta = await addRow(page, directory.id, ['Beta']);
     await openDirectory(page, 'Sites');
     await node(page, 'Beta').waitFor();
+    await replicaIs(page, 'online ready');
 
     // Someone else puts Alpha under Beta meanwhile; this page still shows both at the top.
     await apiInPage(page, 'PATCH', `/api/directories/${directory.id}/rows/${alpha.id}/move`, {
