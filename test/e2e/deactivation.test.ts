@@ -44,7 +44,17 @@ async function colleagueWithCopy(organization: string, name: string) {
     await context.close();
     await adminContext.close();
   };
-  return { context, page, userId, admin, email, deactivate, close };
+  return { context, page, userId, admin, adminEmail: `admin@${slug}.example.org`, email, deactivate, close };
+}
+
+/** Signs out of `page`, keeping this device's copy of the data for the next sign-in. */
+async function signOutKeepingCopy(page: Page) {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page
+    .getByRole('dialog', { name: 'Sign out of Orbita?' })
+    .getByRole('button', { name: 'Sign out', exact: true })
+    .click();
+  await page.waitForURL(`${suite.t.url}/sign-in`);
 }
 
 /** The sign-in page says the account was deactivated and its data removed; nothing of it stays. */
@@ -91,12 +101,7 @@ describe.skipIf(!suite.available)(
 
     it('removes the copy kept at the last sign-out once the deactivated person signs in with their password', async () => {
       const { page, userId, deactivate, close } = await colleagueWithCopy('Night Ferry', 'Inna');
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page
-        .getByRole('dialog', { name: 'Sign out of Orbita?' })
-        .getByRole('button', { name: 'Sign out', exact: true })
-        .click();
-      await page.waitForURL(`${suite.t.url}/sign-in`);
+      await signOutKeepingCopy(page);
       const kept = await heldBy(page, userId);
       expect(kept.length).toBeGreaterThan(2);
       await deactivate();
@@ -107,6 +112,48 @@ describe.skipIf(!suite.available)(
       await signIn(page, 'inna@night.ferry.example.org', 'Inna joins the crew');
       await page.getByRole('alert').filter({ hasText: 'deactivated' }).first().waitFor();
       await removedAndSaid(page, userId);
+      await close();
+    });
+
+    it('removes the copy a deactivated colleague kept here before someone else signed in, and leaves that one alone', async () => {
+      const { context, page, userId, adminEmail, email, deactivate, close } = await colleagueWithCopy(
+        'Salt Pier',
+        'Lena',
+      );
+      await signOutKeepingCopy(page);
+      const kept = await heldBy(page, userId);
+      expect(kept.length).toBeGreaterThan(2);
+      // The administrator signs in on the same browser and gets a copy of their own.
+      await signIn(page, adminEmail, 'long enough password');
+      await page.getByTestId('organization-name').waitFor();
+      await page.goto(`${suite.t.url}/tasks`);
+      await page.getByRole('link', { name: 'Boiler room' }).waitFor();
+      await replicaIs(page, 'online ready');
+      const adminId = await signedInUserId(page);
+      const adminHeld = await heldBy(page, adminId);
+      expect(adminHeld.length).toBeGreaterThan(2);
+      // Only the last account signed in is remembered as such: the administrator now.
+      expect(await heldBy(page, userId)).toEqual(kept.filter((key) => key !== 'orbita.me'));
+
+      await deactivate();
+      // Someone opens the sign-in page in another tab and tries Lena's account.
+      const other = await context.newPage();
+      await other.goto(`${suite.t.url}/sign-in`);
+      await signIn(other, email, 'Lena joins the crew');
+      await other
+        .getByTestId('deactivated')
+        .filter({ hasText: 'Its data has been removed from this device.' })
+        .waitFor();
+      expect(await heldBy(page, userId)).toEqual([]);
+
+      // The administrator is still signed in in the first tab, their copy in place.
+      await replicaIs(page, 'online ready');
+      expect(await page.getByRole('link', { name: 'Boiler room' }).count()).toBe(1);
+      expect(await heldBy(page, adminId)).toEqual(adminHeld);
+      // Signing out there, the next person is not told of the colleague's deactivation.
+      await signOutKeepingCopy(page);
+      await page.getByLabel('E-mail').waitFor();
+      expect(await page.getByTestId('deactivated').count()).toBe(0);
       await close();
     });
 

@@ -223,12 +223,12 @@ export async function joinedPerson(t: TestApp, page: Page, name: string, email: 
   return id;
 }
 
-/** What the browser of `page` holds of `userId`: IndexedDB databases and remembered keys. */
+/** What the browser of `page` holds of `userId`: IndexedDB databases and remembered keys naming them, sorted. */
 export function heldBy(page: Page, userId: string): Promise<string[]> {
   return page.evaluate(async (id) => {
     const databases = (await indexedDB.databases()).map((database) => database.name ?? '');
-    const keys = Object.keys(localStorage).filter((key) => key === 'orbita.me' || key.includes(id));
-    return [...databases.filter((name) => name.includes(id)), ...keys];
+    const keys = Object.keys(localStorage).filter((key) => key.includes(id) || localStorage.getItem(key)?.includes(id));
+    return [...databases.filter((name) => name.includes(id)), ...keys].sort();
   }, userId);
 }
 

@@ -22,6 +22,11 @@ import { browserReplicaStorage, remoteReplicaStorage } from './storage';
 import { claimReplica, type TabOwnership } from './tab-owner';
 
 const ME_KEY = 'orbita.me';
+/**
+ * The accounts whose copy of the data this device may hold (user id → e-mail): a deactivated one's
+ * is found by its e-mail when its sign-in is refused, whoever signed in here since.
+ */
+const COPIES_KEY = 'orbita.copies';
 /** How the removal of a deactivated account's copy goes, for the other tabs of the browser. */
 const DEACTIVATED_KEY = 'orbita.deactivated';
 
@@ -61,7 +66,7 @@ interface ReplicaContextValue extends ReplicaState {
   deactivated?: DeactivatedCopy;
   /**
    * A sign-in as `email` was refused because the account is deactivated (its password was right):
-   * the copy kept here at its last sign-out, if it was the last account signed in, is removed.
+   * the copy that account kept here at a sign-out, if any, is removed.
    */
   signInRefusedAsDeactivated: (email: string) => void;
   /**
@@ -83,6 +88,37 @@ export function activeReplica(): Replica | undefined {
   return active;
 }
 
+function copiesHeld(): Record<string, string> {
+  try {
+    const copies: unknown = JSON.parse(localStorage.getItem(COPIES_KEY) ?? '{}');
+    return copies && typeof copies === 'object' && !Array.isArray(copies) ? (copies as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function noteCopy(me: Me): void {
+  const copies = copiesHeld();
+  if (copies[me.user.id] === me.user.email) return;
+  localStorage.setItem(COPIES_KEY, JSON.stringify({ ...copies, [me.user.id]: me.user.email }));
+}
+
+function forgetCopy(userId: string): void {
+  const { [userId]: _removed, ...rest } = copiesHeld();
+  if (Object.keys(rest).length === 0) localStorage.removeItem(COPIES_KEY);
+  else localStorage.setItem(COPIES_KEY, JSON.stringify(rest));
+}
+
+/** The account whose copy this device may hold that signs in as `email`, if any. */
+function copyOwnedBy(email: string): string | undefined {
+  const wanted = email.trim().toLowerCase();
+  const held = Object.entries(copiesHeld()).find(([, held]) => held.toLowerCase() === wanted);
+  if (held) return held[0];
+  // Remembered before the device kept a list of its copies.
+  const me = rememberedMe();
+  return me && me.user.email.toLowerCase() === wanted ? me.user.id : undefined;
+}
+
 /** Who was signed in last on this device, as remembered. */
 function rememberedMe(): Me | undefined {
   const remembered = localStorage.getItem(ME_KEY);
@@ -96,11 +132,13 @@ function rememberedMe(): Me | undefined {
 async function removeUnopenedCopy(userId: string, browserStorage: () => Promise<RxStorage<unknown, unknown>>) {
   const desktopPort = desktopReplicaPort();
   if (!desktopPort) {
-    return Replica.removeCopy({ userId, storage: await browserStorage(), memory: replicaMemory });
+    await Replica.removeCopy({ userId, storage: await browserStorage(), memory: replicaMemory });
+    return forgetCopy(userId);
   }
   const port = await desktopPort;
   try {
     await Replica.removeCopy({ userId, storage: remoteReplicaStorage(port), memory: replicaMemory });
+    forgetCopy(userId);
   } finally {
     port.close?.();
   }
@@ -120,6 +158,7 @@ async function whoAmI(): Promise<Me | undefined> {
   try {
     const me = await api<Me>('GET', '/api/auth/me');
     localStorage.setItem(ME_KEY, JSON.stringify(me));
+    noteCopy(me);
     return me;
   } catch (caught) {
     // Unreachable, or failing for now (a restart behind a proxy): the device works from its copy.
@@ -237,7 +276,7 @@ export function ReplicaProvider({
         const replica = await openReplica(me, await storageRef.current());
         if (closed) {
           // The session ended while it opened: it ends as the session's replica would have.
-          const ended = removeWhenEnded ? replica.remove() : replica.close();
+          const ended = removeWhenEnded ? replica.remove().then(() => forgetCopy(me.user.id)) : replica.close();
           return void ended.catch(() => undefined);
         }
         show(me, replica);
@@ -247,17 +286,20 @@ export function ReplicaProvider({
     };
     let removeWhenEnded = false;
     const shut = async (remove: boolean, me: Me | undefined) => {
-      if (desktop) return desktop.stop({ remove });
+      const removed = () => me && forgetCopy(me.user.id);
+      if (desktop) return remove ? desktop.stop({ remove }).then(removed) : desktop.stop();
       const closing = opened;
       if (closing) {
         hide(closing);
-        return remove ? closing.remove() : closing.close();
+        return remove ? closing.remove().then(removed) : closing.close();
       }
       // Another tab holds the copy: it closes it as the session ends there too, then it goes.
       if (remove && !owning && ownership && me) {
         const held = ownership;
-        const removal = async () =>
-          Replica.removeCopy({ userId: me.user.id, storage: await storageRef.current(), memory: replicaMemory });
+        const removal = async () => {
+          await Replica.removeCopy({ userId: me.user.id, storage: await storageRef.current(), memory: replicaMemory });
+          removed();
+        };
         return held.releaseThen(removal);
       }
       // Ended before the copy was opened (the server refused who is signed in): removed unopened.
@@ -313,6 +355,8 @@ export function ReplicaProvider({
   }, [session]);
 
   const signOut = async ({ removeCopy }: SignOutOptions) => {
+    // What became of a deactivated colleague's copy is no news to the next person signing in.
+    showDeactivated(undefined);
     await endSessionOnServer(storedTokens()?.refreshToken).catch(() => undefined);
     await endSession(removeCopy);
   };
@@ -351,11 +395,13 @@ export function ReplicaProvider({
       }),
     [],
   );
+  // The signed-in account's own deactivation reaches it from the server; any other's copy can go.
+  const signedInId = state.me?.user.id;
   const signInRefusedAsDeactivated = (email: string) => {
-    const me = rememberedMe();
-    if (sessionOpen.current || !me || me.user.email.toLowerCase() !== email.trim().toLowerCase()) return;
-    localStorage.removeItem(ME_KEY);
-    followRemoval(removeUnopenedCopy(me.user.id, storageRef.current), showDeactivated);
+    const userId = copyOwnedBy(email);
+    if (!userId || (sessionOpen.current && (signedInId === undefined || userId === signedInId))) return;
+    if (rememberedMe()?.user.id === userId) localStorage.removeItem(ME_KEY);
+    followRemoval(removeUnopenedCopy(userId, storageRef.current), showDeactivated);
   };
   return (
     <ReplicaContext.Provider value={{ ...state, deactivated, signOut, signInRefusedAsDeactivated }}>
