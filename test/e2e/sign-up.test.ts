@@ -42,6 +42,16 @@ describe.skipIf(!suite.available)('signing up in the browser', { timeout: 90_000
     expect(await page.getByText('Здравствуйте, Ирина').count()).toBe(1);
     expect(await page.getByTestId('onboarding-form').textContent()).toContain('Не сделано');
 
+    // With no form yet, the task list says where tasks come from and leads to the form editor.
+    await page.getByRole('menuitem', { name: 'Задачи' }).click();
+    await page
+      .getByTestId('no-open-forms')
+      .filter({ hasText: 'Задачи создаются по формам, а форм пока нет.' })
+      .getByRole('link', { name: 'Создать форму' })
+      .click();
+    await page.waitForURL(`${suite.t.url}/forms/new`);
+    await page.getByRole('menuitem', { name: 'Главная' }).click();
+
     await page.getByLabel('Язык').click();
     await page.getByTitle('English').click();
     await page.getByText('Hello, Ирина').waitFor();
@@ -435,7 +445,9 @@ describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
       visibleRoleIds: [role.id],
       fields: [{ name: 'Pressure', type: 'number' }],
     })) as { id: string };
-    await apiInPage(admin.page, 'POST', '/api/forms', { name: 'Open requests', fields: [] });
+    const open = (await apiInPage(admin.page, 'POST', '/api/forms', { name: 'Open requests', fields: [] })) as {
+      id: string;
+    };
     const task = (await apiInPage(admin.page, 'POST', '/api/tasks', {
       formId: restricted.id,
       title: 'Check the boiler valve',
@@ -472,9 +484,25 @@ describe.skipIf(!suite.available)('home', { timeout: 90_000 }, () => {
 
     await offersOnly(page, 'Open requests', 'Night rounds');
 
+    // With the one form open to her deleted, the task list says why she cannot make tasks.
+    const deleted = await fetch(`${suite.t.url}/api/forms/${open.id}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${adminToken}` },
+    });
+    expect(deleted.status).toBe(204);
+    await page.getByRole('menuitem', { name: 'Tasks' }).click();
+    await page.getByRole('link', { name: 'Check the boiler valve' }).waitFor();
+    const newTask = page.getByRole('button', { name: 'New task' });
+    await expect.poll(() => newTask.isDisabled(), LIVE).toBe(true);
+    await newTask.hover();
+    await page
+      .getByRole('tooltip')
+      .filter({ hasText: 'No form takes new tasks from you yet: an administrator opens forms to your roles.' })
+      .waitFor();
+
     // Made a member of the role while the app is open: the form is hers to use from then on.
     await page.getByRole('menuitem', { name: 'Forms' }).click();
-    await page.getByRole('link', { name: 'Open requests', exact: true }).waitFor();
+    await page.getByText('No forms open to you yet.').waitFor();
     const joined = await fetch(`${suite.t.url}/api/roles/${role.id}/members`, {
       method: 'PUT',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminToken}` },

@@ -78,7 +78,7 @@ export const en: Strings = {
     name: 'Name',
     fields: 'Fields',
     statuses: 'Statuses',
-    empty: 'No forms yet. An administrator creates them in the settings.',
+    empty: 'No forms open to you yet. An administrator creates them here and opens them to roles.',
   },
   tasks: {
     title: 'Tasks',
@@ -100,6 +100,9 @@ export const en: Strings = {
     newTaskForm: 'Form of the new task',
     deletedForm: '{{name}} (deleted)',
     nothingFound: 'Nothing found',
+    noFormsAdmin: 'Tasks are made from forms, and there are none yet.',
+    createForm: 'Create a form',
+    noFormsMember: 'No form takes new tasks from you yet: an administrator opens forms to your roles.',
   },
   batch: {
     open: 'From a table…',

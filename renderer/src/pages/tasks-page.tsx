@@ -5,12 +5,14 @@ import {
   App,
   Button,
   Checkbox,
+  Flex,
   Input,
   Modal,
   Select,
   Space,
   Table,
   Tag,
+  Tooltip,
   Typography,
 } from 'antd';
 import { useMemo, useRef, useState } from 'react';
@@ -104,6 +106,9 @@ export function TasksPage() {
   // deleted forms: their tasks are listed and filtered, but only open forms take new tasks.
   const openForms = sortedForms.filter((f) => !f.deleted && viewer && formOpenTo(f.visibleRoleIds, viewer));
   const form = sortedForms.find((f) => f.id === formId);
+  // Said once the replica has everything: while the first sync runs the forms may still be coming.
+  const noOpenForms = Boolean(status?.ready && forms && viewer && openForms.length === 0);
+  const noFormsText = me?.user.isAdmin ? t('tasks.noFormsAdmin') : t('tasks.noFormsMember');
   const statusOf = (task: ListedTask) =>
     forms?.find((f) => f.id === task.formId)?.statuses.find((s) => s.id === task.statusId);
   // Ordered once per change of the matching tasks (not per render), comparing ISO timestamps and
@@ -214,9 +219,11 @@ export function TasksPage() {
           <Button onClick={() => setBatch(true)} disabled={!openForms.length || !status?.online}>
             {t('batch.open')}
           </Button>
-          <Button type="primary" onClick={() => setCreating(true)} disabled={!openForms.length}>
-            {t('tasks.create')}
-          </Button>
+          <Tooltip title={noOpenForms ? noFormsText : undefined}>
+            <Button type="primary" onClick={() => setCreating(true)} disabled={!openForms.length}>
+              {t('tasks.create')}
+            </Button>
+          </Tooltip>
         </Space>
       </Space>
       <Table<ListedTask>
@@ -226,7 +233,20 @@ export function TasksPage() {
         loading={!listed || (!status?.ready && shown.length === 0 && !query)}
         dataSource={shown}
         // Nothing is said to be missing while the matching tasks are still being read.
-        locale={{ emptyText: !listed ? ' ' : query ? t('tasks.nothingFound') : t('tasks.empty') }}
+        locale={{
+          emptyText: !listed ? (
+            ' '
+          ) : query ? (
+            t('tasks.nothingFound')
+          ) : noOpenForms && !formId && !mine ? (
+            <Flex vertical gap={8} align="center" data-testid="no-open-forms">
+              <Typography.Text type="secondary">{noFormsText}</Typography.Text>
+              {me?.user.isAdmin && <Link to="/forms/new">{t('tasks.createForm')}</Link>}
+            </Flex>
+          ) : (
+            t('tasks.empty')
+          ),
+        }}
         pagination={{
           current: page,
           pageSize: PAGE_SIZE,
