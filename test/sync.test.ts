@@ -612,6 +612,91 @@ describe('push', () => {
     ]);
   });
 
+  it('brings back a task the device deleted and then restored (an undo), for others too, with what it changed', async () => {
+    const task = await createTask(admin, form.id, { title: 'Deleted by mistake' });
+    const client = await replica(alice);
+    const other = await replica(admin);
+    const seen = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    const deleted = { ...seen, _deleted: true };
+    expect(await client.push('tasks', [{ assumedMasterState: seen, newDocumentState: deleted }])).toEqual({
+      ok: true,
+      data: { conflicts: [], lost: [] },
+    });
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
+    // Undone on the device, retitled too: pushed against its own deletion as the server took it.
+    const back = { ...seen, title: 'Deleted by mistake, back', _deleted: false };
+    expect(await client.push('tasks', [{ assumedMasterState: deleted, newDocumentState: back }])).toEqual({
+      ok: true,
+      data: { conflicts: [], lost: [] },
+    });
+    const restored = await admin.client.get(`/api/tasks/${task.id}`);
+    expect(restored.status).toBe(200);
+    expect(restored.body.title).toBe('Deleted by mistake, back');
+    const actions = (await admin.client.get(`/api/tasks/${task.id}/audit`)).body.items.map(
+      (i: { action: string }) => i.action,
+    );
+    expect(actions.slice(0, 3)).toEqual(['updated', 'restored', 'deleted']);
+    // A colleague's replica receives it live again.
+    await other.pullUntil('tasks', (docs) =>
+      docs.some((d) => d.id === task.id && !d._deleted && d.title === 'Deleted by mistake, back'),
+    );
+  });
+
+  it('keeps a task deleted by someone else deleted when a device pushes it back against that bare tombstone', async () => {
+    const task = await createTask(admin, form.id, { title: 'Deleted by the office' });
+    const client = await replica(alice);
+    const seen = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    await admin.client.delete(`/api/tasks/${task.id}`);
+    const tombstone = (
+      await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === task.id && d._deleted))
+    ).documents.find((d) => d.id === task.id) as SyncDocument;
+    const answer = await client.push('tasks', [
+      { assumedMasterState: tombstone, newDocumentState: { ...seen, title: 'Edited', _deleted: false } },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    // As for any edit of a task deleted meanwhile: the server wins, and every value is reported.
+    expect(answer.data.lost).toContainEqual(
+      expect.objectContaining({ id: task.id, path: 'title', attempted: 'Edited', reason: 'gone_on_server' }),
+    );
+    expect(answer.data.lost.every((edit) => edit.reason === 'gone_on_server' && edit.path !== '_deleted')).toBe(true);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
+  });
+
+  it('refuses to bring back a task the device deleted when it is not theirs to restore, and says so', async () => {
+    const boris = await createMember(t, admin, { name: 'Boris' });
+    const role = (await admin.client.post('/api/roles', { name: `Night ${randomUUID()}` })).body;
+    const restricted = await createForm(admin, { visibleRoleIds: [role.id] });
+    const task = await createTask(admin, restricted.id, { title: 'Boiler audit' });
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: boris.userId });
+    const client = await replica(boris);
+    const seen = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
+      (d) => d.id === task.id,
+    ) as SyncDocument;
+    // Deleted by the administrator after Boris's own deletion was pushed (and refused as not his to make).
+    await admin.client.delete(`/api/tasks/${task.id}`);
+    const answer = await client.push('tasks', [
+      { assumedMasterState: { ...seen, _deleted: true }, newDocumentState: { ...seen, _deleted: false } },
+    ]);
+    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
+    expect(answer.data.lost).toEqual([
+      expect.objectContaining({
+        id: task.id,
+        path: '_deleted',
+        attempted: false,
+        kept: true,
+        reason: 'refused',
+        code: 'forbidden',
+        record: expect.objectContaining({ name: 'Boiler audit' }),
+      }),
+    ]);
+    expect(answer.data.conflicts).toEqual([expect.objectContaining({ id: task.id, _deleted: true })]);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
+  });
+
   it('takes a deletion of a task deleted on the server too as agreed, whatever the tombstones carry', async () => {
     const task = await createTask(admin, form.id, { title: 'Gone twice' });
     const client = await replica(alice);

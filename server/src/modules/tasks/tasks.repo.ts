@@ -39,10 +39,11 @@ export const TASK_COLUMNS = `t.id, t.form_id, t.status_id, t.title, t.descriptio
  * The caller sees a task when its form is open to everyone, to one of their roles, when they are
  * an administrator, or when they are among its assignees. Parameters $1..$4 of the query.
  */
-const VISIBLE = `t.organization_id = $1 AND t.deleted_at IS NULL AND (
+const SHARED = `t.organization_id = $1 AND (
   $3::boolean OR EXISTS (SELECT 1 FROM forms f WHERE f.id = t.form_id
                            AND (f.visible_role_ids = '{}' OR f.visible_role_ids && $4::uuid[]))
   OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $2))`;
+const VISIBLE = `t.deleted_at IS NULL AND ${SHARED}`;
 
 function visibilityParams(v: Visibility): unknown[] {
   return [v.organizationId, v.userId, v.isAdmin, v.roleIds];
@@ -188,6 +189,30 @@ export async function updateTask(
       WHERE organization_id = $1 AND id = $2`,
     [organizationId, taskId, patch.title, patch.description, JSON.stringify(patch.fields), patch.statusId],
   );
+}
+
+/**
+ * A deleted task the caller would see were it not deleted, for update (its form's workflow held
+ * first, as `lockTask` holds it).
+ */
+export async function lockDeletedTask(db: Queryable, v: Visibility, taskId: string): Promise<TaskRow | undefined> {
+  await db.query(
+    `SELECT 1 FROM forms f JOIN tasks t ON t.form_id = f.id
+      WHERE t.organization_id = $1 AND t.id = $2 FOR KEY SHARE OF f`,
+    [v.organizationId, taskId],
+  );
+  const { rows } = await db.query<TaskRow>(
+    `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.deleted_at IS NOT NULL AND ${SHARED} AND t.id = $5 FOR UPDATE OF t`,
+    [...visibilityParams(v), taskId],
+  );
+  return rows[0];
+}
+
+export async function restoreTask(db: Queryable, organizationId: string, taskId: string): Promise<void> {
+  await db.query('UPDATE tasks SET deleted_at = NULL, updated_at = now() WHERE organization_id = $1 AND id = $2', [
+    organizationId,
+    taskId,
+  ]);
 }
 
 export async function softDeleteTask(db: Queryable, organizationId: string, taskId: string): Promise<void> {

@@ -131,6 +131,16 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       method: 'post',
+      path: '/api/tasks/:taskId/restore',
+      operationId: 'restoreTask',
+      summary: 'Bring a deleted task back (undo its deletion); a task not deleted is returned as it is',
+      tags: ['tasks'],
+      request: { params: TaskParams },
+      responses: { 200: { description: 'Task', schema: Task } },
+      handler: async ({ auth, params }) => ({ status: 200, body: await tasks.restoreTask(deps, auth, params.taskId) }),
+    }),
+    defineRoute({
+      method: 'post',
       path: '/api/tasks/:taskId/transition',
       operationId: 'transitionTask',
       summary: 'Move a task to another status, as the workflow allows',

@@ -292,19 +292,45 @@ export async function updateTask(
   return getTask(deps, auth, taskId);
 }
 
+/** Who may delete a task, and restore it once deleted: its author, an administrator, anyone the form is open to. */
+async function ensureMayDelete(unit: Unit, auth: AuthContext, task: repo.TaskRow, what: 'delete' | 'restore') {
+  const definition = await getFormDefinition(unit.tx, auth.organizationId, task.form_id);
+  if (!auth.isAdmin && task.created_by !== auth.userId && !(definition && canUseForm(auth, definition.form))) {
+    throw Problem.of(
+      'forbidden',
+      `Only the author, an administrator or someone the form is open to may ${what} this task.`,
+    );
+  }
+}
+
 export async function deleteTask(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<void> {
   await inUnit(deps, async (unit) => {
     const task = await repo.findVisibleTask(unit.tx, visibility(auth), taskId);
     if (!task) throw taskNotFound(taskId);
-    const definition = await getFormDefinition(unit.tx, auth.organizationId, task.form_id);
-    if (!auth.isAdmin && task.created_by !== auth.userId && !(definition && canUseForm(auth, definition.form))) {
-      throw Problem.of(
-        'forbidden',
-        'Only the author, an administrator or someone the form is open to may delete this task.',
-      );
-    }
+    await ensureMayDelete(unit, auth, task, 'delete');
     await repo.softDeleteTask(unit.tx, auth.organizationId, taskId);
     await audit(unit, auth, taskId, 'deleted');
+  });
+}
+
+/**
+ * Brings a deleted task back as it was (the undo of a deletion), for whoever may delete it. A task
+ * that is not deleted is returned as it is: the undo has nothing left to do.
+ */
+export async function restoreTask(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<Task> {
+  await restoreDeletedTask(deps, auth, taskId);
+  return getTask(deps, auth, taskId);
+}
+
+/** `restoreTask`'s work: true when a deleted task the caller could see was brought back. */
+export async function restoreDeletedTask(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<boolean> {
+  return inUnit(deps, async (unit) => {
+    const task = await repo.lockDeletedTask(unit.tx, visibility(auth), taskId);
+    if (!task) return false;
+    await ensureMayDelete(unit, auth, task, 'restore');
+    await repo.restoreTask(unit.tx, auth.organizationId, taskId);
+    await audit(unit, auth, taskId, 'restored');
+    return true;
   });
 }
 

@@ -154,6 +154,22 @@ async function pushTask(
       return;
     }
     if (pushedBase !== null) {
+      // Brought back on the device after the user deleted it there (an undo): the base is their own
+      // deletion as pushed, values and all (a deletion pulled from the server is a bare tombstone).
+      // The task comes back if it is deleted here and theirs to delete; then their values merge.
+      if (pushedBase._deleted && typeof pushedBase.title === 'string') {
+        let restored = false;
+        const before = lost.length;
+        await refusedAsLost(
+          lost,
+          { id, path: '_deleted', attempted: false, kept: true, record: taskRecord(next) },
+          async () => {
+            restored = await tasks.restoreDeletedTask(deps, auth, id);
+          },
+        );
+        if (restored) return pushTask(deps, auth, { ...pushedBase, _deleted: false }, pushed, lost);
+        if (lost.length > before) return;
+      }
       // Deleted on the server meanwhile, or no longer shared with the user: the server wins, and
       // the user is told what they changed.
       return lostWithRecord(lost, id, taskRecord(next), { base: taskValues(pushedBase), next: taskValues(next) });

@@ -433,4 +433,49 @@ describe('lists and visibility', () => {
     expect((await admin.client.delete(`/api/tasks/${task.id}`)).status).toBe(204);
     expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
   });
+
+  it('restores a deleted task as it was for whoever may delete it, once, and logs who did', async () => {
+    const task = await createTask(admin, form.id, { title: 'Undo me', fields: { [field('Note')]: 'kept note' } });
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: bob.userId });
+    // The form is open to everyone: Alice may delete the task and bring it back.
+    expect((await alice.client.delete(`/api/tasks/${task.id}`)).status).toBe(204);
+    const restored = await alice.client.post(`/api/tasks/${task.id}/restore`);
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ id: task.id, title: 'Undo me', fields: { [field('Note')]: 'kept note' } });
+    expect(restored.body.assignees.map((a: { userId: string }) => a.userId)).toEqual([bob.userId]);
+    expect(restored.body.updatedAt > task.updatedAt).toBe(true);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(200);
+    const listed = await admin.client.get(`/api/tasks?formId=${form.id}&limit=100`);
+    expect(listed.body.items.map((i: { id: string }) => i.id)).toContain(task.id);
+    // Asked again, there is nothing left to undo: the task as it is, nothing logged twice.
+    const again = await alice.client.post(`/api/tasks/${task.id}/restore`);
+    expect(again.status).toBe(200);
+    expect(again.body.updatedAt).toBe(restored.body.updatedAt);
+    const log = await admin.client.get(`/api/tasks/${task.id}/audit`);
+    const actions = log.body.items.map((i: { action: string; actorUserId: string }) => [i.action, i.actorUserId]);
+    // Newest first.
+    expect(actions.filter(([action]: string[]) => action === 'deleted' || action === 'restored')).toEqual([
+      ['restored', alice.userId],
+      ['deleted', alice.userId],
+    ]);
+  });
+
+  it('restores only what the caller may delete, in their organization', async () => {
+    const role = await admin.client.post('/api/roles', { name: `Night shift ${randomUUID()}` });
+    const restricted = await createForm(admin, { name: 'Night rounds', visibleRoleIds: [role.body.id], fields: [] });
+    const task = await createTask(admin, restricted.id, { title: 'Check the valve' });
+    // Bob sees it as its assignee but may not delete it: nor may he bring it back.
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: bob.userId });
+    expect((await bob.client.delete(`/api/tasks/${task.id}`)).status).toBe(403);
+    expect((await admin.client.delete(`/api/tasks/${task.id}`)).status).toBe(204);
+    const refused = await bob.client.post(`/api/tasks/${task.id}/restore`);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
+    // Another organization's administrator finds nothing to restore.
+    const other = await createOrg(t);
+    expect((await other.client.post(`/api/tasks/${task.id}/restore`)).status).toBe(404);
+    expect((await admin.client.post(`/api/tasks/${randomUUID()}/restore`)).status).toBe(404);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
+  });
 });
