@@ -644,26 +644,44 @@ describe('push', () => {
     );
   });
 
-  it('keeps a task deleted by someone else deleted when a device pushes it back against that bare tombstone', async () => {
-    const task = await createTask(admin, form.id, { title: 'Deleted by the office' });
+  it('brings a task back against the server’s bare tombstone too, but not one merely no longer shared with the user', async () => {
+    const task = await createTask(admin, form.id, { title: 'Deleted, streamed back' });
     const client = await replica(alice);
     const seen = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
       (d) => d.id === task.id,
     ) as SyncDocument;
-    await admin.client.delete(`/api/tasks/${task.id}`);
+    await client.push('tasks', [{ assumedMasterState: seen, newDocumentState: { ...seen, _deleted: true } }]);
+    // The replica received the deletion back as the server's tombstone before the undo.
     const tombstone = (
       await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === task.id && d._deleted))
     ).documents.find((d) => d.id === task.id) as SyncDocument;
+    expect(tombstone.title).toBeUndefined();
+    expect(
+      await client.push('tasks', [{ assumedMasterState: tombstone, newDocumentState: { ...seen, _deleted: false } }]),
+    ).toEqual({ ok: true, data: { conflicts: [], lost: [] } });
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).body.title).toBe('Deleted, streamed back');
+
+    // Hidden from Alice (a form closed to her), not deleted: her edit is reported, nothing changes.
+    const role = (await admin.client.post('/api/roles', { name: `Closed ${randomUUID()}` })).body;
+    const closed = await createForm(admin, { visibleRoleIds: [role.id] });
+    const hidden = await createTask(admin, closed.id, { title: 'Not for Alice' });
+    await admin.client.post(`/api/tasks/${hidden.id}/assignees`, { userId: alice.userId });
+    const shared = (await client.pullUntil('tasks', (docs) => ids(docs).includes(hidden.id))).documents.find(
+      (d) => d.id === hidden.id,
+    ) as SyncDocument;
+    await admin.client.delete(`/api/tasks/${hidden.id}/assignees/${alice.userId}`);
+    const withdrawn = (
+      await client.pullUntil('tasks', (docs) => docs.some((d) => d.id === hidden.id && d._deleted))
+    ).documents.find((d) => d.id === hidden.id) as SyncDocument;
     const answer = await client.push('tasks', [
-      { assumedMasterState: tombstone, newDocumentState: { ...seen, title: 'Edited', _deleted: false } },
+      { assumedMasterState: withdrawn, newDocumentState: { ...shared, title: 'Edited', _deleted: false } },
     ]);
     if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
-    // As for any edit of a task deleted meanwhile: the server wins, and every value is reported.
     expect(answer.data.lost).toContainEqual(
-      expect.objectContaining({ id: task.id, path: 'title', attempted: 'Edited', reason: 'gone_on_server' }),
+      expect.objectContaining({ id: hidden.id, path: 'title', attempted: 'Edited', reason: 'gone_on_server' }),
     );
     expect(answer.data.lost.every((edit) => edit.reason === 'gone_on_server' && edit.path !== '_deleted')).toBe(true);
-    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
+    expect((await admin.client.get(`/api/tasks/${hidden.id}`)).body.title).toBe('Not for Alice');
   });
 
   it('refuses to bring back a task the device deleted when it is not theirs to restore, and says so', async () => {

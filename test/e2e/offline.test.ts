@@ -765,6 +765,55 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('takes a deletion back from the notice that says it was made: the task returns, on the server too, online or not', async () => {
+    const { context, page, task } = await onTaskPage({
+      organization: 'Lock Keepers',
+      name: 'Zinaida',
+      email: 'zinaida@example.org',
+    });
+    const deleteIt = async () => {
+      await page.getByRole('button', { name: 'Delete task' }).click();
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await page.waitForURL(/\/tasks\?formId=/);
+      await page.getByRole('link', { name: 'Boiler room' }).waitFor({ state: 'detached' });
+    };
+    const serverStatus = async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).status;
+    const undo = async () => {
+      await page.getByTestId('task-deleted').getByRole('button', { name: 'Undo' }).click();
+      await page.getByText('Task “Boiler room” is back').waitFor();
+      await page.getByRole('link', { name: 'Boiler room' }).waitFor();
+    };
+
+    // Online the deletion reaches the server at once; taken back, the server brings the task back.
+    await deleteIt();
+    await expect.poll(serverStatus, { timeout: UI_WAIT_MS }).toBe(404);
+    await undo();
+    await expect.poll(serverStatus, { timeout: UI_WAIT_MS }).toBe(200);
+    const actions = async () =>
+      ((await serverCall(page, 'GET', `/api/tasks/${task.id}/audit`)).body as { items: { action: string }[] }).items
+        .map((item) => item.action)
+        .filter((action) => action === 'deleted' || action === 'restored');
+    expect(await actions()).toEqual(['restored', 'deleted']);
+
+    // Offline, deleted and taken back before the connection returns: the server never loses it.
+    await page.getByRole('link', { name: 'Boiler room' }).click();
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await deleteIt();
+    await page.getByText('Task deleted on this device').waitFor();
+    await undo();
+    await context.setOffline(false);
+    await replicaIs(page, 'online ready');
+    await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    expect(await serverStatus()).toBe(200);
+    expect(await actions()).toEqual(['restored', 'deleted']);
+    await page.getByRole('link', { name: 'Boiler room' }).click();
+    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    expect(await page.getByTestId('lost-notice').count()).toBe(0);
+    await context.close();
+  });
+
   it('says why changes are not sent while the server refuses them, and sends them once it takes them', async () => {
     const { context, page, task, note } = await onTaskPage({
       organization: 'Cold Store',

@@ -556,6 +556,23 @@ export class Replica {
     await this.tracked(id, () => doc.incrementalModify(removedRecord));
   }
 
+  /**
+   * Takes back a deletion made on this device (an undo): the task is written again as `deleted`,
+   * the task as it was when deleted, and the server, which may have taken the deletion already,
+   * brings it back with the next push. The replica's tombstone may be the server's by then (the
+   * deletion streamed back, without values), hence the caller's copy. False when the replica does
+   * not hold the task as deleted (brought back already, or its tombstone cleaned up).
+   */
+  async restoreTask(deleted: TaskDocument): Promise<boolean> {
+    const [held] = await this.db.tasks.storageInstance.findDocumentsById([deleted.id], true);
+    if (!held?._deleted) return false;
+    const { _deleted, _rev, _meta, _attachments, ...task } = held;
+    const values = typeof task.title === 'string' ? task : deleted;
+    // RxDB writes an insert over a tombstone as the next revision of that document.
+    await this.tracked(deleted.id, () => this.db.tasks.insert(values as TaskDocument));
+    return true;
+  }
+
   /** Creates a directory row on this device (last among its siblings); it reaches the server with the next push. */
   async createRow(row: Omit<RowDocument, 'updatedAt'>): Promise<RowDocument> {
     const doc = await this.tracked(row.id, () =>

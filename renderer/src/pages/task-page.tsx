@@ -22,6 +22,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { map } from 'rxjs';
 import { api } from '../api';
 import { useLive, useReplica, useViewer } from '../data/replica-context';
+import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
 import { useShortcut } from '../shortcuts';
 import { saveFailureText, useApi } from '../use-api';
@@ -65,6 +66,8 @@ interface Message {
 
 /** The task's own text, edited with its fields. */
 const DETAILS = ['title', 'description'] as const;
+/** How long a deletion can be taken back from the notice that says it was made. */
+const UNDO_SECONDS = 10;
 
 type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'fields' | 'assignees'>> &
   TaskDocument;
@@ -226,10 +229,36 @@ export function TaskPage() {
   const mayDelete =
     viewer !== undefined &&
     (viewer.isAdmin || current.createdBy === me?.user.id || formOpenTo(form.visibleRoleIds, viewer));
-  /** Deletes the task on this device (sent as any change is) and goes back to its list. */
+  /**
+   * Deletes the task on this device (sent as any change is) and goes back to its list, offering
+   * for a while to take the deletion back.
+   */
   const remove = async () => {
-    await replica.removeTask(current.id);
-    message.success(online ? t('task.deletedDone') : t('task.deletedOffline'));
+    const deleted = { ...current };
+    const { id, title } = deleted;
+    await replica.removeTask(id);
+    const key = `deleted-${id}`;
+    const undo = async () => {
+      message.destroy(key);
+      try {
+        if (await replica.restoreTask(deleted)) message.success(t('task.restored', { title }));
+        else message.info(t('task.restoreNothing'));
+      } catch (caught) {
+        message.error(replicaFailureText(caught, t));
+      }
+    };
+    message.success({
+      key,
+      duration: UNDO_SECONDS,
+      content: (
+        <span data-testid="task-deleted">
+          {online ? t('task.deletedDone') : t('task.deletedOffline')}{' '}
+          <Button type="link" size="small" onClick={() => void undo()}>
+            {t('task.undoDelete')}
+          </Button>
+        </span>
+      ),
+    });
     navigate(`/tasks?formId=${current.formId}`);
   };
   const fieldName = (id: string) => form.fields.find((f) => f.id === id)?.name ?? id;

@@ -154,10 +154,11 @@ async function pushTask(
       return;
     }
     if (pushedBase !== null) {
-      // Brought back on the device after the user deleted it there (an undo): the base is their own
-      // deletion as pushed, values and all (a deletion pulled from the server is a bare tombstone).
-      // The task comes back if it is deleted here and theirs to delete; then their values merge.
-      if (pushedBase._deleted && typeof pushedBase.title === 'string') {
+      // Brought back on the device after it was deleted (an undo: the base is a tombstone, the
+      // user's own deletion as pushed or the server's as pulled, the replica taking no edit onto a
+      // tombstone otherwise). The task comes back if it is deleted here, not merely hidden from the
+      // user, and theirs to delete; then their values merge onto it as it was.
+      if (pushedBase._deleted) {
         let restored = false;
         const before = lost.length;
         await refusedAsLost(
@@ -167,7 +168,10 @@ async function pushTask(
             restored = await tasks.restoreDeletedTask(deps, auth, id);
           },
         );
-        if (restored) return pushTask(deps, auth, { ...pushedBase, _deleted: false }, pushed, lost);
+        if (restored) {
+          const base = typeof pushedBase.title === 'string' ? pushedBase : await tasks.getTask(deps, auth, id);
+          return pushTask(deps, auth, { ...base, _deleted: false } as SyncDocument, pushed, lost);
+        }
         if (lost.length > before) return;
       }
       // Deleted on the server meanwhile, or no longer shared with the user: the server wins, and

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
+import { Replica } from '../renderer/src/data/replica';
+import type { TaskDocument } from '../renderer/src/data/schemas';
+import { startTestApp, type TestApp } from './helpers/app';
+import { createForm, createOrg, createTask, type Member } from './helpers/factories';
+
+let t: TestApp;
+let admin: Member;
+const WAIT = { timeout: 15_000, interval: 50 };
+
+beforeAll(async () => {
+  t = await startTestApp({ config: { syncPollMs: 50 } });
+  admin = await createOrg(t);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** The admin's replica; `offline()` and `online()` cut the network and bring it back. */
+async function adminReplica() {
+  const listeners = new Map<string, () => void>();
+  const navigator = { onLine: true };
+  const replica = await Replica.open({
+    userId: admin.userId,
+    serverUrl: t.url,
+    storage: getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never,
+    accessToken: () => admin.client.accessToken,
+    reauthenticate: async () => undefined,
+    window: {
+      navigator,
+      addEventListener: (type: string, listener: () => void) => listeners.set(type, listener),
+      removeEventListener: (type: string) => listeners.delete(type),
+    } as never,
+  });
+  const turn = (onLine: boolean) => {
+    navigator.onLine = onLine;
+    listeners.get(onLine ? 'online' : 'offline')?.();
+  };
+  return { replica, offline: () => turn(false), online: () => turn(true) };
+}
+
+describe('a deletion taken back on the device', () => {
+  it('brings the task back as it was, on the server too once the deletion had reached it', async () => {
+    const form = await createForm(admin, { fields: [{ name: 'Note', type: 'text' }] });
+    const note = form.fields[0].id as string;
+    const task = await createTask(admin, form.id, { title: 'Deleted by mistake', fields: { [note]: 'keep me' } });
+    const { replica } = await adminReplica();
+    try {
+      const held = async () => (await replica.db.tasks.findOne(task.id).exec())?.toJSON() as TaskDocument | undefined;
+      await vi.waitFor(async () => expect(await held()).toBeDefined(), WAIT);
+      const shown = (await held()) as TaskDocument;
+      await replica.removeTask(task.id);
+      await vi.waitFor(async () => expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404), WAIT);
+      // The deletion comes back from the server as its own tombstone, which carries no values.
+      const stored = async () => (await replica.db.tasks.storageInstance.findDocumentsById([task.id], true))[0];
+      await vi.waitFor(async () => {
+        const tombstone = await stored();
+        expect(tombstone?._deleted && !('title' in tombstone)).toBe(true);
+      }, WAIT);
+
+      // Taken back with the task as the page showed it.
+      expect(await replica.restoreTask(shown)).toBe(true);
+      expect(await held()).toMatchObject({ title: 'Deleted by mistake', fields: { [note]: 'keep me' } });
+      await vi.waitFor(async () => expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(200), WAIT);
+      const restored = (await admin.client.get(`/api/tasks/${task.id}`)).body;
+      expect(restored).toMatchObject({ title: 'Deleted by mistake', fields: { [note]: 'keep me' } });
+      expect(replica.lost$.value).toEqual([]);
+      // Nothing left to take back.
+      expect(await replica.restoreTask(shown)).toBe(false);
+    } finally {
+      await replica.close();
+    }
+  });
+});
