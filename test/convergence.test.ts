@@ -16,7 +16,13 @@ import {
   type ReplicaSync,
   startReplicaSync,
 } from '../renderer/src/data/database';
-import { changedRow, changedTask, removedRecord, type TaskChange } from '../renderer/src/data/replica';
+import {
+  changedRow,
+  changedTask,
+  removedRecord,
+  type TaskChange,
+  writeBackDeletedTask,
+} from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import { type CollectionName, type RowDocument, type TaskDocument, WRITABLE } from '../renderer/src/data/schemas';
 import { browserReplicaStorage, remoteReplicaStorage } from '../renderer/src/data/storage';
@@ -383,9 +389,12 @@ function unseenLosses(
     .filter((edit) => edit.by !== 'office')
     .filter((edit) => {
       const others = edits.filter((other) => other !== edit && other.id === edit.id);
+      // A deletion competes with every edit of the record, except the deletion its undo takes back.
+      const undone = (other: Edit) => edit.path === '_deleted' && other.by === edit.by && other.round < edit.round;
       return !others.some(
         (other) =>
-          other.path === '_deleted' || (other.path === edit.path && (other.by !== edit.by || other.round > edit.round)),
+          (other.path === '_deleted' && !undone(other)) ||
+          (other.path === edit.path && (other.by !== edit.by || other.round > edit.round)),
       );
     })
     .map((edit) => ({ edit, now: finalValue(edit) }))
@@ -485,6 +494,8 @@ describe('replicas and the office editing the same records at random', { timeout
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await createTask(admin, form.id, { title: `Task ${seed}.${i}` })).id);
     const edits: Edit[] = [];
+    // Each replica's last deletion of a task, as the page showed the task: the one "Undo" takes back.
+    const deletedHere = new Map<string, TaskDocument>();
     await tracedRun('tasks', seed, edits, async () => {
       const replicas = await openReplicas(`tasks-${seed}`, ['tasks', 'users']);
       try {
@@ -514,7 +525,16 @@ describe('replicas and the office editing the same records at random', { timeout
             edit(id, 'statusId', statusId);
           } else if (what < 0.12) {
             const doc = random.pick(docs);
-            if (await writtenAsTheAppWrites(doc, removedRecord)) edit(doc.primary, '_deleted', true);
+            const shown = doc.toJSON() as TaskDocument;
+            if (await writtenAsTheAppWrites(doc, removedRecord)) {
+              edit(doc.primary, '_deleted', true);
+              deletedHere.set(replica.name, shown);
+            }
+          } else if (what < 0.15 && deletedHere.has(replica.name)) {
+            // Its last deletion taken back, as the notice's "Undo" does (rounds later, here).
+            const shown = deletedHere.get(replica.name) as TaskDocument;
+            deletedHere.delete(replica.name);
+            if (await writeBackDeletedTask(replica.db.tasks, shown)) edit(shown.id, '_deleted', false);
           } else {
             const doc = random.pick(docs);
             const current = doc.toJSON() as TaskDocument;

@@ -129,6 +129,21 @@ export function removedRecord<T extends { id: string; _deleted?: boolean }>(curr
 }
 
 /**
+ * Writes `deleted`, a task as it was when deleted on this device, over the tombstone `tasks` holds
+ * of it (an undo). The tombstone keeps the values of a deletion made here, which are taken; once the
+ * server's own tombstone (no values) has come back with the stream, `deleted` is. False when the
+ * replica does not hold the task as deleted: brought back already, or its tombstone cleaned up.
+ */
+export async function writeBackDeletedTask(tasks: OrbitaDatabase['tasks'], deleted: TaskDocument): Promise<boolean> {
+  const [held] = await tasks.storageInstance.findDocumentsById([deleted.id], true);
+  if (!held?._deleted) return false;
+  const { _deleted, _rev, _meta, _attachments, ...task } = held;
+  // RxDB writes an insert over a tombstone as the next revision of that document.
+  await tasks.insert(typeof task.title === 'string' ? task : deleted);
+  return true;
+}
+
+/**
  * A change of a directory row made on a screen: the cells its user changed (by column index,
  * applied to the cells the replica holds when written, so that a cell a pulled change set
  * meanwhile stays), its bindings, a move.
@@ -557,20 +572,11 @@ export class Replica {
   }
 
   /**
-   * Takes back a deletion made on this device (an undo): the task is written again as `deleted`,
-   * the task as it was when deleted, and the server, which may have taken the deletion already,
-   * brings it back with the next push. The replica's tombstone may be the server's by then (the
-   * deletion streamed back, without values), hence the caller's copy. False when the replica does
-   * not hold the task as deleted (brought back already, or its tombstone cleaned up).
+   * Takes back a deletion made on this device (an undo; `writeBackDeletedTask`): it reaches the
+   * server with the next push, which brings the task back there if the deletion had reached it.
    */
   async restoreTask(deleted: TaskDocument): Promise<boolean> {
-    const [held] = await this.db.tasks.storageInstance.findDocumentsById([deleted.id], true);
-    if (!held?._deleted) return false;
-    const { _deleted, _rev, _meta, _attachments, ...task } = held;
-    const values = typeof task.title === 'string' ? task : deleted;
-    // RxDB writes an insert over a tombstone as the next revision of that document.
-    await this.tracked(deleted.id, () => this.db.tasks.insert(values as TaskDocument));
-    return true;
+    return this.tracked(deleted.id, () => writeBackDeletedTask(this.db.tasks, deleted));
   }
 
   /** Creates a directory row on this device (last among its siblings); it reaches the server with the next push. */
