@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
-import { Replica } from '../renderer/src/data/replica';
 import type { TaskDocument } from '../renderer/src/data/schemas';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createOrg, createTask, type Member } from './helpers/factories';
+import { memberReplica } from './helpers/replica';
 
 let t: TestApp;
 let admin: Member;
@@ -17,35 +16,12 @@ afterAll(async () => {
   await t.close();
 });
 
-/** The admin's replica; `offline()` and `online()` cut the network and bring it back. */
-async function adminReplica() {
-  const listeners = new Map<string, () => void>();
-  const navigator = { onLine: true };
-  const replica = await Replica.open({
-    userId: admin.userId,
-    serverUrl: t.url,
-    storage: getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never,
-    accessToken: () => admin.client.accessToken,
-    reauthenticate: async () => undefined,
-    window: {
-      navigator,
-      addEventListener: (type: string, listener: () => void) => listeners.set(type, listener),
-      removeEventListener: (type: string) => listeners.delete(type),
-    } as never,
-  });
-  const turn = (onLine: boolean) => {
-    navigator.onLine = onLine;
-    listeners.get(onLine ? 'online' : 'offline')?.();
-  };
-  return { replica, offline: () => turn(false), online: () => turn(true) };
-}
-
 describe('a deletion taken back on the device', () => {
   it('brings the task back as it was, on the server too once the deletion had reached it', async () => {
     const form = await createForm(admin, { fields: [{ name: 'Note', type: 'text' }] });
     const note = form.fields[0].id as string;
     const task = await createTask(admin, form.id, { title: 'Deleted by mistake', fields: { [note]: 'keep me' } });
-    const { replica } = await adminReplica();
+    const { replica } = await memberReplica(t, admin, { onLine: true });
     try {
       const held = async () => (await replica.db.tasks.findOne(task.id).exec())?.toJSON() as TaskDocument | undefined;
       await vi.waitFor(async () => expect(await held()).toBeDefined(), WAIT);

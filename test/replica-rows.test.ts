@@ -1,10 +1,10 @@
 import type { Row } from '@shared/api/directories';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getRxStorageBetterSqlite } from '../electron/backend/rx-storage-sqlite';
-import { changedRow, Replica } from '../renderer/src/data/replica';
+import { changedRow } from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createOrg, type Member } from './helpers/factories';
+import { memberReplica } from './helpers/replica';
 
 let t: TestApp;
 let admin: Member;
@@ -19,22 +19,7 @@ afterAll(async () => {
 });
 
 /** The admin's replica, opened with the network down; `online()` brings the network back. */
-async function offlineReplica() {
-  const listeners = new Map<string, () => void>();
-  const replica = await Replica.open({
-    userId: admin.userId,
-    serverUrl: t.url,
-    storage: getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never,
-    accessToken: () => admin.client.accessToken,
-    reauthenticate: async () => undefined,
-    window: {
-      navigator: { onLine: false },
-      addEventListener: (type: string, listener: () => void) => listeners.set(type, listener),
-      removeEventListener: (type: string) => listeners.delete(type),
-    } as never,
-  });
-  return { replica, online: () => listeners.get('online')?.() };
-}
+const offlineReplica = () => memberReplica(t, admin, { onLine: false });
 
 describe('rows the screen had from the server before they reached the replica', () => {
   it('are taken in when edited, moved or deleted offline, and the changes reach the server', async () => {

@@ -684,37 +684,6 @@ describe('push', () => {
     expect((await admin.client.get(`/api/tasks/${hidden.id}`)).body.title).toBe('Not for Alice');
   });
 
-  it('refuses to bring back a task the device deleted when it is not theirs to restore, and says so', async () => {
-    const boris = await createMember(t, admin, { name: 'Boris' });
-    const role = (await admin.client.post('/api/roles', { name: `Night ${randomUUID()}` })).body;
-    const restricted = await createForm(admin, { visibleRoleIds: [role.id] });
-    const task = await createTask(admin, restricted.id, { title: 'Boiler audit' });
-    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: boris.userId });
-    const client = await replica(boris);
-    const seen = (await client.pullUntil('tasks', (docs) => ids(docs).includes(task.id))).documents.find(
-      (d) => d.id === task.id,
-    ) as SyncDocument;
-    // Deleted by the administrator after Boris's own deletion was pushed (and refused as not his to make).
-    await admin.client.delete(`/api/tasks/${task.id}`);
-    const answer = await client.push('tasks', [
-      { assumedMasterState: { ...seen, _deleted: true }, newDocumentState: { ...seen, _deleted: false } },
-    ]);
-    if (!answer.ok) throw new Error(JSON.stringify(answer.problem));
-    expect(answer.data.lost).toEqual([
-      expect.objectContaining({
-        id: task.id,
-        path: '_deleted',
-        attempted: false,
-        kept: true,
-        reason: 'refused',
-        code: 'forbidden',
-        record: expect.objectContaining({ name: 'Boiler audit' }),
-      }),
-    ]);
-    expect(answer.data.conflicts).toEqual([expect.objectContaining({ id: task.id, _deleted: true })]);
-    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
-  });
-
   it('takes a deletion of a task deleted on the server too as agreed, whatever the tombstones carry', async () => {
     const task = await createTask(admin, form.id, { title: 'Gone twice' });
     const client = await replica(alice);
@@ -968,7 +937,7 @@ describe('push', () => {
     }
   });
 
-  it('reports a deletion by someone it is not theirs to make (an assignee of a form not open to them) as refused', async () => {
+  it('reports a deletion, and its undo, by someone they are not theirs to make (an assignee of a form not open to them) as refused', async () => {
     const boris = await createMember(t, admin, { name: 'Boris' });
     const role = (await admin.client.post('/api/roles', { name: `Day ${randomUUID()}` })).body;
     const restricted = await createForm(admin, { visibleRoleIds: [role.id] });
@@ -994,6 +963,25 @@ describe('push', () => {
     ]);
     expect(answer.data.conflicts).toEqual([expect.objectContaining({ id: task.id, _deleted: false })]);
     expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(200);
+    // Deleted by the administrator afterwards, the task is not Boris's to bring back either.
+    await admin.client.delete(`/api/tasks/${task.id}`);
+    const undo = await client.push('tasks', [
+      { assumedMasterState: { ...base, _deleted: true }, newDocumentState: { ...base, _deleted: false } },
+    ]);
+    if (!undo.ok) throw new Error(JSON.stringify(undo.problem));
+    expect(undo.data.lost).toEqual([
+      expect.objectContaining({
+        id: task.id,
+        path: '_deleted',
+        attempted: false,
+        kept: true,
+        reason: 'refused',
+        code: 'forbidden',
+        record: expect.objectContaining({ name: 'Safe audit' }),
+      }),
+    ]);
+    expect(undo.data.conflicts).toEqual([expect.objectContaining({ id: task.id, _deleted: true })]);
+    expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(404);
   });
 
   it('reports a task made offline on a form deleted meanwhile value by value, with the reason and its name', async () => {

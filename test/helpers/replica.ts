@@ -1,0 +1,25 @@
+import { getRxStorageBetterSqlite } from '../../electron/backend/rx-storage-sqlite';
+import { Replica } from '../../renderer/src/data/replica';
+import type { TestApp } from './app';
+import type { Member } from './factories';
+
+/**
+ * `member`'s replica as the app opens it, on SQLite in memory, with a network that starts up or
+ * down (`onLine`); `online()` brings it back.
+ */
+export async function memberReplica(t: TestApp, member: Member, options: { onLine: boolean }) {
+  const listeners = new Map<string, () => void>();
+  const replica = await Replica.open({
+    userId: member.userId,
+    serverUrl: t.url,
+    storage: getRxStorageBetterSqlite({ databaseDirectory: ':memory:' }) as never,
+    accessToken: () => member.client.accessToken,
+    reauthenticate: async () => undefined,
+    window: {
+      navigator: { onLine: options.onLine },
+      addEventListener: (type: string, listener: () => void) => listeners.set(type, listener),
+      removeEventListener: (type: string) => listeners.delete(type),
+    } as never,
+  });
+  return { replica, online: () => listeners.get('online')?.() };
+}
