@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { writeBackDeletedTask } from '../renderer/src/data/replica';
 import type { TaskDocument } from '../renderer/src/data/schemas';
 import { startTestApp, type TestApp } from './helpers/app';
 import { createForm, createOrg, createTask, type Member } from './helpers/factories';
@@ -44,6 +45,15 @@ describe('a deletion taken back on the device', () => {
       expect(replica.lost$.value).toEqual([]);
       // Nothing left to take back.
       expect(await replica.restoreTask(shown)).toBe(false);
+      // Nor when the task comes back between the look at the tombstone and the write (the server's
+      // answer to the deletion kept it): the look is answered from before, the write meets the task.
+      const [live] = await replica.db.tasks.storageInstance.findDocumentsById([task.id], false);
+      const seenDeleted = {
+        storageInstance: { findDocumentsById: async () => [{ ...live, _deleted: true }] },
+        insert: (document: TaskDocument) => replica.db.tasks.insert(document),
+      };
+      expect(await writeBackDeletedTask(seenDeleted as never, shown)).toBe(false);
+      expect(await held()).toMatchObject({ title: 'Deleted by mistake' });
     } finally {
       await replica.close();
     }

@@ -138,9 +138,17 @@ export async function writeBackDeletedTask(tasks: OrbitaDatabase['tasks'], delet
   const [held] = await tasks.storageInstance.findDocumentsById([deleted.id], true);
   if (!held?._deleted) return false;
   const { _deleted, _rev, _meta, _attachments, ...task } = held;
-  // RxDB writes an insert over a tombstone as the next revision of that document.
-  await tasks.insert(typeof task.title === 'string' ? task : deleted);
-  return true;
+  try {
+    // RxDB writes an insert over a tombstone as the next revision of that document.
+    await tasks.insert(typeof task.title === 'string' ? task : deleted);
+    return true;
+  } catch (error) {
+    // Brought back meanwhile (the server's answer to the deletion kept the task): nothing to undo.
+    const inDb = (error as { parameters?: { writeError?: { documentInDb?: { _deleted?: boolean } } } }).parameters
+      ?.writeError?.documentInDb;
+    if ((error as { code?: string }).code === 'CONFLICT' && inDb && !inDb._deleted) return false;
+    throw error;
+  }
 }
 
 /**
