@@ -214,6 +214,38 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
     await context.close();
   });
 
+  it('lists deleted tasks with who deleted them, and brings one back for everyone', async () => {
+    const { context, page } = await admin('Vlas');
+    const form = (await apiInPage(page, 'POST', '/api/forms', { name: 'Night rounds', fields: [] })) as { id: string };
+    const made = [];
+    for (const title of ['Check the valve', 'Oil the pump']) {
+      made.push((await apiInPage(page, 'POST', '/api/tasks', { formId: form.id, title })) as { id: string });
+      await apiInPage(page, 'DELETE', `/api/tasks/${made.at(-1)?.id}`);
+    }
+
+    await page.goto(`${suite.t.url}/settings/deleted-tasks`);
+    const rows = page.locator('tbody tr');
+    await rows.filter({ hasText: 'Check the valve' }).waitFor();
+    // Most recently deleted first, with the form and who deleted it.
+    expect(await rows.locator('td:first-child').allTextContents()).toEqual(['Oil the pump', 'Check the valve']);
+    expect(await rows.first().textContent()).toContain('Night rounds');
+    expect(await rows.first().textContent()).toContain('Vlas');
+    await settled(page);
+    await saveScreenshot(page, 'settings-deleted-tasks');
+
+    await page.getByRole('button', { name: 'Restore “Check the valve”' }).click();
+    await page.getByTestId('task-restored').filter({ hasText: 'The task “Check the valve” is back.' }).waitFor();
+    await rows.filter({ hasText: 'Check the valve' }).waitFor({ state: 'detached' });
+    expect(await rows.locator('td:first-child').allTextContents()).toEqual(['Oil the pump']);
+    expect(((await apiInPage(page, 'GET', `/api/tasks/${made[0]?.id}`)) as { title: string }).title).toBe(
+      'Check the valve',
+    );
+    // It opens from the notice, from this device's copy once the server sends it back.
+    await page.getByTestId('task-restored').getByRole('link', { name: 'Open' }).click();
+    await page.getByRole('heading', { name: 'Check the valve' }).waitFor();
+    await context.close();
+  });
+
   it('tells a member who is not an administrator that the settings are for administrators', async () => {
     const { context, page } = await admin('Daria');
     await apiInPage(page, 'POST', '/api/users', { email: 'egor@example.org', name: 'Egor', locale: 'ru' });

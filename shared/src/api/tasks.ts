@@ -67,6 +67,29 @@ export const TaskCount = z
   .object({ count: z.number().int().nonnegative() })
   .meta({ id: 'TaskCount', description: 'Tasks the caller can see' });
 
+export const DeletedTask = z
+  .object({
+    id: z.uuid(),
+    title: z.string(),
+    formId: z.uuid(),
+    formName: z.string(),
+    deletedAt: z.iso.datetime(),
+    /** Who deleted it, as its activity log says (null for a bot, or a log that says nothing). */
+    deletedBy: z.object({ id: z.uuid(), name: z.string() }).nullable(),
+  })
+  .meta({ id: 'DeletedTask' });
+export type DeletedTask = z.infer<typeof DeletedTask>;
+
+export const DeletedTaskList = z
+  .object({ items: z.array(DeletedTask), nextCursor: z.string().nullable() })
+  .meta({ id: 'DeletedTaskList', description: 'Deleted tasks, most recently deleted first' });
+export type DeletedTaskList = z.infer<typeof DeletedTaskList>;
+
+export const DeletedTaskQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(300).optional(),
+});
+
 export const TaskListQuery = z.object({
   formId: z.uuid().optional(),
   statusId: z.uuid().optional(),

@@ -3,7 +3,13 @@ import type { Shape } from '../../i18n/shape';
 /** Strings of this screen (i18n section `settings`). */
 export const ru = {
   title: 'Настройки',
-  tabs: { users: 'Пользователи', roles: 'Роли', access: 'Доступ к модулям', 'error-log': 'Журнал ошибок' },
+  tabs: {
+    users: 'Пользователи',
+    roles: 'Роли',
+    access: 'Доступ к модулям',
+    'error-log': 'Журнал ошибок',
+    'deleted-tasks': 'Удалённые задачи',
+  },
   adminsOnlyTitle: 'Только для администраторов',
   adminsOnly:
     'Настройки организации доступны только администраторам. Если нужно пригласить коллегу или выдать доступ, обратитесь к администратору.',
@@ -105,6 +111,21 @@ export const ru = {
     noUsers: 'Никого не найдено',
   },
   modules: { gps: 'GPS', finance: 'Финансы' },
+  deletedTasks: {
+    intro:
+      'Задачи организации, удалённые кем угодно, — последние удалённые сверху. Восстановленная задача возвращается такой, какой была: со значениями, исполнителями и историей, у всех, кто её видел.',
+    title: 'Задача',
+    form: 'Форма',
+    deletedAt: 'Удалена',
+    deletedBy: 'Кем',
+    actions: 'Действия',
+    restore: 'Восстановить',
+    restoreOne: 'Восстановить «{{title}}»',
+    restored: 'Задача «{{title}}» восстановлена.',
+    open: 'Открыть',
+    more: 'Показать ещё',
+    empty: 'Удалённых задач нет',
+  },
   errorLog: {
     intro:
       'Ответы сервера с ошибкой: статус 400 и выше, кроме 401. Одинаковые ошибки за 60 секунд собираются в одну запись со счётчиком.',
@@ -156,7 +177,13 @@ export const ru = {
 
 export const en: Shape<typeof ru> = {
   title: 'Settings',
-  tabs: { users: 'Users', roles: 'Roles', access: 'Module access', 'error-log': 'Error log' },
+  tabs: {
+    users: 'Users',
+    roles: 'Roles',
+    access: 'Module access',
+    'error-log': 'Error log',
+    'deleted-tasks': 'Deleted tasks',
+  },
   adminsOnlyTitle: 'Administrators only',
   adminsOnly:
     'The organization’s settings are open to administrators only. To invite a colleague or grant access, ask an administrator.',
@@ -258,6 +285,21 @@ export const en: Shape<typeof ru> = {
     noUsers: 'Nobody found',
   },
   modules: { gps: 'GPS', finance: 'Finance' },
+  deletedTasks: {
+    intro:
+      'The organization’s tasks deleted by anyone, most recently deleted first. A task brought back returns as it was — its values, assignees and history — for everyone who saw it.',
+    title: 'Task',
+    form: 'Form',
+    deletedAt: 'Deleted',
+    deletedBy: 'By',
+    actions: 'Actions',
+    restore: 'Restore',
+    restoreOne: 'Restore “{{title}}”',
+    restored: 'The task “{{title}}” is back.',
+    open: 'Open',
+    more: 'Show more',
+    empty: 'No deleted tasks',
+  },
   errorLog: {
     intro:
       'Server responses with an error: status 400 or higher, except 401. Identical errors within 60 seconds are one entry with a count.',

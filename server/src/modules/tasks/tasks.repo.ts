@@ -215,6 +215,44 @@ export async function restoreTask(db: Queryable, organizationId: string, taskId:
   ]);
 }
 
+export interface DeletedTaskRow {
+  id: string;
+  title: string;
+  form_id: string;
+  form_name: string;
+  deleted_at: Date;
+  /** deleted_at in microseconds since the epoch (exact, for cursors). */
+  deleted_us: string;
+  deleted_by_id: string | null;
+  deleted_by_name: string | null;
+}
+
+/** The organization's deleted tasks, most recently deleted first, after `after` ([deleted_us, id]). */
+export async function listDeletedTasks(
+  db: Queryable,
+  organizationId: string,
+  page: { after?: [string, string]; limit: number },
+): Promise<DeletedTaskRow[]> {
+  const { rows } = await db.query<DeletedTaskRow>(
+    `SELECT t.id, t.title, t.form_id, f.name AS form_name, t.deleted_at,
+            (extract(epoch FROM t.deleted_at) * 1000000)::bigint::text AS deleted_us,
+            u.id AS deleted_by_id, u.name AS deleted_by_name
+       FROM tasks t
+       JOIN forms f ON f.id = t.form_id
+       LEFT JOIN LATERAL (
+         SELECT a.actor_user_id FROM task_audit_log a
+          WHERE a.organization_id = t.organization_id AND a.task_id = t.id AND a.action = 'deleted'
+          ORDER BY a.created_at DESC, a.id DESC LIMIT 1) d ON true
+       LEFT JOIN users u ON u.id = d.actor_user_id
+      WHERE t.organization_id = $1 AND t.deleted_at IS NOT NULL
+        AND ($2::bigint IS NULL OR ((extract(epoch FROM t.deleted_at) * 1000000)::bigint, t.id) < ($2::bigint, $3::uuid))
+      ORDER BY t.deleted_at DESC, t.id DESC
+      LIMIT $4`,
+    [organizationId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
+  );
+  return rows;
+}
+
 export async function softDeleteTask(db: Queryable, organizationId: string, taskId: string): Promise<void> {
   await db.query('UPDATE tasks SET deleted_at = now(), updated_at = now() WHERE organization_id = $1 AND id = $2', [
     organizationId,

@@ -4,6 +4,8 @@ import {
   BatchCreateRequest,
   BatchCreateResponse,
   CreateTaskRequest,
+  DeletedTaskList,
+  DeletedTaskQuery,
   FieldHistoryEntry,
   Inbox,
   InboxReason,
@@ -29,7 +31,7 @@ const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
 
 export function tasksRoutes(deps: tasks.TasksDeps) {
   return [
-    // Before /api/tasks/:taskId, which would otherwise take "search" or "count" for an id.
+    // Before /api/tasks/:taskId, which would otherwise take "search", "count" or "deleted" for an id.
     defineRoute({
       method: 'get',
       path: '/api/tasks/count',
@@ -38,6 +40,18 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
       tags: ['tasks'],
       responses: { 200: { description: 'The number of tasks', schema: TaskCount } },
       handler: async ({ auth }) => ({ status: 200, body: await tasks.countTasks(deps, auth) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/tasks/deleted',
+      operationId: 'listDeletedTasks',
+      summary:
+        'The organization’s deleted tasks, most recently deleted first (administrators; restore brings one back)',
+      tags: ['tasks'],
+      access: 'admin',
+      request: { query: DeletedTaskQuery },
+      responses: { 200: { description: 'A page of deleted tasks', schema: DeletedTaskList } },
+      handler: async ({ auth, query }) => ({ status: 200, body: await tasks.listDeletedTasks(deps, auth, query) }),
     }),
     defineRoute({
       method: 'get',

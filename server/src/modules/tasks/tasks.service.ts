@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ProblemFieldError } from '@shared/api/problem';
-import type { BatchTaskInput, CreateTaskRequest, Task, UpdateTaskRequest } from '@shared/api/tasks';
+import type { BatchTaskInput, CreateTaskRequest, DeletedTaskList, Task, UpdateTaskRequest } from '@shared/api/tasks';
 import { userEntries } from '@shared/values';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
@@ -311,6 +311,29 @@ export async function deleteTask(deps: TasksDeps, auth: AuthContext, taskId: str
     await repo.softDeleteTask(unit.tx, auth.organizationId, taskId);
     await audit(unit, auth, taskId, 'deleted');
   });
+}
+
+/** The organization's deleted tasks, most recently deleted first, for an administrator to bring back. */
+export async function listDeletedTasks(
+  deps: Pick<TasksDeps, 'db'>,
+  auth: AuthContext,
+  query: { limit: number; cursor?: string },
+): Promise<DeletedTaskList> {
+  const after = decodeCursor(query.cursor) as [string, string] | undefined;
+  const rows = await repo.listDeletedTasks(deps.db, auth.organizationId, { after, limit: query.limit + 1 });
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    items: page.map((row) => ({
+      id: row.id,
+      title: row.title,
+      formId: row.form_id,
+      formName: row.form_name,
+      deletedAt: row.deleted_at.toISOString(),
+      deletedBy: row.deleted_by_id ? { id: row.deleted_by_id, name: row.deleted_by_name ?? '' } : null,
+    })),
+    nextCursor: rows.length > query.limit && last ? encodeCursor([last.deleted_us, last.id]) : null,
+  };
 }
 
 /**

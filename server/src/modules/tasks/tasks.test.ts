@@ -460,6 +460,46 @@ describe('lists and visibility', () => {
     ]);
   });
 
+  it('lists the deleted tasks to administrators, most recently deleted first, with who deleted them', async () => {
+    const org = await createOrg(t);
+    const member = await createMember(t, org, { name: 'Dora' });
+    const repairs = await createForm(org, { name: 'Repairs', fields: [] });
+    const made = [];
+    for (const title of ['First gone', 'Second gone', 'Third gone', 'Still here']) {
+      made.push(await createTask(org, repairs.id, { title }));
+    }
+    expect((await member.client.delete(`/api/tasks/${made[0].id}`)).status).toBe(204);
+    expect((await org.client.delete(`/api/tasks/${made[1].id}`)).status).toBe(204);
+    expect((await member.client.delete(`/api/tasks/${made[2].id}`)).status).toBe(204);
+
+    const first = await org.client.get('/api/tasks/deleted?limit=2');
+    expect(first.status).toBe(200);
+    expect(first.body.items).toEqual([
+      expect.objectContaining({
+        id: made[2].id,
+        title: 'Third gone',
+        formName: 'Repairs',
+        deletedBy: { id: member.userId, name: 'Dora' },
+      }),
+      expect.objectContaining({ id: made[1].id, title: 'Second gone', formId: repairs.id }),
+    ]);
+    expect(first.body.items[1].deletedBy.id).toBe(org.userId);
+    const rest = await org.client.get(`/api/tasks/deleted?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    expect(rest.body).toEqual({ items: [expect.objectContaining({ id: made[0].id })], nextCursor: null });
+
+    // Brought back, it leaves the list; members may not read it; other organizations see none of it.
+    expect((await org.client.post(`/api/tasks/${made[1].id}/restore`)).status).toBe(200);
+    const after = await org.client.get('/api/tasks/deleted');
+    expect(after.body.items.map((i: { id: string }) => i.id)).toEqual([made[2].id, made[0].id]);
+    const refused = await member.client.get('/api/tasks/deleted');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    expect(
+      (await admin.client.get('/api/tasks/deleted?limit=200')).body.items.map((i: { id: string }) => i.id),
+    ).not.toContain(made[0].id);
+    expect((await org.client.get('/api/tasks/deleted?limit=0')).status).toBe(400);
+  });
+
   it('restores only what the caller may delete, in their organization', async () => {
     const role = await admin.client.post('/api/roles', { name: `Night shift ${randomUUID()}` });
     const restricted = await createForm(admin, { name: 'Night rounds', visibleRoleIds: [role.body.id], fields: [] });
