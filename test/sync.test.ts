@@ -305,6 +305,15 @@ describe('tombstones and visibility', () => {
     expect((await alice.client.get(`/api/tasks/${task.id}`)).body.title).toBe('Read the meter');
     // It takes no new tasks.
     expect((await alice.client.post('/api/tasks', { formId: gone.id, title: 'Another' })).status).toBe(409);
+    // Brought back by an administrator, it reaches the replica as a form in use again.
+    expect((await admin.client.post(`/api/forms/${gone.id}/restore`)).status).toBe(200);
+    forms = await client.pullUntil(
+      'forms',
+      (docs) => docs.some((d) => d.id === gone.id && d.deleted === false),
+      forms.checkpoint,
+    );
+    expect(forms.documents.findLast((d) => d.id === gone.id)).toMatchObject({ fields: gone.fields, _deleted: false });
+    expect((await alice.client.post('/api/tasks', { formId: gone.id, title: 'Another' })).status).toBe(201);
   });
 
   it('sends the form of a restricted task to its assignee, who works on the task but creates none there', async () => {

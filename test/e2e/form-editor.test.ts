@@ -278,6 +278,15 @@ describe.skipIf(!suite.available)('the form editor', { timeout: 120_000 }, () =>
     await page.getByRole('heading', { name: 'Forms' }).waitFor();
     expect(await page.getByRole('dialog', { name: 'Leave without saving?' }).count()).toBe(0);
     expect(await formsCount(page)).toBe(0);
+    // Taken back from the notice, the form is listed again as it was.
+    await page.getByTestId('form-deleted').getByRole('button', { name: 'Undo' }).click();
+    await page.getByText('The form “Visits” is back').waitFor();
+    await expect.poll(() => formsCount(page)).toBe(1);
+    expect(((await apiInPage(page, 'GET', `/api/forms/${form.id}`)) as SavedForm).statuses.map((s) => s.name)).toEqual([
+      'New',
+      'In progress',
+      'Done',
+    ]);
     await context.close();
   });
 });

@@ -780,7 +780,7 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const serverStatus = async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).status;
     const undo = async () => {
       await page.getByTestId('task-deleted').getByRole('button', { name: 'Undo' }).click();
-      await page.getByText('Task “Boiler room” is back').waitFor();
+      await waitOrExplain(page, page.getByText('Task “Boiler room” is back').first());
       await page.getByRole('link', { name: 'Boiler room' }).waitFor();
     };
 

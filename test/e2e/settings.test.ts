@@ -214,7 +214,7 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
     await context.close();
   });
 
-  it('lists deleted tasks with who deleted them, and brings one back for everyone', async () => {
+  it('lists deleted forms and tasks, with who deleted the tasks, and brings them back for everyone', async () => {
     const { context, page } = await admin('Vlas');
     const form = (await apiInPage(page, 'POST', '/api/forms', { name: 'Night rounds', fields: [] })) as { id: string };
     const made = [];
@@ -222,25 +222,37 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
       made.push((await apiInPage(page, 'POST', '/api/tasks', { formId: form.id, title })) as { id: string });
       await apiInPage(page, 'DELETE', `/api/tasks/${made.at(-1)?.id}`);
     }
+    const old = (await apiInPage(page, 'POST', '/api/forms', { name: 'Old intake', fields: [] })) as { id: string };
+    await apiInPage(page, 'POST', '/api/tasks', { formId: old.id, title: 'Read meter 7' });
+    await apiInPage(page, 'DELETE', `/api/forms/${old.id}`);
 
-    await page.goto(`${suite.t.url}/settings/deleted-tasks`);
-    const rows = page.locator('tbody tr');
-    await rows.filter({ hasText: 'Check the valve' }).waitFor();
+    await page.goto(`${suite.t.url}/settings/deleted`);
+    const tasks = page.getByTestId('deleted-tasks').locator('tbody tr');
+    const forms = page.getByTestId('deleted-forms').locator('tbody tr');
+    await tasks.filter({ hasText: 'Check the valve' }).waitFor();
     // Most recently deleted first, with the form and who deleted it.
-    expect(await rows.locator('td:first-child').allTextContents()).toEqual(['Oil the pump', 'Check the valve']);
-    expect(await rows.first().textContent()).toContain('Night rounds');
-    expect(await rows.first().textContent()).toContain('Vlas');
+    expect(await tasks.locator('td:first-child').allTextContents()).toEqual(['Oil the pump', 'Check the valve']);
+    expect(await tasks.first().textContent()).toContain('Night rounds');
+    expect(await tasks.first().textContent()).toContain('Vlas');
+    // A deleted form, with the tasks it keeps.
+    await forms.filter({ hasText: 'Old intake' }).waitFor();
+    expect(await forms.locator('td').allTextContents()).toContain('1');
     await settled(page);
-    await saveScreenshot(page, 'settings-deleted-tasks');
+    await saveScreenshot(page, 'settings-deleted');
 
     await page.getByRole('button', { name: 'Restore “Check the valve”' }).click();
     await page.getByTestId('task-restored').filter({ hasText: 'The task “Check the valve” is back.' }).waitFor();
-    await rows.filter({ hasText: 'Check the valve' }).waitFor({ state: 'detached' });
-    expect(await rows.locator('td:first-child').allTextContents()).toEqual(['Oil the pump']);
+    await tasks.filter({ hasText: 'Check the valve' }).waitFor({ state: 'detached' });
+    expect(await tasks.locator('td:first-child').allTextContents()).toEqual(['Oil the pump']);
     expect(((await apiInPage(page, 'GET', `/api/tasks/${made[0]?.id}`)) as { title: string }).title).toBe(
       'Check the valve',
     );
-    // It opens from the notice, from this device's copy once the server sends it back.
+    await page.getByRole('button', { name: 'Restore “Old intake”' }).click();
+    await page.getByTestId('form-restored').filter({ hasText: 'The form “Old intake” is back' }).waitFor();
+    await page.getByTestId('deleted-forms').getByText('No deleted forms').waitFor();
+    const listed = (await apiInPage(page, 'GET', '/api/forms')) as { items: { id: string }[] };
+    expect(listed.items.map((f) => f.id)).toContain(old.id);
+    // The task opens from its notice, from this device's copy once the server sends it back.
     await page.getByTestId('task-restored').getByRole('link', { name: 'Open' }).click();
     await page.getByRole('heading', { name: 'Check the valve' }).waitFor();
     await context.close();

@@ -135,19 +135,23 @@ export function removedRecord<T extends { id: string; _deleted?: boolean }>(curr
  * replica does not hold the task as deleted: brought back already, or its tombstone cleaned up.
  */
 export async function writeBackDeletedTask(tasks: OrbitaDatabase['tasks'], deleted: TaskDocument): Promise<boolean> {
-  const [held] = await tasks.storageInstance.findDocumentsById([deleted.id], true);
-  if (!held?._deleted) return false;
-  const { _deleted, _rev, _meta, _attachments, ...task } = held;
-  try {
-    // RxDB writes an insert over a tombstone as the next revision of that document.
-    await tasks.insert(typeof task.title === 'string' ? task : deleted);
-    return true;
-  } catch (error) {
-    // Brought back meanwhile (the server's answer to the deletion kept the task): nothing to undo.
-    const inDb = (error as { parameters?: { writeError?: { documentInDb?: { _deleted?: boolean } } } }).parameters
-      ?.writeError?.documentInDb;
-    if ((error as { code?: string }).code === 'CONFLICT' && inDb && !inDb._deleted) return false;
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    const [held] = await tasks.storageInstance.findDocumentsById([deleted.id], true);
+    if (!held?._deleted) return false;
+    const { _deleted, _rev, _meta, _attachments, ...task } = held;
+    try {
+      // RxDB writes an insert over a tombstone as the next revision of that document.
+      await tasks.insert(typeof task.title === 'string' ? task : deleted);
+      return true;
+    } catch (error) {
+      const inDb = (error as { parameters?: { writeError?: { documentInDb?: { _deleted?: boolean } } } }).parameters
+        ?.writeError?.documentInDb;
+      if ((error as { code?: string }).code !== 'CONFLICT' || !inDb) throw error;
+      // Brought back meanwhile (the server's answer to the deletion kept the task): nothing to undo.
+      if (!inDb._deleted) return false;
+      // Another tombstone written meanwhile (the server's, streamed back): written over in turn.
+      if (attempt === 3) throw error;
+    }
   }
 }
 

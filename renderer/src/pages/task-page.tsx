@@ -42,6 +42,7 @@ import { LostEdits } from './lost-edits';
 import { TaskQrButton } from './qr-codes';
 import { NotSentMark } from './sync-marks';
 import { taskDescriptionRules, taskTitleRules } from './task-text';
+import { showUndoable } from './undo-notice';
 
 interface HistoryEntry {
   id: string;
@@ -66,8 +67,6 @@ interface Message {
 
 /** The task's own text, edited with its fields. */
 const DETAILS = ['title', 'description'] as const;
-/** How long a deletion can be taken back from the notice that says it was made. */
-const UNDO_SECONDS = 10;
 
 type ReplicaTask = Required<Pick<TaskDocument, 'id' | 'formId' | 'statusId' | 'title' | 'fields' | 'assignees'>> &
   TaskDocument;
@@ -237,27 +236,19 @@ export function TaskPage() {
     const deleted = { ...current };
     const { id, title } = deleted;
     await replica.removeTask(id);
-    const key = `deleted-${id}`;
-    const undo = async () => {
-      message.destroy(key);
-      try {
-        if (await replica.restoreTask(deleted)) message.success(t('task.restored', { title }));
-        else message.info(t('task.restoreNothing'));
-      } catch (caught) {
-        message.error(replicaFailureText(caught, t));
-      }
-    };
-    message.success({
-      key,
-      duration: UNDO_SECONDS,
-      content: (
-        <span data-testid="task-deleted">
-          {online ? t('task.deletedDone') : t('task.deletedOffline')}{' '}
-          <Button type="link" size="small" onClick={() => void undo()}>
-            {t('task.undoDelete')}
-          </Button>
-        </span>
-      ),
+    showUndoable(message, {
+      key: `deleted-${id}`,
+      text: online ? t('task.deletedDone') : t('task.deletedOffline'),
+      undoLabel: t('task.undoDelete'),
+      testId: 'task-deleted',
+      undo: async () => {
+        try {
+          if (await replica.restoreTask(deleted)) message.success(t('task.restored', { title }));
+          else message.info(t('task.restoreNothing'));
+        } catch (caught) {
+          message.error(replicaFailureText(caught, t));
+        }
+      },
     });
     navigate(`/tasks?formId=${current.formId}`);
   };

@@ -117,3 +117,19 @@ export const Form = z
 export type Form = z.infer<typeof Form>;
 
 export const FormList = z.object({ items: z.array(Form) }).meta({ id: 'FormList' });
+
+export const DeletedForm = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    deletedAt: z.iso.datetime(),
+    /** Tasks of the form that are not deleted: they stay readable while the form is deleted. */
+    taskCount: z.number().int().nonnegative(),
+  })
+  .meta({ id: 'DeletedForm' });
+export type DeletedForm = z.infer<typeof DeletedForm>;
+
+export const DeletedFormList = z
+  .object({ items: z.array(DeletedForm) })
+  .meta({ id: 'DeletedFormList', description: 'Deleted forms, most recently deleted first' });
+export type DeletedFormList = z.infer<typeof DeletedFormList>;

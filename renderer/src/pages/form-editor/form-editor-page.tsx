@@ -23,7 +23,8 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError, api } from '../../api';
-import { useApi } from '../../use-api';
+import { failureText, useApi } from '../../use-api';
+import { showUndoable } from '../undo-notice';
 import {
   changes,
   type Draft,
@@ -156,10 +157,25 @@ function FormEditor({ formId, initial, readOnly, directories, roles }: EditorPro
     }
   };
 
+  /** Deletes the form and goes back to the list, offering for a while to take the deletion back. */
   const remove = async () => {
     try {
       await api('DELETE', `/api/forms/${formId}`);
-      message.success(t('formEditor.removed'));
+      const name = saved.name;
+      showUndoable(message, {
+        key: `form-deleted-${formId}`,
+        text: t('formEditor.removed'),
+        undoLabel: t('formEditor.undoRemove'),
+        testId: 'form-deleted',
+        undo: async () => {
+          try {
+            await api('POST', `/api/forms/${formId}/restore`);
+            message.success(t('formEditor.restored', { name }));
+          } catch (caught) {
+            message.error(failureText(caught, t));
+          }
+        },
+      });
       allowNextLeave();
       navigate('/forms');
     } catch (caught) {

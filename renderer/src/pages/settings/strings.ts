@@ -8,7 +8,7 @@ export const ru = {
     roles: 'Роли',
     access: 'Доступ к модулям',
     'error-log': 'Журнал ошибок',
-    'deleted-tasks': 'Удалённые задачи',
+    deleted: 'Удалённое',
   },
   adminsOnlyTitle: 'Только для администраторов',
   adminsOnly:
@@ -111,20 +111,25 @@ export const ru = {
     noUsers: 'Никого не найдено',
   },
   modules: { gps: 'GPS', finance: 'Финансы' },
-  deletedTasks: {
-    intro:
+  deleted: {
+    forms: 'Формы',
+    tasks: 'Задачи',
+    tasksIntro:
       'Задачи организации, удалённые кем угодно, — последние удалённые сверху. Восстановленная задача возвращается такой, какой была: со значениями, исполнителями и историей, у всех, кто её видел.',
-    title: 'Задача',
     form: 'Форма',
+    task: 'Задача',
     deletedAt: 'Удалена',
     deletedBy: 'Кем',
+    taskCount: 'Задач',
     actions: 'Действия',
     restore: 'Восстановить',
     restoreOne: 'Восстановить «{{title}}»',
-    restored: 'Задача «{{title}}» восстановлена.',
+    formRestored: 'Форма «{{name}}» восстановлена и снова принимает задачи.',
+    taskRestored: 'Задача «{{title}}» восстановлена.',
     open: 'Открыть',
     more: 'Показать ещё',
-    empty: 'Удалённых задач нет',
+    noForms: 'Удалённых форм нет',
+    noTasks: 'Удалённых задач нет',
   },
   errorLog: {
     intro:
@@ -182,7 +187,7 @@ export const en: Shape<typeof ru> = {
     roles: 'Roles',
     access: 'Module access',
     'error-log': 'Error log',
-    'deleted-tasks': 'Deleted tasks',
+    deleted: 'Deleted',
   },
   adminsOnlyTitle: 'Administrators only',
   adminsOnly:
@@ -285,20 +290,25 @@ export const en: Shape<typeof ru> = {
     noUsers: 'Nobody found',
   },
   modules: { gps: 'GPS', finance: 'Finance' },
-  deletedTasks: {
-    intro:
+  deleted: {
+    forms: 'Forms',
+    tasks: 'Tasks',
+    tasksIntro:
       'The organization’s tasks deleted by anyone, most recently deleted first. A task brought back returns as it was — its values, assignees and history — for everyone who saw it.',
-    title: 'Task',
     form: 'Form',
+    task: 'Task',
     deletedAt: 'Deleted',
     deletedBy: 'By',
+    taskCount: 'Tasks',
     actions: 'Actions',
     restore: 'Restore',
     restoreOne: 'Restore “{{title}}”',
-    restored: 'The task “{{title}}” is back.',
+    formRestored: 'The form “{{name}}” is back and takes new tasks again.',
+    taskRestored: 'The task “{{title}}” is back.',
     open: 'Open',
     more: 'Show more',
-    empty: 'No deleted tasks',
+    noForms: 'No deleted forms',
+    noTasks: 'No deleted tasks',
   },
   errorLog: {
     intro:

@@ -122,6 +122,27 @@ export async function touchForm(db: Queryable, organizationId: string, formId: s
   ]);
 }
 
+/** The organization's deleted forms, most recently deleted first, with how many live tasks each has. */
+export async function listDeletedForms(db: Queryable, organizationId: string) {
+  const { rows } = await db.query<{ id: string; name: string; deleted_at: Date; task_count: string }>(
+    `SELECT f.id, f.name, f.deleted_at,
+            (SELECT count(*) FROM tasks t WHERE t.form_id = f.id AND t.deleted_at IS NULL) AS task_count
+       FROM forms f
+      WHERE f.organization_id = $1 AND f.deleted_at IS NOT NULL
+      ORDER BY f.deleted_at DESC, f.id DESC`,
+    [organizationId],
+  );
+  return rows;
+}
+
+export async function restoreForm(db: Queryable, organizationId: string, formId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE forms SET deleted_at = NULL, updated_at = now() WHERE organization_id = $1 AND id = $2 AND deleted_at IS NOT NULL',
+    [organizationId, formId],
+  );
+  return rowCount === 1;
+}
+
 export async function softDeleteForm(db: Queryable, organizationId: string, formId: string): Promise<boolean> {
   const { rowCount } = await db.query(
     'UPDATE forms SET deleted_at = now(), updated_at = now() WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL',

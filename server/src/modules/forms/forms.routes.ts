@@ -1,4 +1,12 @@
-import { CreateFormRequest, Form, FormList, UpdateFormRequest, Workflow, WorkflowRequest } from '@shared/api/forms';
+import {
+  CreateFormRequest,
+  DeletedFormList,
+  Form,
+  FormList,
+  UpdateFormRequest,
+  Workflow,
+  WorkflowRequest,
+} from '@shared/api/forms';
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/routes';
 import * as forms from './forms.service';
@@ -15,6 +23,28 @@ export function formsRoutes(deps: forms.FormsDeps) {
       tags: ['forms'],
       responses: { 200: { description: 'Forms', schema: FormList } },
       handler: async ({ auth }) => ({ status: 200, body: await forms.listForms(deps, auth) }),
+    }),
+    // Before /api/forms/:formId, which would otherwise take "deleted" for an id.
+    defineRoute({
+      method: 'get',
+      path: '/api/forms/deleted',
+      access: 'admin',
+      operationId: 'listDeletedForms',
+      summary: 'The organization’s deleted forms, most recently deleted first (restore brings one back)',
+      tags: ['forms'],
+      responses: { 200: { description: 'Deleted forms', schema: DeletedFormList } },
+      handler: async ({ auth }) => ({ status: 200, body: await forms.listDeletedForms(deps, auth) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/forms/:formId/restore',
+      access: 'admin',
+      operationId: 'restoreForm',
+      summary: 'Bring a deleted form back; a form not deleted is returned as it is',
+      tags: ['forms'],
+      request: { params: FormParams },
+      responses: { 200: { description: 'The form', schema: Form } },
+      handler: async ({ auth, params }) => ({ status: 200, body: await forms.restoreForm(deps, auth, params.formId) }),
     }),
     defineRoute({
       method: 'post',

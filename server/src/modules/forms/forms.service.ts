@@ -1,5 +1,6 @@
 import type {
   CreateFormRequest,
+  DeletedFormList,
   Form,
   FormFieldInput,
   UpdateFormRequest,
@@ -353,6 +354,28 @@ export async function updateForm(
 /** Deletes a form: it leaves lists and takes no new tasks; its tasks stay readable. */
 export async function deleteForm(deps: FormsDeps, auth: AuthContext, formId: string): Promise<void> {
   if (!(await repo.softDeleteForm(deps.db, auth.organizationId, formId))) throw formNotFound(formId);
+}
+
+/** The organization's deleted forms, most recently deleted first (administrators bring them back). */
+export async function listDeletedForms(deps: FormsDeps, auth: AuthContext): Promise<DeletedFormList> {
+  const rows = await repo.listDeletedForms(deps.db, auth.organizationId);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      deletedAt: row.deleted_at.toISOString(),
+      taskCount: Number(row.task_count),
+    })),
+  };
+}
+
+/**
+ * Brings a deleted form back as it was (fields, workflow, who may use it): it takes new tasks again
+ * and reaches every replica it is open to. A form not deleted is answered as it is.
+ */
+export async function restoreForm(deps: FormsDeps, auth: AuthContext, formId: string): Promise<Form> {
+  await repo.restoreForm(deps.db, auth.organizationId, formId);
+  return getForm(deps, auth, formId);
 }
 
 export async function getWorkflow(deps: FormsDeps, auth: AuthContext, formId: string): Promise<Workflow> {

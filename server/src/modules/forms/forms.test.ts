@@ -197,4 +197,42 @@ describe('forms', () => {
     expect(refused.body.code).toBe('form_deleted');
     expect((await admin.client.get(`/api/tasks/${task.id}`)).status).toBe(200);
   });
+
+  it('lists deleted forms to administrators and brings one back as it was, taking new tasks again', async () => {
+    const org = await createOrg(t);
+    const member = await createMember(t, org, { name: 'Mira' });
+    const kept = await createForm(org, { name: 'Boiler checks', fields: [{ name: 'Pressure', type: 'number' }] });
+    const other = await createForm(org, { name: 'Old intake' });
+    await createTask(org, kept.id, { title: 'Morning round' });
+    expect((await org.client.delete(`/api/forms/${other.id}`)).status).toBe(204);
+    expect((await org.client.delete(`/api/forms/${kept.id}`)).status).toBe(204);
+
+    const deleted = await org.client.get('/api/forms/deleted');
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.items).toEqual([
+      expect.objectContaining({ id: kept.id, name: 'Boiler checks', taskCount: 1 }),
+      expect.objectContaining({ id: other.id, name: 'Old intake', taskCount: 0 }),
+    ]);
+    expect((await member.client.get('/api/forms/deleted')).status).toBe(403);
+    expect((await member.client.post(`/api/forms/${kept.id}/restore`)).status).toBe(403);
+    expect((await admin.client.get('/api/forms/deleted')).body.items.map((f: { id: string }) => f.id)).not.toContain(
+      kept.id,
+    );
+    expect((await admin.client.post(`/api/forms/${kept.id}/restore`)).status).toBe(404);
+
+    const restored = await org.client.post(`/api/forms/${kept.id}/restore`);
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ id: kept.id, name: 'Boiler checks', fields: [{ name: 'Pressure' }] });
+    expect(restored.body.statuses.map((s: { id: string }) => s.id)).toEqual(
+      kept.statuses.map((s: { id: string }) => s.id),
+    );
+    // Again: nothing to undo, the form as it is.
+    expect((await org.client.post(`/api/forms/${kept.id}/restore`)).status).toBe(200);
+    expect((await member.client.get('/api/forms')).body.items.map((f: { id: string }) => f.id)).toContain(kept.id);
+    expect((await member.client.post('/api/tasks', { formId: kept.id, title: 'Evening round' })).status).toBe(201);
+    expect((await org.client.get('/api/forms/deleted')).body.items.map((f: { id: string }) => f.id)).toEqual([
+      other.id,
+    ]);
+    expect((await org.client.post(`/api/forms/${randomUUID()}/restore`)).status).toBe(404);
+  });
 });

@@ -1,0 +1,197 @@
+import type { DeletedForm, DeletedFormList } from '@shared/api/forms';
+import type { DeletedTask, DeletedTaskList } from '@shared/api/tasks';
+import { App, Button, Table, Typography } from 'antd';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { api } from '../../api';
+import { ActionFailed, formatDateTime, LoadFailed, problemText, useLoad } from './load';
+
+const PAGE_SIZE = 50;
+
+/** What the organization deleted, for an administrator to bring back: forms, then tasks. */
+export function DeletedTab() {
+  const { t } = useTranslation();
+  return (
+    <>
+      <Typography.Title level={5}>{t('settings.deleted.forms')}</Typography.Title>
+      <DeletedForms />
+      <Typography.Title level={5} style={{ marginTop: 24 }}>
+        {t('settings.deleted.tasks')}
+      </Typography.Title>
+      <DeletedTasks />
+    </>
+  );
+}
+
+/** The deleted forms, most recently deleted first; one brought back takes new tasks again. */
+function DeletedForms() {
+  const { t, i18n } = useTranslation();
+  const { message } = App.useApp();
+  const list = useLoad('deleted-forms', () => api<DeletedFormList>('GET', '/api/forms/deleted'));
+  const [actionError, setActionError] = useState<string>();
+  const [restoring, setRestoring] = useState<string>();
+  const restore = async (form: DeletedForm) => {
+    setRestoring(form.id);
+    try {
+      await api('POST', `/api/forms/${form.id}/restore`);
+      setActionError(undefined);
+      message.success(
+        <span data-testid="form-restored">
+          {t('settings.deleted.formRestored', { name: form.name })}{' '}
+          <Link to={`/forms/${form.id}/edit`}>{t('settings.deleted.open')}</Link>
+        </span>,
+      );
+      list.reload();
+    } catch (caught) {
+      setActionError(problemText(caught, t));
+    } finally {
+      setRestoring(undefined);
+    }
+  };
+  return (
+    <>
+      {list.error && <LoadFailed error={list.error} onRetry={list.reload} />}
+      <ActionFailed error={actionError} onClose={() => setActionError(undefined)} />
+      <Table<DeletedForm>
+        rowKey="id"
+        size="small"
+        data-testid="deleted-forms"
+        loading={list.loading && !list.data}
+        dataSource={list.data?.items ?? []}
+        pagination={false}
+        locale={{ emptyText: list.data ? t('settings.deleted.noForms') : ' ' }}
+        columns={[
+          { title: t('settings.deleted.form'), dataIndex: 'name' },
+          {
+            title: t('settings.deleted.deletedAt'),
+            dataIndex: 'deletedAt',
+            render: (value: string) => formatDateTime(value, i18n.language),
+          },
+          { title: t('settings.deleted.taskCount'), dataIndex: 'taskCount' },
+          {
+            title: t('settings.deleted.actions'),
+            key: 'restore',
+            render: (_: unknown, form) => (
+              <Button
+                size="small"
+                loading={restoring === form.id}
+                aria-label={t('settings.deleted.restoreOne', { title: form.name })}
+                onClick={() => void restore(form)}
+              >
+                {t('settings.deleted.restore')}
+              </Button>
+            ),
+          },
+        ]}
+      />
+    </>
+  );
+}
+
+/**
+ * The deleted tasks, most recently deleted first, page after page: an administrator brings one
+ * back as it was (its values, assignees and history), for everyone who saw it.
+ */
+function DeletedTasks() {
+  const { t, i18n } = useTranslation();
+  const { message } = App.useApp();
+  const [items, setItems] = useState<DeletedTask[]>();
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [loadError, setLoadError] = useState<string>();
+  const [actionError, setActionError] = useState<string>();
+  const [restoring, setRestoring] = useState<string>();
+  // A page asked for after a newer request (a retry) is not shown.
+  const request = useRef(0);
+
+  const load = async (cursor: string | null) => {
+    const asked = ++request.current;
+    setLoading(true);
+    try {
+      const query = `limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page = await api<DeletedTaskList>('GET', `/api/tasks/deleted?${query}`);
+      if (asked !== request.current) return;
+      setItems((shown) => (cursor ? [...(shown ?? []), ...page.items] : page.items));
+      setNextCursor(page.nextCursor);
+      setLoadError(undefined);
+    } catch (caught) {
+      if (asked === request.current) setLoadError(problemText(caught, t));
+    } finally {
+      if (asked === request.current) setLoading(false);
+    }
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the first page, once.
+  useEffect(() => {
+    void load(null);
+  }, []);
+
+  const restore = async (task: DeletedTask) => {
+    setRestoring(task.id);
+    try {
+      await api('POST', `/api/tasks/${task.id}/restore`);
+      setItems((shown) => shown?.filter((item) => item.id !== task.id));
+      setActionError(undefined);
+      message.success(
+        <span data-testid="task-restored">
+          {t('settings.deleted.taskRestored', { title: task.title })}{' '}
+          <Link to={`/tasks/${task.id}`}>{t('settings.deleted.open')}</Link>
+        </span>,
+      );
+    } catch (caught) {
+      setActionError(problemText(caught, t));
+    } finally {
+      setRestoring(undefined);
+    }
+  };
+
+  return (
+    <>
+      <Typography.Paragraph type="secondary">{t('settings.deleted.tasksIntro')}</Typography.Paragraph>
+      {loadError && <LoadFailed error={loadError} onRetry={() => void load(null)} />}
+      <ActionFailed error={actionError} onClose={() => setActionError(undefined)} />
+      <Table<DeletedTask>
+        rowKey="id"
+        size="small"
+        data-testid="deleted-tasks"
+        loading={loading && items === undefined}
+        dataSource={items ?? []}
+        pagination={false}
+        locale={{ emptyText: items === undefined ? ' ' : t('settings.deleted.noTasks') }}
+        columns={[
+          { title: t('settings.deleted.task'), dataIndex: 'title' },
+          { title: t('settings.deleted.form'), dataIndex: 'formName' },
+          {
+            title: t('settings.deleted.deletedAt'),
+            dataIndex: 'deletedAt',
+            render: (value: string) => formatDateTime(value, i18n.language),
+          },
+          {
+            title: t('settings.deleted.deletedBy'),
+            dataIndex: 'deletedBy',
+            render: (by: DeletedTask['deletedBy']) => by?.name ?? '—',
+          },
+          {
+            title: t('settings.deleted.actions'),
+            key: 'restore',
+            render: (_: unknown, task) => (
+              <Button
+                size="small"
+                loading={restoring === task.id}
+                aria-label={t('settings.deleted.restoreOne', { title: task.title })}
+                onClick={() => void restore(task)}
+              >
+                {t('settings.deleted.restore')}
+              </Button>
+            ),
+          },
+        ]}
+      />
+      {nextCursor && (
+        <Button style={{ marginTop: 12 }} loading={loading} onClick={() => void load(nextCursor)}>
+          {t('settings.deleted.more')}
+        </Button>
+      )}
+    </>
+  );
+}
