@@ -1457,7 +1457,13 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     const listed = dialog.getByTestId('gone-edit');
     await expect
       .poll(async () => (await listed.allTextContents()).sort(), { timeout: UI_WAIT_MS })
-      .toEqual(['Move under: Quay 2', 'Offered under parent rows: Barents Sea', 'Region: Barents']);
+      .toEqual(['Move under: Quay 2', 'Offered under parent rows: Barents Sea', 'Region: Barents'])
+      .catch(async (error: unknown) => {
+        // Once seen empty in CI: what the dialog said, and the lost edits the replica kept.
+        const kept = await page.evaluate(() => Object.entries(localStorage).filter(([key]) => key.endsWith('.lost')));
+        console.error('dialog:', await dialog.textContent(), '\nlost edits kept:', JSON.stringify(kept));
+        throw error;
+      });
     await rowNode(page, 'Quay 1').waitFor({ state: 'detached' });
     await context.close();
   });

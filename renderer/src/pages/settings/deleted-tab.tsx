@@ -9,6 +9,64 @@ import { ActionFailed, formatDateTime, LoadFailed, problemText, useLoad } from '
 
 const PAGE_SIZE = 50;
 
+/** A deleted record as the tab restores it: named by `label`, at `path`, opened at `link`, `said` once back. */
+interface Restorable {
+  label: string;
+  path: string;
+  link: string;
+  said: string;
+}
+
+/**
+ * Restoring one row at a time from a table of deleted records: `POST path(record)/restore`, then
+ * `restored(record)` and a notice with a link (`testId`) to the record brought back. Gives the
+ * table's last column and the refusal to show above it.
+ */
+function useRestore<T extends { id: string }>(options: {
+  describe: (record: T) => Restorable;
+  testId: string;
+  restored: (record: T) => void;
+}) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const [actionError, setActionError] = useState<string>();
+  const [restoring, setRestoring] = useState<string>();
+  const restore = async (record: T) => {
+    const described = options.describe(record);
+    setRestoring(record.id);
+    try {
+      await api('POST', `${described.path}/restore`);
+      setActionError(undefined);
+      message.success(
+        <span data-testid={options.testId}>
+          {described.said} <Link to={described.link}>{t('settings.deleted.open')}</Link>
+        </span>,
+      );
+      options.restored(record);
+    } catch (caught) {
+      setActionError(problemText(caught, t));
+    } finally {
+      setRestoring(undefined);
+    }
+  };
+  const column = {
+    title: t('settings.deleted.actions'),
+    key: 'restore',
+    render: (_: unknown, record: T) => (
+      <Button
+        size="small"
+        loading={restoring === record.id}
+        aria-label={t('settings.deleted.restoreOne', { title: options.describe(record).label })}
+        onClick={() => void restore(record)}
+      >
+        {t('settings.deleted.restore')}
+      </Button>
+    ),
+  };
+  const refusal = <ActionFailed error={actionError} onClose={() => setActionError(undefined)} />;
+  return { column, refusal };
+}
+
 /** What the organization deleted, for an administrator to bring back: forms, then tasks. */
 export function DeletedTab() {
   const { t } = useTranslation();
@@ -27,32 +85,21 @@ export function DeletedTab() {
 /** The deleted forms, most recently deleted first; one brought back takes new tasks again. */
 function DeletedForms() {
   const { t, i18n } = useTranslation();
-  const { message } = App.useApp();
   const list = useLoad('deleted-forms', () => api<DeletedFormList>('GET', '/api/forms/deleted'));
-  const [actionError, setActionError] = useState<string>();
-  const [restoring, setRestoring] = useState<string>();
-  const restore = async (form: DeletedForm) => {
-    setRestoring(form.id);
-    try {
-      await api('POST', `/api/forms/${form.id}/restore`);
-      setActionError(undefined);
-      message.success(
-        <span data-testid="form-restored">
-          {t('settings.deleted.formRestored', { name: form.name })}{' '}
-          <Link to={`/forms/${form.id}/edit`}>{t('settings.deleted.open')}</Link>
-        </span>,
-      );
-      list.reload();
-    } catch (caught) {
-      setActionError(problemText(caught, t));
-    } finally {
-      setRestoring(undefined);
-    }
-  };
+  const { column, refusal } = useRestore<DeletedForm>({
+    describe: (form) => ({
+      label: form.name,
+      path: `/api/forms/${form.id}`,
+      link: `/forms/${form.id}/edit`,
+      said: t('settings.deleted.formRestored', { name: form.name }),
+    }),
+    testId: 'form-restored',
+    restored: () => list.reload(),
+  });
   return (
     <>
       {list.error && <LoadFailed error={list.error} onRetry={list.reload} />}
-      <ActionFailed error={actionError} onClose={() => setActionError(undefined)} />
+      {refusal}
       <Table<DeletedForm>
         rowKey="id"
         size="small"
@@ -69,20 +116,7 @@ function DeletedForms() {
             render: (value: string) => formatDateTime(value, i18n.language),
           },
           { title: t('settings.deleted.taskCount'), dataIndex: 'taskCount' },
-          {
-            title: t('settings.deleted.actions'),
-            key: 'restore',
-            render: (_: unknown, form) => (
-              <Button
-                size="small"
-                loading={restoring === form.id}
-                aria-label={t('settings.deleted.restoreOne', { title: form.name })}
-                onClick={() => void restore(form)}
-              >
-                {t('settings.deleted.restore')}
-              </Button>
-            ),
-          },
+          column,
         ]}
       />
     </>
@@ -95,13 +129,10 @@ function DeletedForms() {
  */
 function DeletedTasks() {
   const { t, i18n } = useTranslation();
-  const { message } = App.useApp();
   const [items, setItems] = useState<DeletedTask[]>();
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [loadError, setLoadError] = useState<string>();
-  const [actionError, setActionError] = useState<string>();
-  const [restoring, setRestoring] = useState<string>();
   // A page asked for after a newer request (a retry) is not shown.
   const request = useRef(0);
 
@@ -126,30 +157,22 @@ function DeletedTasks() {
     void load(null);
   }, []);
 
-  const restore = async (task: DeletedTask) => {
-    setRestoring(task.id);
-    try {
-      await api('POST', `/api/tasks/${task.id}/restore`);
-      setItems((shown) => shown?.filter((item) => item.id !== task.id));
-      setActionError(undefined);
-      message.success(
-        <span data-testid="task-restored">
-          {t('settings.deleted.taskRestored', { title: task.title })}{' '}
-          <Link to={`/tasks/${task.id}`}>{t('settings.deleted.open')}</Link>
-        </span>,
-      );
-    } catch (caught) {
-      setActionError(problemText(caught, t));
-    } finally {
-      setRestoring(undefined);
-    }
-  };
+  const { column, refusal } = useRestore<DeletedTask>({
+    describe: (task) => ({
+      label: task.title,
+      path: `/api/tasks/${task.id}`,
+      link: `/tasks/${task.id}`,
+      said: t('settings.deleted.taskRestored', { title: task.title }),
+    }),
+    testId: 'task-restored',
+    restored: (task) => setItems((shown) => shown?.filter((item) => item.id !== task.id)),
+  });
 
   return (
     <>
       <Typography.Paragraph type="secondary">{t('settings.deleted.tasksIntro')}</Typography.Paragraph>
       {loadError && <LoadFailed error={loadError} onRetry={() => void load(null)} />}
-      <ActionFailed error={actionError} onClose={() => setActionError(undefined)} />
+      {refusal}
       <Table<DeletedTask>
         rowKey="id"
         size="small"
@@ -171,20 +194,7 @@ function DeletedTasks() {
             dataIndex: 'deletedBy',
             render: (by: DeletedTask['deletedBy']) => by?.name ?? '—',
           },
-          {
-            title: t('settings.deleted.actions'),
-            key: 'restore',
-            render: (_: unknown, task) => (
-              <Button
-                size="small"
-                loading={restoring === task.id}
-                aria-label={t('settings.deleted.restoreOne', { title: task.title })}
-                onClick={() => void restore(task)}
-              >
-                {t('settings.deleted.restore')}
-              </Button>
-            ),
-          },
+          column,
         ]}
       />
       {nextCursor && (
