@@ -1114,9 +1114,10 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
       parentId: north.id,
     });
     await apiInPage(page, 'POST', `/api/directories/${sites.id}/rows`, { cells: ['South gate', 'Steppe'] });
-    // Open the app online until its first sync is done (the empty task list says so), then lose the network.
+    // Open the app online until its first sync is done (the task list then says no form takes
+    // tasks yet), then lose the network.
     await page.goto(`${suite.t.url}/tasks`);
-    await page.getByText('No tasks').waitFor();
+    await page.getByTestId('no-open-forms').waitFor();
     await replicaIs(page, 'online ready');
     await page.getByRole('menuitem', { name: 'Directories' }).click();
     await page.getByRole('link', { name: 'Sites', exact: true }).waitFor();
@@ -1485,8 +1486,9 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await make(['Crane', 'Steppe']);
     const shed = await make(['Old shed', 'Steppe']);
     await make(['Tool box', 'Steppe'], shed.id);
+    // The first sync is done once the task list says no form takes tasks yet.
     await page.goto(`${suite.t.url}/tasks`);
-    await page.getByText('No tasks').waitFor();
+    await page.getByTestId('no-open-forms').waitFor();
     await page.getByRole('menuitem', { name: 'Directories' }).click();
     await page.getByRole('link', { name: 'Berths', exact: true }).click();
     const row = (label: string) => rowNode(page, label);
