@@ -1588,6 +1588,79 @@ describe('push of directory rows', () => {
     ]);
   });
 
+  it('brings back a row the device deleted and then restored (an undo), in its place with its children and what it changed', async () => {
+    const directory = await newDirectory('Stations', [{ name: 'Name' }, { name: 'Code' }]);
+    const post = async (body: object) =>
+      (await admin.client.post(`/api/directories/${directory.id}/rows`, body)).body as { id: string };
+    const station = await post({ cells: ['Station'] });
+    const pump = await post({ cells: ['Pump', 'P'], parentId: station.id });
+    const valve = await post({ cells: ['Valve'], parentId: pump.id });
+    const gauge = await post({ cells: ['Gauge'], parentId: pump.id });
+    const tank = await post({ cells: ['Tank'], parentId: station.id });
+    const client = await replica(alice);
+    const docs = (await client.pullUntil('directory_rows', (d) => ids(d).includes(tank.id))).documents;
+    const seen = (id: string) => docs.find((d) => d.id === id) as SyncDocument;
+    // Deleted on the device as the replica does it: its children moved up into its place.
+    const deleted = { ...seen(pump.id), _deleted: true };
+    const movedUp = [valve.id, gauge.id].map((id, index) => ({
+      ...seen(id),
+      parentId: station.id,
+      position: Number(seen(pump.id).position) - 0.5 + (index + 1) / 3,
+    }));
+    const deletion = await client.push('directory_rows', [
+      ...movedUp.map((row, index) => ({
+        assumedMasterState: seen(row.id),
+        newDocumentState: movedUp[index] as SyncDocument,
+      })),
+      { assumedMasterState: seen(pump.id), newDocumentState: deleted },
+    ]);
+    expect(deletion.ok && deletion.data.lost).toEqual([]);
+    expect(await rowOf(directory.id, pump.id)).toBeUndefined();
+    const tree = async () =>
+      (await admin.client.get(`/api/directories/${directory.id}/rows/tree`)).body.nodes.map(function shape(n: {
+        label: string;
+        children: unknown[];
+      }): unknown {
+        return n.children.length ? [n.label, n.children.map((c) => shape(c as typeof n))] : n.label;
+      });
+    expect(await tree()).toEqual([['Station', ['Valve', 'Gauge', 'Tank']]]);
+    // Undone on the device, a cell changed too: the row first, then its children moved back.
+    const movedBack = [valve.id, gauge.id].map((id) => seen(id));
+    const undo = await client.push('directory_rows', [
+      { assumedMasterState: deleted, newDocumentState: { ...seen(pump.id), cells: ['Pump', 'P2'] } },
+      ...movedBack.map((row, index) => ({ assumedMasterState: movedUp[index] as SyncDocument, newDocumentState: row })),
+    ]);
+    expect(undo.ok && undo.data.lost).toEqual([]);
+    expect(await tree()).toEqual([['Station', [['Pump', ['Valve', 'Gauge']], 'Tank']]]);
+    expect((await rowOf(directory.id, pump.id)).cells).toEqual(['Pump', 'P2']);
+
+    // Against the server's bare tombstone (deleted elsewhere, pulled before the undo) too.
+    expect((await admin.client.delete(`/api/directories/${directory.id}/rows/${tank.id}`)).status).toBe(204);
+    const bare = (
+      await client.pullUntil('directory_rows', (d) => d.some((doc) => doc.id === tank.id && doc._deleted))
+    ).documents.find((d) => d.id === tank.id) as SyncDocument;
+    expect(bare.cells).toBeUndefined();
+    const back = await client.push('directory_rows', [{ assumedMasterState: bare, newDocumentState: seen(tank.id) }]);
+    expect(back.ok && back.data.lost).toEqual([]);
+    expect(await tree()).toEqual([['Station', [['Pump', ['Valve', 'Gauge']], 'Tank']]]);
+
+    // Not another organization's: its push of the same undo restores nothing.
+    expect((await admin.client.delete(`/api/directories/${directory.id}/rows/${tank.id}`)).status).toBe(204);
+    const intruder = await replica(other);
+    await intruder.push('directory_rows', [{ assumedMasterState: bare, newDocumentState: seen(tank.id) }]);
+    expect(await rowOf(directory.id, tank.id)).toBeUndefined();
+    // Nor once its directory is deleted: the undo comes back as a lost edit of the deletion.
+    expect((await admin.client.delete(`/api/directories/${directory.id}`)).status).toBe(204);
+    const refused = await client.push('directory_rows', [
+      { assumedMasterState: bare, newDocumentState: seen(tank.id) },
+    ]);
+    if (!refused.ok) throw new Error(JSON.stringify(refused.problem));
+    expect(refused.data.lost).toContainEqual(
+      expect.objectContaining({ id: tank.id, path: '_deleted', attempted: false, kept: true }),
+    );
+    expect(refused.data.conflicts).toEqual([expect.objectContaining({ id: tank.id, _deleted: true })]);
+  });
+
   it('never touches another organization’s rows', async () => {
     const directory = await newDirectory('Mine', [{ name: 'Name' }]);
     const row = (await admin.client.post(`/api/directories/${directory.id}/rows`, { cells: ['Ours'] })).body;

@@ -291,10 +291,46 @@ export async function ancestorIds(db: Queryable, organizationId: string, rowId: 
   return rows.map((row) => row.id);
 }
 
-export async function softDeleteRow(db: Queryable, organizationId: string, rowId: string): Promise<void> {
+/** Deletes a row, remembering the children its deletion moves up (`restoreRow` puts them back). */
+export async function softDeleteRow(
+  db: Queryable,
+  organizationId: string,
+  rowId: string,
+  movedUpIds: readonly string[],
+): Promise<void> {
   await db.query(
-    'UPDATE directory_rows SET deleted_at = now(), updated_at = now() WHERE organization_id = $1 AND id = $2',
-    [organizationId, rowId],
+    `UPDATE directory_rows SET deleted_at = now(), updated_at = now(), moved_up_ids = $3::uuid[]
+      WHERE organization_id = $1 AND id = $2`,
+    [organizationId, rowId, movedUpIds],
+  );
+}
+
+/** A deleted row of the directory, locked, with the children its deletion moved up; none when live or unknown. */
+export async function lockDeletedRow(
+  db: Queryable,
+  organizationId: string,
+  directoryId: string,
+  rowId: string,
+): Promise<(RowRecord & { moved_up_ids: string[] }) | undefined> {
+  const { rows } = await db.query<RowRecord & { moved_up_ids: string[] }>(
+    `SELECT ${ROW_COLUMNS}, COALESCE(moved_up_ids, '{}')::text[] AS moved_up_ids FROM directory_rows
+      WHERE organization_id = $1 AND directory_id = $2 AND id = $3 AND deleted_at IS NOT NULL FOR UPDATE`,
+    [organizationId, directoryId, rowId],
+  );
+  return rows[0];
+}
+
+/** Brings a deleted row back under `parentId` (its place among its siblings is set by the caller). */
+export async function restoreRow(
+  db: Queryable,
+  organizationId: string,
+  rowId: string,
+  parentId: string | null,
+): Promise<void> {
+  await db.query(
+    `UPDATE directory_rows SET deleted_at = NULL, moved_up_ids = NULL, parent_id = $3, updated_at = now()
+      WHERE organization_id = $1 AND id = $2`,
+    [organizationId, rowId, parentId],
   );
 }
 

@@ -150,6 +150,21 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       },
     }),
     defineRoute({
+      method: 'post',
+      path: '/api/directories/:directoryId/rows/:rowId/restore',
+      operationId: 'restoreRow',
+      summary: 'Restore a deleted row, in its place, with the children its deletion moved up',
+      description:
+        'A row not deleted is answered as it is. A row whose parent was deleted too comes back under its nearest live ancestor.',
+      tags: ['directories'],
+      request: { params: RowParams },
+      responses: { 200: { description: 'Row', schema: Row } },
+      handler: async ({ auth, params }) => ({
+        status: 200,
+        body: await directories.restoreRow(deps, auth, params.directoryId, params.rowId),
+      }),
+    }),
+    defineRoute({
       method: 'patch',
       path: '/api/directories/:directoryId/rows/:rowId/move',
       operationId: 'moveRow',

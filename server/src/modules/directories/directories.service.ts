@@ -456,8 +456,51 @@ export async function deleteRow(deps: DirectoriesDeps, auth: AuthContext, direct
     const children = await repo.lockSiblings(tx, auth.organizationId, directoryId, rowId);
     const at = siblings.indexOf(rowId);
     const ordered = [...siblings.slice(0, at), ...children, ...siblings.slice(at + 1)];
-    await repo.softDeleteRow(tx, auth.organizationId, rowId);
+    await repo.softDeleteRow(tx, auth.organizationId, rowId, children);
     await repo.setParentAndPositions(tx, auth.organizationId, row.parent_id, ordered);
+  });
+}
+
+/**
+ * Brings a deleted row back (the undo of a deletion): in its place, under its parent (or, that one
+ * deleted too, its nearest live ancestor), with the children its deletion moved up that are still
+ * where it left them. A live row is returned as it is: the undo has nothing left to do.
+ */
+export async function restoreRow(deps: DirectoriesDeps, auth: AuthContext, directoryId: string, rowId: string) {
+  await restoreDeletedRow(deps, auth, directoryId, rowId);
+  const [row] = await repo.findRows(deps.db, auth.organizationId, [rowId]);
+  if (!row || row.deleted_at || row.directory_id !== directoryId) throw rowNotFound(rowId);
+  return presentRow(row);
+}
+
+/** `restoreRow`'s work: true when a deleted row of the directory was brought back. */
+export async function restoreDeletedRow(
+  deps: DirectoriesDeps,
+  auth: AuthContext,
+  directoryId: string,
+  rowId: string,
+): Promise<boolean> {
+  return deps.db.transaction(async (tx) => {
+    await requireDirectoryTree(tx, auth, directoryId);
+    const row = await repo.lockDeletedRow(tx, auth.organizationId, directoryId, rowId);
+    if (!row) return false;
+    const ancestors = await repo.ancestorIds(tx, auth.organizationId, rowId);
+    const live = new Set(
+      (await repo.findRows(tx, auth.organizationId, ancestors)).filter((r) => !r.deleted_at).map((r) => r.id),
+    );
+    const parentId = ancestors.find((id) => live.has(id)) ?? null;
+    const siblings = await repo.lockSiblings(tx, auth.organizationId, directoryId, parentId);
+    const movedUp = new Set(row.moved_up_ids);
+    const back = siblings.filter((id) => movedUp.has(id));
+    const staying = siblings.filter((id) => !movedUp.has(id));
+    // Where its first child still is, else where it was (its position when deleted).
+    const at = back.length > 0 ? siblings.indexOf(back[0] as string) : Math.min(row.position, staying.length);
+    staying.splice(at, 0, rowId);
+    await repo.restoreRow(tx, auth.organizationId, rowId, parentId);
+    await repo.setParentAndPositions(tx, auth.organizationId, parentId, staying);
+    const children = await repo.lockSiblings(tx, auth.organizationId, directoryId, rowId);
+    await repo.setParentAndPositions(tx, auth.organizationId, rowId, [...back, ...children]);
+    return true;
   });
 }
 

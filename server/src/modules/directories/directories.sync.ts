@@ -120,6 +120,30 @@ async function pushRow(
   if (!current) {
     if (next._deleted) return; // deleted on both sides
     if (pushedBase !== null) {
+      // Brought back on the device after it was deleted (an undo: the base is a tombstone, the
+      // user's own deletion as pushed or the server's as pulled; the replica takes no edit onto a
+      // tombstone otherwise). The row comes back in its place, with the children its deletion
+      // moved up; then the user's values merge onto it — its place as the restore chose it, when
+      // the tombstone carries no values to tell a move made since.
+      if (pushedBase._deleted && stored?.deleted_at) {
+        let restored = false;
+        const before = lost.length;
+        await attempt(
+          lost,
+          { id, path: '_deleted', attempted: false, kept: true, record: await rowRecord(deps, auth, next) },
+          async () => {
+            restored = await directories.restoreDeletedRow(deps, auth, stored.directory_id, id);
+          },
+        );
+        const back = restored ? await currentRow(deps, auth, id) : undefined;
+        if (back) {
+          const base: RowState = Array.isArray(pushedBase.cells)
+            ? { ...pushedBase, _deleted: false }
+            : { ...back, parentId: next.parentId, position: next.position };
+          return pushRow(deps, auth, base, pushed, lost, back);
+        }
+        if (lost.length > before) return;
+      }
       // Deleted on the server meanwhile (or its directory is): the server wins, and the user is
       // told what they changed, the row named by its label as the edit had it.
       const record = await rowRecord(deps, auth, next);

@@ -172,6 +172,55 @@ describe('row trees', () => {
     expect((await admin.client.delete(`/api/directories/${d.id}/rows/${b.id}`)).status).toBe(204);
     expect(shape((await tree(d.id)).nodes)).toEqual([['A', ['B1', 'B2', 'C']]]);
   });
+
+  it('restores a deleted row in its place with the children its deletion moved up, for any member', async () => {
+    const d = await directory();
+    const a = await row(d.id, ['A']);
+    await row(d.id, ['Z'], a.id);
+    const b = await row(d.id, ['B'], a.id);
+    await row(d.id, ['B1'], b.id);
+    const b2 = await row(d.id, ['B2'], b.id);
+    await row(d.id, ['C'], a.id);
+    expect((await admin.client.delete(`/api/directories/${d.id}/rows/${b.id}`)).status).toBe(204);
+    // One moved child is moved away meanwhile: it stays where the user put it.
+    const moved = await admin.client.patch(`/api/directories/${d.id}/rows/${b2.id}/move`, {
+      parentId: null,
+      position: 0,
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    const member = await createMember(t, admin);
+    const restored = await member.client.post(`/api/directories/${d.id}/rows/${b.id}/restore`, {});
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(restored.body).toMatchObject({ id: b.id, parentId: a.id, cells: ['B', null, null, null] });
+    expect(shape((await tree(d.id)).nodes)).toEqual(['B2', ['A', ['Z', ['B', ['B1']], 'C']]]);
+
+    // Nothing left to undo: the row is answered as it is, the tree unchanged.
+    const again = await admin.client.post(`/api/directories/${d.id}/rows/${b.id}/restore`, {});
+    expect(again.status).toBe(200);
+    expect(shape((await tree(d.id)).nodes)).toEqual(['B2', ['A', ['Z', ['B', ['B1']], 'C']]]);
+  });
+
+  it('restores a row whose parent was deleted too under its nearest live ancestor; unknown rows and other organizations get 404', async () => {
+    const d = await directory();
+    const a = await row(d.id, ['A']);
+    const b = await row(d.id, ['B'], a.id);
+    const c = await row(d.id, ['C'], b.id);
+    await row(d.id, ['D'], a.id);
+    expect((await admin.client.delete(`/api/directories/${d.id}/rows/${c.id}`)).status).toBe(204);
+    expect((await admin.client.delete(`/api/directories/${d.id}/rows/${b.id}`)).status).toBe(204);
+    expect(shape((await tree(d.id)).nodes)).toEqual([['A', ['D']]]);
+    const restored = await admin.client.post(`/api/directories/${d.id}/rows/${c.id}/restore`, {});
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(restored.body.parentId).toBe(a.id);
+    expect(shape((await tree(d.id)).nodes)).toEqual([['A', ['C', 'D']]]);
+
+    const unknown = await admin.client.post(`/api/directories/${d.id}/rows/${randomUUID()}/restore`, {});
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toContain('application/problem+json');
+    const other = await createOrg(t, 'row-restore-other');
+    expect((await other.client.post(`/api/directories/${d.id}/rows/${b.id}/restore`, {})).status).toBe(404);
+    expect(shape((await tree(d.id)).nodes)).toEqual([['A', ['C', 'D']]]);
+  });
 });
 
 describe('rows', () => {
