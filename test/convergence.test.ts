@@ -21,7 +21,7 @@ import {
   changedTask,
   removedRecord,
   type TaskChange,
-  writeBackDeletedTask,
+  writeBackDeleted,
 } from '../renderer/src/data/replica';
 import { RecordGoneError } from '../renderer/src/data/replica-errors';
 import { type CollectionName, type RowDocument, type TaskDocument, WRITABLE } from '../renderer/src/data/schemas';
@@ -534,7 +534,7 @@ describe('replicas and the office editing the same records at random', { timeout
             // Its last deletion taken back, as the notice's "Undo" does (rounds later, here).
             const shown = deletedHere.get(replica.name) as TaskDocument;
             deletedHere.delete(replica.name);
-            if (await writeBackDeletedTask(replica.db.tasks, shown)) edit(shown.id, '_deleted', false);
+            if (await writeBackDeleted(replica.db.tasks, shown)) edit(shown.id, '_deleted', false);
           } else {
             const doc = random.pick(docs);
             const current = doc.toJSON() as TaskDocument;

@@ -5,7 +5,7 @@ import type { Member } from './factories';
 
 /**
  * `member`'s replica as the app opens it, on SQLite in memory, with a network that starts up or
- * down (`onLine`); `online()` brings it back.
+ * down (`onLine`); `online()` brings it back, `offline()` takes it away.
  */
 export async function memberReplica(t: TestApp, member: Member, options: { onLine: boolean }) {
   const listeners = new Map<string, () => void>();
@@ -21,5 +21,5 @@ export async function memberReplica(t: TestApp, member: Member, options: { onLin
       removeEventListener: (type: string) => listeners.delete(type),
     } as never,
   });
-  return { replica, online: () => listeners.get('online')?.() };
+  return { replica, online: () => listeners.get('online')?.(), offline: () => listeners.get('offline')?.() };
 }

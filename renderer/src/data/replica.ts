@@ -1,6 +1,13 @@
 import { type CellChanges, withCellChanges } from '@shared/api/directories';
 import type { LostEdit } from '@shared/sync';
-import { deepEqual, getAssumedMasterState, type RxDocument, type RxStorage, removeRxDatabase } from 'rxdb';
+import {
+  deepEqual,
+  getAssumedMasterState,
+  type RxCollection,
+  type RxDocument,
+  type RxStorage,
+  removeRxDatabase,
+} from 'rxdb';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { io, type Socket } from 'socket.io-client';
 import { type AssigneesChange, reassigned } from './assignees';
@@ -12,7 +19,7 @@ import {
   type UpgradeProgress,
 } from './database';
 import { RecordGoneError } from './replica-errors';
-import { type RowDocument, type TaskDocument, WRITABLE } from './schemas';
+import { type CollectionName, type RowDocument, type TaskDocument, tombstoneDefaults, WRITABLE } from './schemas';
 import type { KeptOnDevice, SyncDirection, SyncTrouble } from './socket-replication';
 
 export interface ReplicaStatus {
@@ -129,30 +136,44 @@ export function removedRecord<T extends { id: string; _deleted?: boolean }>(curr
 }
 
 /**
- * Writes `deleted`, a task as it was when deleted on this device, over the tombstone `tasks` holds
- * of it (an undo). The tombstone keeps the values of a deletion made here, which are taken; once the
- * server's own tombstone (no values) has come back with the stream, `deleted` is. False when the
- * replica does not hold the task as deleted: brought back already, or its tombstone cleaned up.
+ * Writes `deleted`, a task or directory row as it was when deleted on this device, over the
+ * tombstone `collection` holds of it (an undo). The tombstone keeps the values of a deletion made
+ * here, which are taken; once the server's own tombstone (no values) has come back with the
+ * stream, `deleted` is. False when the replica does not hold it as deleted: brought back already,
+ * or its tombstone cleaned up.
  */
-export async function writeBackDeletedTask(tasks: OrbitaDatabase['tasks'], deleted: TaskDocument): Promise<boolean> {
+export async function writeBackDeleted<T extends { id: string }>(
+  collection: RxCollection<T>,
+  deleted: T,
+): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
-    const [held] = await tasks.storageInstance.findDocumentsById([deleted.id], true);
+    const [held] = await collection.storageInstance.findDocumentsById([deleted.id], true);
     if (!held?._deleted) return false;
-    const { _deleted, _rev, _meta, _attachments, ...task } = held;
+    const { _deleted, _rev, _meta, _attachments, ...values } = held;
+    const bare = new Set(['id', ...Object.keys(tombstoneDefaults[collection.name as CollectionName] ?? {})]);
+    const carriesValues = Object.keys(values).some((key) => !bare.has(key));
     try {
       // RxDB writes an insert over a tombstone as the next revision of that document.
-      await tasks.insert(typeof task.title === 'string' ? task : deleted);
+      await collection.insert((carriesValues ? values : deleted) as never);
       return true;
     } catch (error) {
       const inDb = (error as { parameters?: { writeError?: { documentInDb?: { _deleted?: boolean } } } }).parameters
         ?.writeError?.documentInDb;
       if ((error as { code?: string }).code !== 'CONFLICT' || !inDb) throw error;
-      // Brought back meanwhile (the server's answer to the deletion kept the task): nothing to undo.
+      // Brought back meanwhile (the server's answer to the deletion kept it): nothing to undo.
       if (!inDb._deleted) return false;
       // Another tombstone written meanwhile (the server's, streamed back): written over in turn.
       if (attempt === 3) throw error;
     }
   }
+}
+
+/** Where a directory row's deletion moved one of its children: put back there by its undo. */
+export interface MovedUpRow {
+  id: string;
+  /** The child's parent and order before the deletion (the deleted row, and its order under it). */
+  parentId: string;
+  position: number;
 }
 
 /**
@@ -584,11 +605,11 @@ export class Replica {
   }
 
   /**
-   * Takes back a deletion made on this device (an undo; `writeBackDeletedTask`): it reaches the
+   * Takes back a deletion made on this device (an undo; `writeBackDeleted`): it reaches the
    * server with the next push, which brings the task back there if the deletion had reached it.
    */
   async restoreTask(deleted: TaskDocument): Promise<boolean> {
-    return this.tracked(deleted.id, () => writeBackDeletedTask(this.db.tasks, deleted));
+    return this.tracked(deleted.id, () => writeBackDeleted(this.db.tasks, deleted));
   }
 
   /** Creates a directory row on this device (last among its siblings); it reaches the server with the next push. */
@@ -673,14 +694,15 @@ export class Replica {
 
   /**
    * Deletes a directory row on this device; its children move up into its place, as the server
-   * does (their moves are pushed too).
+   * does (their moves are pushed too). Answers where each child was, for `restoreRow`.
    */
-  async removeRow(id: string, shown?: RowDocument): Promise<void> {
+  async removeRow(id: string, shown?: RowDocument): Promise<MovedUpRow[]> {
     const doc = (await this.db.directory_rows.findOne(id).exec()) ?? (await this.takeShownRow(id, shown));
     const row = doc.toJSON() as unknown as RowDocument;
     const children = (await this.db.directory_rows.find({ selector: { parentId: id } }).exec()).sort(
       (a, b) => (a.toJSON().position ?? 0) - (b.toJSON().position ?? 0),
     );
+    const movedUp = children.map((child) => ({ id: child.primary, parentId: id, position: child.toJSON().position }));
     // In the deleted row's place, in their order: strictly between its neighbours' positions. Each
     // write counts as waiting on its own: one refused halfway leaves only what was written counted
     // (trying the deletion again moves the rest).
@@ -693,6 +715,30 @@ export class Replica {
       );
     }
     await this.tracked(id, () => doc.incrementalModify(removedRecord));
+    return movedUp;
+  }
+
+  /**
+   * Takes back a row's deletion made on this device (an undo, as `restoreTask`): the row is written
+   * back as it was, and the children its deletion moved up go back under it, in their order — those
+   * still where the deletion left them (one moved elsewhere since stays). The next push sends it
+   * all; a deletion that had reached the server is undone there too, children and all.
+   */
+  async restoreRow(deleted: RowDocument, movedUp: readonly MovedUpRow[] = []): Promise<boolean> {
+    if (!(await this.tracked(deleted.id, () => writeBackDeleted(this.db.directory_rows, deleted)))) return false;
+    const children = await this.db.directory_rows.findByIds(movedUp.map((child) => child.id)).exec();
+    for (const child of movedUp) {
+      const doc = children.get(child.id);
+      if (!doc || doc.toJSON().parentId !== deleted.parentId) continue;
+      await this.tracked(child.id, () =>
+        doc.incrementalModify((current: RowDocument) =>
+          current.parentId === deleted.parentId
+            ? { ...current, parentId: child.parentId, position: child.position }
+            : current,
+        ),
+      );
+    }
+    return true;
   }
 
   /**
