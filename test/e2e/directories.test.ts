@@ -213,6 +213,64 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
     await context.close();
   });
 
+  it('takes a row’s deletion back from its notice, children and all, online and offline', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Undo works',
+      name: 'Uma',
+      email: 'uma@example.org',
+    });
+    const directory = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Stations',
+      columns: [{ name: 'Name' }],
+    })) as { id: string };
+    const station = await addRow(page, directory.id, ['Station']);
+    const pump = await addRow(page, directory.id, ['Pump'], { parentId: station.id });
+    const valve = await addRow(page, directory.id, ['Valve'], { parentId: pump.id });
+    await addRow(page, directory.id, ['Gauge'], { parentId: pump.id });
+    await addRow(page, directory.id, ['Tank'], { parentId: station.id });
+    await openDirectory(page, 'Stations');
+    await node(page, 'Valve').waitFor();
+    await replicaIs(page, 'online ready');
+    const parentOf = async (id: string) => (await rowsOf(page, directory.id)).find((r) => r.id === id)?.parentId;
+    const deleteShown = async (label: string) => {
+      await node(page, label).click();
+      await page.getByRole('button', { name: 'Delete row' }).click();
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await node(page, label).waitFor({ state: 'detached' });
+    };
+    const undo = async () => {
+      const notice = page.getByTestId('row-deleted');
+      await notice.getByRole('button', { name: 'Undo' }).click();
+      await page.getByText('Row “Pump” is back in its place').waitFor();
+      await node(page, 'Valve').and(page.locator('[data-depth="3"]')).waitFor();
+      expect(await node(page, 'Gauge').getAttribute('data-depth')).toBe('3');
+      expect(await node(page, 'Pump').getAttribute('data-depth')).toBe('2');
+    };
+
+    // Online: deleted on the server, its children moved up; Undo puts it all back there.
+    await deleteShown('Pump');
+    await page.getByTestId('row-deleted').filter({ hasText: 'Row deleted' }).waitFor();
+    expect(await node(page, 'Valve').getAttribute('data-depth')).toBe('2');
+    await expect.poll(() => parentOf(valve.id), SERVER).toBe(station.id);
+    await undo();
+    expect(await parentOf(pump.id)).toBe(station.id);
+    expect(await parentOf(valve.id)).toBe(pump.id);
+
+    // Offline: deleted and taken back on this device; the server never learns of either.
+    const before = await rowsOf(page, directory.id);
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await deleteShown('Pump');
+    await page.getByTestId('row-deleted').filter({ hasText: 'Row deleted on this device' }).waitFor();
+    await undo();
+    await context.setOffline(false);
+    await replicaIs(page, 'online ready');
+    await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
+    expect(await rowsOf(page, directory.id)).toEqual(before);
+    expect(await page.getByTestId('lost-notice').count()).toBe(0);
+    await context.close();
+  });
+
   it('exports the rows as CSV and imports files back, with counts and the server’s row errors', async () => {
     const { context, page } = await registeredPage(suite.browser, suite.t.url, {
       organization: 'Cargo',

@@ -205,15 +205,37 @@ export async function moveRow(
   }
 }
 
+/** A row's deletion as made — on the server, or on this device while offline — and its undo. */
+export interface RowDeletion {
+  offline: boolean;
+  /** Takes the deletion back (the row in its place, with its children); false: nothing left to undo. */
+  restore: () => Promise<boolean>;
+}
+
 /** Deletes a row (as shown); its children move up into its place. */
-export async function deleteRow(directoryId: string, row: Row): Promise<{ offline: boolean }> {
+export async function deleteRow(directoryId: string, row: Row): Promise<RowDeletion> {
+  const shown = { ...row, directoryId };
   try {
     await api('DELETE', `/api/directories/${directoryId}/rows/${row.id}`);
-    return { offline: false };
+    return {
+      offline: false,
+      restore: async () => {
+        try {
+          await api('POST', `/api/directories/${directoryId}/rows/${row.id}/restore`);
+          return true;
+        } catch (caught) {
+          // Offline since: written back on the device once it holds the deletion, sent when online.
+          return orFromReplica(caught, async (replica) => {
+            if (await replica.restoreRow(shown)) return true;
+            throw caught;
+          });
+        }
+      },
+    };
   } catch (caught) {
     return orFromReplica(caught, async (replica) => {
-      await replica.removeRow(row.id, { ...row, directoryId });
-      return { offline: true };
+      const movedUp = await replica.removeRow(row.id, shown);
+      return { offline: true, restore: () => replica.restoreRow(shown, movedUp) };
     });
   }
 }

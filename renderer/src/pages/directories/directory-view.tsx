@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError, api, saveBlob } from '../../api';
 import { useReplica } from '../../data/replica-context';
+import { showUndoable } from '../undo-notice';
 import { CsvImport } from './csv-import';
 import {
   cellText,
@@ -444,9 +445,24 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
                 setEditing({ kind: 'edit', rowId: row.id });
                 refresh();
               }}
-              onDeleted={(offline) => {
-                if (offline) message.info(t('directories.savedOffline'));
-                else message.success(t('directories.rowDeleted'));
+              onDeleted={(deletion) => {
+                if (!editedRow) return;
+                const label = labelOf(editedRow.id);
+                showUndoable(message, {
+                  key: `row-deleted-${editedRow.id}`,
+                  text: deletion.offline ? t('directories.rowDeletedOffline') : t('directories.rowDeleted'),
+                  undoLabel: t('directories.undoDelete'),
+                  testId: 'row-deleted',
+                  undo: async () => {
+                    try {
+                      if (await deletion.restore()) message.success(t('directories.rowRestored', { label }));
+                      else message.info(t('directories.rowRestoreNothing'));
+                    } catch (caught) {
+                      message.error(saveFailureText(caught, t));
+                    }
+                    refresh();
+                  },
+                });
                 setEditing(undefined);
                 refresh();
               }}

@@ -27,6 +27,7 @@ import {
   fieldErrors,
   placeNodes,
   type Row,
+  type RowDeletion,
   type RowEdit,
   saveFailureText,
   saveRow,
@@ -97,7 +98,7 @@ interface RowEditorProps {
   parentRowOptions: { value: string; label: string }[] | undefined;
   /** `offline`: kept on this device until the server can be reached. */
   onSaved: (row: Row, offline: boolean) => void;
-  onDeleted: (offline: boolean) => void;
+  onDeleted: (deletion: RowDeletion) => void;
   onAddChild: () => void;
   onMove: (parentId: string | null) => void;
   onClose: () => void;
@@ -209,7 +210,7 @@ export function RowEditor(props: RowEditorProps) {
     }
     if (edit.path === '_deleted') {
       // Failing, it says why where the user pressed, and the lost edit stays.
-      return async () => props.onDeleted((await deleteRow(directory.id, row)).offline);
+      return async () => props.onDeleted(await deleteRow(directory.id, row));
     }
     return undefined;
   };
@@ -217,8 +218,7 @@ export function RowEditor(props: RowEditorProps) {
   const remove = async () => {
     if (!row) return;
     try {
-      const { offline } = await deleteRow(directory.id, row);
-      props.onDeleted(offline);
+      props.onDeleted(await deleteRow(directory.id, row));
     } catch (caught) {
       setError(saveFailureText(caught, t));
     }
