@@ -615,6 +615,8 @@ describe('replicas and the office editing the same records at random', { timeout
       ids.push(created.body.id as string);
     }
     const edits: Edit[] = [];
+    // Each replica's last deletion of a row, as the screen showed it: the one "Undo" takes back.
+    const deletedHere = new Map<string, RowDocument>();
     await tracedRun('rows', seed, edits, async () => {
       const replicas = await openReplicas(`rows-${seed}`, ['directories', 'directory_rows']);
       try {
@@ -648,9 +650,17 @@ describe('replicas and the office editing the same records at random', { timeout
             });
           } else if (what < 0.12) {
             const doc = random.pick(docs);
+            const shown = doc.toJSON() as RowDocument;
             if (await writtenAsTheAppWrites(doc, removedRecord)) {
               edits.push({ by: replica.name, id: doc.primary, path: '_deleted', value: true, round });
+              deletedHere.set(replica.name, shown);
             }
+          } else if (what < 0.15 && deletedHere.has(replica.name)) {
+            // Its last deletion taken back, as the notice's "Undo" does (rounds later, here).
+            const shown = deletedHere.get(replica.name) as RowDocument;
+            deletedHere.delete(replica.name);
+            if (await writeBackDeleted(replica.db.directory_rows, shown))
+              edits.push({ by: replica.name, id: shown.id, path: '_deleted', value: false, round });
           } else if (what < 0.25) {
             const doc = random.pick(docs);
             const parentId = random.pick([
@@ -690,6 +700,7 @@ describe('replicas and the office editing the same records at random', { timeout
               position: 0,
             });
           if (kind === 2 && random.next() < 0.3) await admin.client.delete(rowPath).then(office('_deleted'));
+          if (kind === 3 && random.next() < 0.3) await admin.client.post(`${rowPath}/restore`).then(office('_deleted'));
           await new Promise((resolve) => setTimeout(resolve, random.next() * 60));
         }
         backOnline(replicas);

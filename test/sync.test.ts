@@ -653,6 +653,45 @@ describe('push', () => {
     );
   });
 
+  it('makes a task the device made, deleted and took back before any of it was sent; another organization’s id stays theirs', async () => {
+    const client = await replica(alice);
+    const id = randomUUID();
+    const now = new Date().toISOString();
+    const made = {
+      id,
+      formId: form.id,
+      statusId: form.statuses[0].id,
+      title: 'Made, deleted, undone offline',
+      description: '',
+      fields: {},
+      labels: {},
+      assignees: [],
+      createdAt: now,
+      updatedAt: now,
+      _deleted: false,
+    } as SyncDocument;
+    const deleted = { ...made, _deleted: true };
+    // The deletion went first, alone: the server had nothing to delete and made nothing.
+    expect(await client.push('tasks', [{ assumedMasterState: null, newDocumentState: deleted }])).toEqual({
+      ok: true,
+      data: { conflicts: [], lost: [] },
+    });
+    expect((await admin.client.get(`/api/tasks/${id}`)).status).toBe(404);
+    const undo = await client.push('tasks', [{ assumedMasterState: deleted, newDocumentState: made }]);
+    expect(undo.ok && undo.data.lost).toEqual([]);
+    const task = await admin.client.get(`/api/tasks/${id}`);
+    expect(task.status).toBe(200);
+    expect(task.body.title).toBe('Made, deleted, undone offline');
+
+    // The same push from another organization cannot take the id: refused, nothing changes.
+    const intruder = await replica(other);
+    const taken = await intruder.push('tasks', [
+      { assumedMasterState: deleted, newDocumentState: { ...made, title: 'Taken' } },
+    ]);
+    expect(taken.ok && taken.data.lost.length).toBeGreaterThan(0);
+    expect((await admin.client.get(`/api/tasks/${id}`)).body.title).toBe('Made, deleted, undone offline');
+  });
+
   it('brings a task back against the server’s bare tombstone too, but not one merely no longer shared with the user', async () => {
     const task = await createTask(admin, form.id, { title: 'Deleted, streamed back' });
     const client = await replica(alice);
@@ -1659,6 +1698,30 @@ describe('push of directory rows', () => {
       expect.objectContaining({ id: tank.id, path: '_deleted', attempted: false, kept: true }),
     );
     expect(refused.data.conflicts).toEqual([expect.objectContaining({ id: tank.id, _deleted: true })]);
+  });
+
+  it('makes a row the device made, deleted and took back before any of it was sent', async () => {
+    const directory = await newDirectory('Sheds', [{ name: 'Name' }]);
+    const client = await replica(alice);
+    const made = {
+      id: randomUUID(),
+      directoryId: directory.id,
+      parentId: null,
+      position: 0,
+      cells: ['Shed 1'],
+      parentRowIds: [],
+      updatedAt: new Date().toISOString(),
+      _deleted: false,
+    } as SyncDocument;
+    const deleted = { ...made, _deleted: true };
+    expect(await client.push('directory_rows', [{ assumedMasterState: null, newDocumentState: deleted }])).toEqual({
+      ok: true,
+      data: { conflicts: [], lost: [] },
+    });
+    expect(await rowOf(directory.id, made.id)).toBeUndefined();
+    const undo = await client.push('directory_rows', [{ assumedMasterState: deleted, newDocumentState: made }]);
+    expect(undo.ok && undo.data.lost).toEqual([]);
+    expect((await rowOf(directory.id, made.id))?.cells).toEqual(['Shed 1']);
   });
 
   it('never touches another organization’s rows', async () => {

@@ -119,7 +119,9 @@ async function pushRow(
   const next = withValuesLeftOut(pushed, pushedBase ?? current, ROW_VALUES);
   if (!current) {
     if (next._deleted) return; // deleted on both sides
-    if (pushedBase !== null) {
+    // A row made and deleted on the device before it was sent, then taken back (an undo): its
+    // deletion was pushed as a tombstone the server had nothing for, so it is made now, as sent.
+    if (pushedBase !== null && (stored || !pushedBase._deleted)) {
       // Brought back on the device after it was deleted (an undo: the base is a tombstone, the
       // user's own deletion as pushed or the server's as pulled; the replica takes no edit onto a
       // tombstone otherwise). The row comes back in its place, with the children its deletion

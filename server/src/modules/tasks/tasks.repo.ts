@@ -208,6 +208,15 @@ export async function lockDeletedTask(db: Queryable, v: Visibility, taskId: stri
   return rows[0];
 }
 
+/** Whether the organization has a task with this id, in any state (deleted, hidden, live). */
+export async function taskExists(db: Queryable, organizationId: string, taskId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM tasks WHERE organization_id = $1 AND id = $2', [
+    organizationId,
+    taskId,
+  ]);
+  return rows.length > 0;
+}
+
 export async function restoreTask(db: Queryable, organizationId: string, taskId: string): Promise<void> {
   await db.query('UPDATE tasks SET deleted_at = NULL, updated_at = now() WHERE organization_id = $1 AND id = $2', [
     organizationId,

@@ -24,7 +24,7 @@ import {
   withValuesLeftOut,
 } from '../../platform/sync/sync-source';
 import { presentTasks } from './tasks.presenter';
-import { lockTask, TASK_COLUMNS, type TaskRow } from './tasks.repo';
+import { lockTask, TASK_COLUMNS, type TaskRow, taskExists } from './tasks.repo';
 import * as tasks from './tasks.service';
 
 /** Same rule as REST: open form, one of the caller's roles, administrator, or assignee. */
@@ -153,7 +153,10 @@ async function pushTask(
       }
       return;
     }
-    if (pushedBase !== null) {
+    // A task made and deleted on the device before it was sent, then taken back (an undo): its
+    // deletion was pushed as a tombstone the server had nothing for, so it is made now, as sent.
+    const neverSent = pushedBase?._deleted && !(await taskExists(deps.db, auth.organizationId, id));
+    if (pushedBase !== null && !neverSent) {
       // Brought back on the device after it was deleted (an undo: the base is a tombstone, the
       // user's own deletion as pushed or the server's as pulled, the replica taking no edit onto a
       // tombstone otherwise). The task comes back if it is deleted here, not merely hidden from the
