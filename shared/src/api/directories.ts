@@ -48,6 +48,24 @@ export type Directory = z.infer<typeof Directory>;
 
 export const DirectoryList = z.object({ items: z.array(Directory) }).meta({ id: 'DirectoryList' });
 
+export const DeletedDirectory = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    /** The sub-directory's parent, when it has one: restored only while that one is not deleted. */
+    parentDirectoryId: z.uuid().nullable(),
+    deletedAt: z.iso.datetime(),
+    /** Rows it keeps: a restored directory has them all, its tree as it was. */
+    rowCount: z.number().int().nonnegative(),
+  })
+  .meta({ id: 'DeletedDirectory' });
+export type DeletedDirectory = z.infer<typeof DeletedDirectory>;
+
+export const DeletedDirectoryList = z
+  .object({ items: z.array(DeletedDirectory) })
+  .meta({ id: 'DeletedDirectoryList', description: 'Deleted directories, most recently deleted first' });
+export type DeletedDirectoryList = z.infer<typeof DeletedDirectoryList>;
+
 /** A cell value: text, a normalised number (string), a date, a boolean, or null. */
 export const Cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 

@@ -103,6 +103,41 @@ export async function softDeleteDirectory(db: Queryable, organizationId: string,
   return rowCount === 1;
 }
 
+/** The organization's deleted directories, most recently deleted first, with the rows each keeps. */
+export async function listDeletedDirectories(db: Queryable, organizationId: string) {
+  const { rows } = await db.query<{
+    id: string;
+    name: string;
+    parent_directory_id: string | null;
+    deleted_at: Date;
+    row_count: string;
+  }>(
+    `SELECT d.id, d.name, d.parent_directory_id, d.deleted_at,
+            (SELECT count(*) FROM directory_rows r
+              WHERE r.organization_id = d.organization_id AND r.directory_id = d.id AND r.deleted_at IS NULL) AS row_count
+       FROM directories d WHERE d.organization_id = $1 AND d.deleted_at IS NOT NULL
+      ORDER BY d.deleted_at DESC, d.id DESC LIMIT 500`,
+    [organizationId],
+  );
+  return rows;
+}
+
+/** A directory, deleted or not, locked for a restore. */
+export async function lockAnyDirectory(db: Queryable, organizationId: string, id: string) {
+  const { rows } = await db.query<{ id: string; parent_directory_id: string | null; deleted_at: Date | null }>(
+    'SELECT id, parent_directory_id, deleted_at FROM directories WHERE organization_id = $1 AND id = $2 FOR UPDATE',
+    [organizationId, id],
+  );
+  return rows[0];
+}
+
+export async function restoreDirectory(db: Queryable, organizationId: string, id: string): Promise<void> {
+  await db.query(
+    'UPDATE directories SET deleted_at = NULL, updated_at = now() WHERE organization_id = $1 AND id = $2 AND deleted_at IS NOT NULL',
+    [organizationId, id],
+  );
+}
+
 export async function hasSubDirectories(db: Queryable, organizationId: string, id: string): Promise<boolean> {
   const { rows } = await db.query<{ found: boolean }>(
     'SELECT EXISTS (SELECT 1 FROM directories WHERE organization_id = $1 AND parent_directory_id = $2 AND deleted_at IS NULL) AS found',

@@ -1,6 +1,7 @@
 import {
   type CellChanges,
   type CreateDirectoryRequest,
+  type DeletedDirectoryList,
   type Directory,
   type Row,
   type RowInput,
@@ -308,11 +309,50 @@ export async function updateDirectory(
 }
 
 export async function deleteDirectory(deps: DirectoriesDeps, auth: AuthContext, id: string) {
-  await requireDirectory(deps.db, auth, id);
-  if (await repo.hasSubDirectories(deps.db, auth.organizationId, id)) {
-    throw Problem.of('conflict', 'The directory has sub-directories. Delete them first.');
-  }
-  await repo.softDeleteDirectory(deps.db, auth.organizationId, id);
+  await deps.db.transaction(async (tx) => {
+    // Locked as a restore of a sub-directory locks it: one of the two waits for the other.
+    const directory = await repo.lockAnyDirectory(tx, auth.organizationId, id);
+    if (!directory || directory.deleted_at) throw directoryNotFound(id);
+    if (await repo.hasSubDirectories(tx, auth.organizationId, id)) {
+      throw Problem.of('conflict', 'The directory has sub-directories. Delete them first.');
+    }
+    await repo.softDeleteDirectory(tx, auth.organizationId, id);
+  });
+}
+
+/** The organization's deleted directories, most recently deleted first (administrators restore them). */
+export async function listDeletedDirectories(deps: DirectoriesDeps, auth: AuthContext): Promise<DeletedDirectoryList> {
+  const rows = await repo.listDeletedDirectories(deps.db, auth.organizationId);
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      parentDirectoryId: row.parent_directory_id,
+      deletedAt: row.deleted_at.toISOString(),
+      rowCount: Number(row.row_count),
+    })),
+  };
+}
+
+/**
+ * Brings a deleted directory back as it was: its columns and rows, its tree, the rows tasks chose
+ * from it. A sub-directory whose parent is deleted waits for that one (409); a directory not
+ * deleted is answered as it is.
+ */
+export async function restoreDirectory(deps: DirectoriesDeps, auth: AuthContext, id: string): Promise<Directory> {
+  await deps.db.transaction(async (tx) => {
+    const directory = await repo.lockAnyDirectory(tx, auth.organizationId, id);
+    if (!directory) throw directoryNotFound(id);
+    if (!directory.deleted_at) return;
+    if (directory.parent_directory_id) {
+      const parent = await repo.lockAnyDirectory(tx, auth.organizationId, directory.parent_directory_id);
+      if (parent?.deleted_at) {
+        throw Problem.of('conflict', 'Its parent directory is deleted. Restore the parent directory first.');
+      }
+    }
+    await repo.restoreDirectory(tx, auth.organizationId, id);
+  });
+  return getDirectory(deps, auth, id);
 }
 
 // ---- rows ----

@@ -223,6 +223,56 @@ describe('row trees', () => {
   });
 });
 
+describe('deleted directories', () => {
+  it('lists them for administrators and restores one with its rows and tree as they were', async () => {
+    const d = await directory({ name: `Depots ${randomUUID()}` });
+    const a = await row(d.id, ['A']);
+    await row(d.id, ['B'], a.id);
+    const gone = await row(d.id, ['Gone']);
+    expect((await admin.client.delete(`/api/directories/${d.id}/rows/${gone.id}`)).status).toBe(204);
+    const before = await tree(d.id);
+    expect((await admin.client.delete(`/api/directories/${d.id}`)).status).toBe(204);
+    expect((await admin.client.get(`/api/directories/${d.id}`)).status).toBe(404);
+
+    const member = await createMember(t, admin);
+    const refused = await member.client.get('/api/directories/deleted');
+    expect(refused.status).toBe(403);
+    expect((await member.client.post(`/api/directories/${d.id}/restore`, {})).status).toBe(403);
+    const listed = await admin.client.get('/api/directories/deleted');
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body.items[0]).toMatchObject({ id: d.id, parentDirectoryId: null, rowCount: 2 });
+
+    const restored = await admin.client.post(`/api/directories/${d.id}/restore`, {});
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(restored.body).toMatchObject({ id: d.id, name: expect.stringMatching(/^Depots /) });
+    expect(await tree(d.id)).toEqual(before);
+    expect(
+      (await admin.client.get('/api/directories/deleted')).body.items.map((i: { id: string }) => i.id),
+    ).not.toContain(d.id);
+    // Nothing left to undo: answered as it is.
+    expect((await admin.client.post(`/api/directories/${d.id}/restore`, {})).status).toBe(200);
+    const other = await createOrg(t, 'directory-restore-other');
+    expect((await other.client.post(`/api/directories/${d.id}/restore`, {})).status).toBe(404);
+    expect((await admin.client.post(`/api/directories/${randomUUID()}/restore`, {})).status).toBe(404);
+  });
+
+  it('restores a sub-directory only once its parent directory is back', async () => {
+    const parent = await directory({ name: `Regions ${randomUUID()}` });
+    const sub = await directory({ name: `Cities ${randomUUID()}`, parentDirectoryId: parent.id });
+    expect((await admin.client.delete(`/api/directories/${parent.id}`)).status).toBe(409);
+    expect((await admin.client.delete(`/api/directories/${sub.id}`)).status).toBe(204);
+    expect((await admin.client.delete(`/api/directories/${parent.id}`)).status).toBe(204);
+    const early = await admin.client.post(`/api/directories/${sub.id}/restore`, {});
+    expect(early.status).toBe(409);
+    expect(early.body.detail).toContain('Restore the parent directory first');
+    expect((await admin.client.get(`/api/directories/${sub.id}`)).status).toBe(404);
+    expect((await admin.client.post(`/api/directories/${parent.id}/restore`, {})).status).toBe(200);
+    const back = await admin.client.post(`/api/directories/${sub.id}/restore`, {});
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(back.body.parentDirectoryId).toBe(parent.id);
+  });
+});
+
 describe('rows', () => {
   it('pages, sorts by a column (numbers numerically) and searches cells by substring', async () => {
     const d = await directory();
