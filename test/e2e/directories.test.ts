@@ -268,6 +268,16 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
     await page.getByTestId('sending-banner').waitFor({ state: 'detached' });
     expect(await rowsOf(page, directory.id)).toEqual(before);
     expect(await page.getByTestId('lost-notice').count()).toBe(0);
+
+    // A whole directory's deletion is taken back the same way: it returns with its rows.
+    await page.getByRole('button', { name: 'Delete Stations' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('link', { name: 'Stations', exact: true }).waitFor({ state: 'detached' });
+    await page.getByTestId('directory-deleted').getByRole('button', { name: 'Undo' }).click();
+    await page.getByText('Directory “Stations” is back, with all its rows').waitFor();
+    await page.getByRole('link', { name: 'Stations', exact: true }).click();
+    await node(page, 'Valve').and(page.locator('[data-depth="3"]')).waitFor();
+    expect(await rowsOf(page, directory.id)).toEqual(before);
     await context.close();
   });
 

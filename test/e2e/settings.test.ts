@@ -3,7 +3,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { readOutbox } from '../../server/src/platform/mail/mailer';
-import { apiInPage, browserSuite, registeredPage, saveScreenshot, UI_WAIT_MS, waitOrExplain } from '../helpers/browser';
+import {
+  apiInPage,
+  browserSuite,
+  registeredPage,
+  rowNode,
+  saveScreenshot,
+  UI_WAIT_MS,
+  waitOrExplain,
+} from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
 
 const suite = browserSuite();
@@ -214,7 +222,7 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
     await context.close();
   });
 
-  it('lists deleted forms and tasks, with who deleted the tasks, and brings them back for everyone', async () => {
+  it('lists deleted forms, tasks and directories, with who deleted the tasks, and brings them back for everyone', async () => {
     const { context, page } = await admin('Vlas');
     const form = (await apiInPage(page, 'POST', '/api/forms', { name: 'Night rounds', fields: [] })) as { id: string };
     const made = [];
@@ -225,6 +233,15 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
     const old = (await apiInPage(page, 'POST', '/api/forms', { name: 'Old intake', fields: [] })) as { id: string };
     await apiInPage(page, 'POST', '/api/tasks', { formId: old.id, title: 'Read meter 7' });
     await apiInPage(page, 'DELETE', `/api/forms/${old.id}`);
+    const depots = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Old depots',
+      columns: [{ name: 'Name' }],
+    })) as { id: string };
+    const north = (await apiInPage(page, 'POST', `/api/directories/${depots.id}/rows`, { cells: ['North'] })) as {
+      id: string;
+    };
+    await apiInPage(page, 'POST', `/api/directories/${depots.id}/rows`, { cells: ['Pier'], parentId: north.id });
+    await apiInPage(page, 'DELETE', `/api/directories/${depots.id}`);
 
     await page.goto(`${suite.t.url}/settings/deleted`);
     const tasks = page.getByTestId('deleted-tasks').locator('tbody tr');
@@ -255,6 +272,20 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
     // The task opens from its notice, from this device's copy once the server sends it back.
     await page.getByTestId('task-restored').getByRole('link', { name: 'Open' }).click();
     await page.getByRole('heading', { name: 'Check the valve' }).waitFor();
+
+    // A deleted directory, with the rows it keeps, comes back with its tree.
+    await page.goto(`${suite.t.url}/settings/deleted`);
+    const directories = page.getByTestId('deleted-directories').locator('tbody tr');
+    await directories.filter({ hasText: 'Old depots' }).waitFor();
+    expect(await directories.locator('td').allTextContents()).toContain('2');
+    await page.getByRole('button', { name: 'Restore “Old depots”' }).click();
+    await page
+      .getByTestId('directory-restored')
+      .filter({ hasText: 'The directory “Old depots” is back with all its rows.' })
+      .waitFor();
+    await page.getByTestId('deleted-directories').getByText('No deleted directories').waitFor();
+    await page.getByTestId('directory-restored').getByRole('link', { name: 'Open' }).click();
+    await rowNode(page, 'Pier').and(page.locator('[data-depth="2"]')).waitFor();
     await context.close();
   });
 

@@ -1,8 +1,9 @@
-import { Alert, Form as AntForm, Button, Empty, Input, Modal, Popconfirm, Space, Table, Typography } from 'antd';
+import { Alert, Form as AntForm, App, Button, Empty, Input, Modal, Popconfirm, Space, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { api } from '../../api';
+import { showUndoable } from '../undo-notice';
 import { type Directory, failureText } from './data';
 
 interface Entry {
@@ -97,6 +98,7 @@ interface DirectoryListProps {
 /** The organization's directories; administrators create, rename and delete them here. */
 export function DirectoryList(props: DirectoryListProps) {
   const { t } = useTranslation();
+  const { message } = App.useApp();
   const [renaming, setRenaming] = useState<Directory>();
   const [error, setError] = useState<string>();
   const entries = ordered(props.directories ?? []);
@@ -108,7 +110,24 @@ export function DirectoryList(props: DirectoryListProps) {
       props.onDeleted(directory.id);
     } catch (caught) {
       setError(failureText(caught, t));
+      return;
     }
+    const { id, name } = directory;
+    showUndoable(message, {
+      key: `directory-deleted-${id}`,
+      text: t('directories.directoryDeleted', { name }),
+      undoLabel: t('directories.undoDelete'),
+      testId: 'directory-deleted',
+      undo: async () => {
+        try {
+          await api('POST', `/api/directories/${id}/restore`);
+          message.success(t('directories.directoryRestored', { name }));
+          props.onChanged();
+        } catch (caught) {
+          setError(failureText(caught, t));
+        }
+      },
+    });
   };
 
   return (

@@ -1,3 +1,4 @@
+import type { DeletedDirectory, DeletedDirectoryList } from '@shared/api/directories';
 import type { DeletedForm, DeletedFormList } from '@shared/api/forms';
 import type { DeletedTask, DeletedTaskList } from '@shared/api/tasks';
 import { App, Button, Table, Typography } from 'antd';
@@ -67,7 +68,7 @@ function useRestore<T extends { id: string }>(options: {
   return { column, refusal };
 }
 
-/** What the organization deleted, for an administrator to bring back: forms, then tasks. */
+/** What the organization deleted, for an administrator to bring back: forms, tasks, directories. */
 export function DeletedTab() {
   const { t } = useTranslation();
   return (
@@ -78,44 +79,96 @@ export function DeletedTab() {
         {t('settings.deleted.tasks')}
       </Typography.Title>
       <DeletedTasks />
+      <Typography.Title level={5} style={{ marginTop: 24 }}>
+        {t('settings.deleted.directories')}
+      </Typography.Title>
+      <DeletedDirectories />
     </>
   );
 }
 
 /** The deleted forms, most recently deleted first; one brought back takes new tasks again. */
 function DeletedForms() {
+  const { t } = useTranslation();
+  return (
+    <DeletedRecords<DeletedForm>
+      name="forms"
+      load={() => api<DeletedFormList>('GET', '/api/forms/deleted')}
+      describe={(form) => ({
+        label: form.name,
+        path: `/api/forms/${form.id}`,
+        link: `/forms/${form.id}/edit`,
+        said: t('settings.deleted.formRestored', { name: form.name }),
+      })}
+      testId="form-restored"
+      nameTitle={t('settings.deleted.form')}
+      count={{ title: t('settings.deleted.taskCount'), of: (form) => form.taskCount }}
+      emptyText={t('settings.deleted.noForms')}
+    />
+  );
+}
+
+/** The deleted directories, most recently deleted first; one brought back has all its rows, its tree as it was. */
+function DeletedDirectories() {
+  const { t } = useTranslation();
+  return (
+    <DeletedRecords<DeletedDirectory>
+      name="directories"
+      load={() => api<DeletedDirectoryList>('GET', '/api/directories/deleted')}
+      describe={(directory) => ({
+        label: directory.name,
+        path: `/api/directories/${directory.id}`,
+        link: `/directories/${directory.id}`,
+        said: t('settings.deleted.directoryRestored', { name: directory.name }),
+      })}
+      testId="directory-restored"
+      nameTitle={t('settings.deleted.directory')}
+      count={{ title: t('settings.deleted.rowCount'), of: (directory) => directory.rowCount }}
+      emptyText={t('settings.deleted.noDirectories')}
+    />
+  );
+}
+
+/**
+ * A short list of deleted records (`GET …/deleted`, all at once), most recently deleted first, each
+ * with its name, when it was deleted, what it keeps (`count`) and a button that restores it.
+ */
+function DeletedRecords<T extends { id: string; name: string; deletedAt: string }>(props: {
+  name: string;
+  load: () => Promise<{ items: T[] }>;
+  describe: (record: T) => Restorable;
+  testId: string;
+  nameTitle: string;
+  count: { title: string; of: (record: T) => number };
+  emptyText: string;
+}) {
   const { t, i18n } = useTranslation();
-  const list = useLoad('deleted-forms', () => api<DeletedFormList>('GET', '/api/forms/deleted'));
-  const { column, refusal } = useRestore<DeletedForm>({
-    describe: (form) => ({
-      label: form.name,
-      path: `/api/forms/${form.id}`,
-      link: `/forms/${form.id}/edit`,
-      said: t('settings.deleted.formRestored', { name: form.name }),
-    }),
-    testId: 'form-restored',
+  const list = useLoad(`deleted-${props.name}`, props.load);
+  const { column, refusal } = useRestore<T>({
+    describe: props.describe,
+    testId: props.testId,
     restored: () => list.reload(),
   });
   return (
     <>
       {list.error && <LoadFailed error={list.error} onRetry={list.reload} />}
       {refusal}
-      <Table<DeletedForm>
+      <Table<T>
         rowKey="id"
         size="small"
-        data-testid="deleted-forms"
+        data-testid={`deleted-${props.name}`}
         loading={list.loading && !list.data}
         dataSource={list.data?.items ?? []}
         pagination={false}
-        locale={{ emptyText: list.data ? t('settings.deleted.noForms') : ' ' }}
+        locale={{ emptyText: list.data ? props.emptyText : ' ' }}
         columns={[
-          { title: t('settings.deleted.form'), dataIndex: 'name' },
+          { title: props.nameTitle, dataIndex: 'name' },
           {
             title: t('settings.deleted.deletedAt'),
             dataIndex: 'deletedAt',
             render: (value: string) => formatDateTime(value, i18n.language),
           },
-          { title: t('settings.deleted.taskCount'), dataIndex: 'taskCount' },
+          { title: props.count.title, key: 'count', render: (_: unknown, record: T) => props.count.of(record) },
           column,
         ]}
       />

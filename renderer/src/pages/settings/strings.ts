@@ -130,6 +130,11 @@ export const ru = {
     more: 'Показать ещё',
     noForms: 'Удалённых форм нет',
     noTasks: 'Удалённых задач нет',
+    directories: 'Справочники',
+    directory: 'Справочник',
+    rowCount: 'Строк',
+    directoryRestored: 'Справочник «{{name}}» восстановлен со всеми строками.',
+    noDirectories: 'Удалённых справочников нет',
   },
   errorLog: {
     intro:
@@ -309,6 +314,11 @@ export const en: Shape<typeof ru> = {
     more: 'Show more',
     noForms: 'No deleted forms',
     noTasks: 'No deleted tasks',
+    directories: 'Directories',
+    directory: 'Directory',
+    rowCount: 'Rows',
+    directoryRestored: 'The directory “{{name}}” is back with all its rows.',
+    noDirectories: 'No deleted directories',
   },
   errorLog: {
     intro:
