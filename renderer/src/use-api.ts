@@ -68,3 +68,55 @@ export function useLoad<T>(key: string | undefined, load: () => Promise<T>) {
 export function useApi<T>(path: string | undefined) {
   return useLoad<T>(path, () => api<T>('GET', path as string));
 }
+
+/**
+ * A list read page after page (`GET path?limit=…&cursor=…`, answered `{items, nextCursor}`): the
+ * first page when `path` is set or changes, `more()` for the next, `reload()` from the start,
+ * `drop(id)` to take an item off the shown list. A page asked for before a newer request is not shown.
+ */
+export function usePages<T extends { id: string }>(path: string | undefined, pageSize = 50) {
+  const { t } = useTranslation();
+  const [items, setItems] = useState<T[]>();
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string>();
+  const request = useRef(0);
+  const latest = useRef({ path, t });
+  latest.current = { path, t };
+
+  const load = useCallback(
+    async (cursor: string | null) => {
+      const { path: from, t: words } = latest.current;
+      if (!from) return;
+      const asked = ++request.current;
+      setLoading(true);
+      try {
+        const query = `limit=${pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const page = await api<{ items: T[]; nextCursor: string | null }>('GET', `${from}?${query}`);
+        if (asked !== request.current) return;
+        setItems((shown) => (cursor ? [...(shown ?? []), ...page.items] : page.items));
+        setNextCursor(page.nextCursor);
+        setError(undefined);
+      } catch (caught) {
+        if (asked === request.current) setError(failureText(caught, words));
+      } finally {
+        if (asked === request.current) setLoading(false);
+      }
+    },
+    [pageSize],
+  );
+  useEffect(() => {
+    setItems(undefined);
+    if (path) void load(null);
+  }, [path, load]);
+  const drop = useCallback((id: string) => setItems((shown) => shown?.filter((item) => item.id !== id)), []);
+  return {
+    items,
+    nextCursor,
+    loading,
+    error,
+    more: () => nextCursor && load(nextCursor),
+    reload: () => load(null),
+    drop,
+  };
+}

@@ -278,6 +278,20 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
     await page.getByRole('link', { name: 'Stations', exact: true }).click();
     await node(page, 'Valve').and(page.locator('[data-depth="3"]')).waitFor();
     expect(await rowsOf(page, directory.id)).toEqual(before);
+
+    // A row deleted long ago (by a colleague, say) is found among the deleted rows and restored.
+    const tank = before.find((r) => r.cells[0] === 'Tank') as Row;
+    await apiInPage(page, 'DELETE', `/api/directories/${directory.id}/rows/${tank.id}`);
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await node(page, 'Tank').waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Deleted rows' }).click();
+    const deleted = page.getByTestId('deleted-rows').locator('tbody tr');
+    await deleted.filter({ hasText: 'Tank' }).waitFor();
+    expect(await deleted.locator('td:first-child').allTextContents()).toEqual(['Tank']);
+    await page.getByRole('button', { name: 'Restore “Tank”' }).click();
+    await page.getByText('Row “Tank” is back in its place').waitFor();
+    await deleted.filter({ hasText: 'Tank' }).waitFor({ state: 'detached' });
+    await node(page, 'Tank').and(page.locator('[data-depth="2"]')).waitFor();
     await context.close();
   });
 

@@ -130,6 +130,19 @@ export type Row = z.infer<typeof Row>;
 
 export const RowList = z.object({ items: z.array(Row), nextCursor: z.string().nullable() }).meta({ id: 'RowList' });
 
+export const DeletedRow = Row.extend({ deletedAt: z.iso.datetime() }).meta({ id: 'DeletedRow' });
+export type DeletedRow = z.infer<typeof DeletedRow>;
+
+export const DeletedRowList = z
+  .object({ items: z.array(DeletedRow), nextCursor: z.string().nullable() })
+  .meta({ id: 'DeletedRowList', description: 'A directory’s deleted rows, most recently deleted first' });
+export type DeletedRowList = z.infer<typeof DeletedRowList>;
+
+export const DeletedRowQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(300).optional(),
+});
+
 export const RowListQuery = z.object({
   q: z.string().trim().max(200).optional().meta({ description: 'Substring of any cell, case-insensitive' }),
   sort: z.coerce.number().int().min(0).optional().meta({ description: 'Column index to sort by' }),

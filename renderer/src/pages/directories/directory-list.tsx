@@ -121,7 +121,7 @@ export function DirectoryList(props: DirectoryListProps) {
       undo: async () => {
         try {
           await api('POST', `/api/directories/${id}/restore`);
-          message.success(t('directories.directoryRestored', { name }));
+          message.success({ key: `directory-restored-${id}`, content: t('directories.directoryRestored', { name }) });
           props.onChanged();
         } catch (caught) {
           setError(failureText(caught, t));

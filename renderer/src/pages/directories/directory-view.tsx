@@ -23,6 +23,7 @@ import {
   treeFromRows,
   useLoader,
 } from './data';
+import { DeletedRows } from './deleted-rows';
 import { DirectoryForm } from './directory-form';
 import { RowEditor } from './row-editor';
 import { RowTree } from './row-tree';
@@ -147,6 +148,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   }, [linkedRow, setParam]);
   const [notice, setNotice] = useState<string>();
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [deletedOpen, setDeletedOpen] = useState(false);
   const [importOpen, setImportOpen] = useState(false);
   const [exporting, setExporting] = useState(false);
   // The tree shown while a move waits for the server; cleared by every load.
@@ -347,6 +349,9 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
           <Button size="small" onClick={refresh}>
             {t('directories.reload')}
           </Button>
+          <Button size="small" onClick={() => setDeletedOpen(true)}>
+            {t('directories.deletedRows')}
+          </Button>
           {isAdmin && (
             <Button size="small" onClick={() => setSettingsOpen(true)}>
               {t('directories.settings')}
@@ -447,16 +452,20 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
               }}
               onDeleted={(deletion) => {
                 if (!editedRow) return;
-                const label = labelOf(editedRow.id);
+                const rowId = editedRow.id;
+                const label = labelOf(rowId);
                 showUndoable(message, {
-                  key: `row-deleted-${editedRow.id}`,
+                  key: `row-deleted-${rowId}`,
                   text: deletion.offline ? t('directories.rowDeletedOffline') : t('directories.rowDeleted'),
                   undoLabel: t('directories.undoDelete'),
                   testId: 'row-deleted',
                   undo: async () => {
                     try {
-                      if (await deletion.restore()) message.success(t('directories.rowRestored', { label }));
-                      else message.info(t('directories.rowRestoreNothing'));
+                      // Keyed: a second undo of the same row replaces the first one's notice.
+                      const key = `row-restored-${rowId}`;
+                      if (await deletion.restore())
+                        message.success({ key, content: t('directories.rowRestored', { label }) });
+                      else message.info({ key, content: t('directories.rowRestoreNothing') });
                     } catch (caught) {
                       message.error(saveFailureText(caught, t));
                     }
@@ -477,6 +486,14 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
           </div>
         )}
       </div>
+      {deletedOpen && (
+        <DeletedRows
+          directory={current}
+          labelIndex={labelIndex}
+          onClose={() => setDeletedOpen(false)}
+          onRestored={refresh}
+        />
+      )}
       {settingsOpen && (
         <DirectoryForm
           directory={current}

@@ -1,11 +1,12 @@
 import type { DeletedDirectory, DeletedDirectoryList } from '@shared/api/directories';
 import type { DeletedForm, DeletedFormList } from '@shared/api/forms';
-import type { DeletedTask, DeletedTaskList } from '@shared/api/tasks';
+import type { DeletedTask } from '@shared/api/tasks';
 import { App, Button, Table, Typography } from 'antd';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { api } from '../../api';
+import { usePages } from '../../use-api';
 import { ActionFailed, formatDateTime, LoadFailed, problemText, useLoad } from './load';
 
 const PAGE_SIZE = 50;
@@ -182,33 +183,8 @@ function DeletedRecords<T extends { id: string; name: string; deletedAt: string 
  */
 function DeletedTasks() {
   const { t, i18n } = useTranslation();
-  const [items, setItems] = useState<DeletedTask[]>();
-  const [nextCursor, setNextCursor] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [loadError, setLoadError] = useState<string>();
-  // A page asked for after a newer request (a retry) is not shown.
-  const request = useRef(0);
-
-  const load = async (cursor: string | null) => {
-    const asked = ++request.current;
-    setLoading(true);
-    try {
-      const query = `limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page = await api<DeletedTaskList>('GET', `/api/tasks/deleted?${query}`);
-      if (asked !== request.current) return;
-      setItems((shown) => (cursor ? [...(shown ?? []), ...page.items] : page.items));
-      setNextCursor(page.nextCursor);
-      setLoadError(undefined);
-    } catch (caught) {
-      if (asked === request.current) setLoadError(problemText(caught, t));
-    } finally {
-      if (asked === request.current) setLoading(false);
-    }
-  };
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the first page, once.
-  useEffect(() => {
-    void load(null);
-  }, []);
+  const pages = usePages<DeletedTask>('/api/tasks/deleted', PAGE_SIZE);
+  const { items } = pages;
 
   const { column, refusal } = useRestore<DeletedTask>({
     describe: (task) => ({
@@ -218,19 +194,19 @@ function DeletedTasks() {
       said: t('settings.deleted.taskRestored', { title: task.title }),
     }),
     testId: 'task-restored',
-    restored: (task) => setItems((shown) => shown?.filter((item) => item.id !== task.id)),
+    restored: (task) => pages.drop(task.id),
   });
 
   return (
     <>
       <Typography.Paragraph type="secondary">{t('settings.deleted.tasksIntro')}</Typography.Paragraph>
-      {loadError && <LoadFailed error={loadError} onRetry={() => void load(null)} />}
+      {pages.error && <LoadFailed error={pages.error} onRetry={() => void pages.reload()} />}
       {refusal}
       <Table<DeletedTask>
         rowKey="id"
         size="small"
         data-testid="deleted-tasks"
-        loading={loading && items === undefined}
+        loading={pages.loading && items === undefined}
         dataSource={items ?? []}
         pagination={false}
         locale={{ emptyText: items === undefined ? ' ' : t('settings.deleted.noTasks') }}
@@ -250,8 +226,8 @@ function DeletedTasks() {
           column,
         ]}
       />
-      {nextCursor && (
-        <Button style={{ marginTop: 12 }} loading={loading} onClick={() => void load(nextCursor)}>
+      {pages.nextCursor && (
+        <Button style={{ marginTop: 12 }} loading={pages.loading} onClick={() => void pages.more()}>
           {t('settings.deleted.more')}
         </Button>
       )}

@@ -340,6 +340,25 @@ export async function softDeleteRow(
   );
 }
 
+/** A page of a directory's deleted rows, most recently deleted first, after the cursor `(deleted_us, id)`. */
+export async function listDeletedRows(
+  db: Queryable,
+  organizationId: string,
+  directoryId: string,
+  page: { after?: [string, string]; limit: number },
+): Promise<(RowRecord & { deleted_at: Date; deleted_us: string })[]> {
+  const { rows } = await db.query<RowRecord & { deleted_at: Date; deleted_us: string }>(
+    `SELECT ${ROW_COLUMNS}, (extract(epoch FROM deleted_at) * 1000000)::bigint::text AS deleted_us
+       FROM directory_rows
+      WHERE organization_id = $1 AND directory_id = $2 AND deleted_at IS NOT NULL
+        AND ($3::bigint IS NULL OR ((extract(epoch FROM deleted_at) * 1000000)::bigint, id) < ($3::bigint, $4::uuid))
+      ORDER BY deleted_at DESC, id DESC
+      LIMIT $5`,
+    [organizationId, directoryId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
+  );
+  return rows;
+}
+
 /** A deleted row of the directory, locked, with the children its deletion moved up; none when live or unknown. */
 export async function lockDeletedRow(
   db: Queryable,

@@ -3,6 +3,8 @@ import {
   CsvImportRequest,
   CsvImportResult,
   DeletedDirectoryList,
+  DeletedRowList,
+  DeletedRowQuery,
   Directory,
   DirectoryList,
   MoveRowRequest,
@@ -175,6 +177,19 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
         await directories.deleteRow(deps, auth, params.directoryId, params.rowId);
         return { status: 204 };
       },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/api/directories/:directoryId/rows/deleted',
+      operationId: 'listDeletedRows',
+      summary: 'The directory’s deleted rows, most recently deleted first (restore brings one back)',
+      tags: ['directories'],
+      request: { params: DirectoryParams, query: DeletedRowQuery },
+      responses: { 200: { description: 'A page of deleted rows', schema: DeletedRowList } },
+      handler: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await directories.listDeletedRows(deps, auth, params.directoryId, query),
+      }),
     }),
     defineRoute({
       method: 'post',

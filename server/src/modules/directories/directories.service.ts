@@ -2,6 +2,7 @@ import {
   type CellChanges,
   type CreateDirectoryRequest,
   type DeletedDirectoryList,
+  type DeletedRowList,
   type Directory,
   type Row,
   type RowInput,
@@ -499,6 +500,27 @@ export async function deleteRow(deps: DirectoriesDeps, auth: AuthContext, direct
     await repo.softDeleteRow(tx, auth.organizationId, rowId, children);
     await repo.setParentAndPositions(tx, auth.organizationId, row.parent_id, ordered);
   });
+}
+
+/** A page of the directory's deleted rows, most recently deleted first, to restore one. */
+export async function listDeletedRows(
+  deps: DirectoriesDeps,
+  auth: AuthContext,
+  directoryId: string,
+  query: { limit: number; cursor?: string },
+): Promise<DeletedRowList> {
+  await requireDirectory(deps.db, auth, directoryId);
+  const after = decodeCursor(query.cursor) as [string, string] | undefined;
+  const rows = await repo.listDeletedRows(deps.db, auth.organizationId, directoryId, {
+    after,
+    limit: query.limit + 1,
+  });
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    items: page.map((row) => ({ ...presentRow(row), deletedAt: row.deleted_at.toISOString() })),
+    nextCursor: rows.length > query.limit && last ? encodeCursor([last.deleted_us, last.id]) : null,
+  };
 }
 
 /**

@@ -223,6 +223,40 @@ describe('row trees', () => {
   });
 });
 
+describe('deleted rows', () => {
+  it('lists a directory’s deleted rows to any member, most recently deleted first, page by page', async () => {
+    const d = await directory();
+    const elsewhere = await directory();
+    const made = [];
+    for (const name of ['First', 'Second', 'Third', 'Kept']) made.push(await row(d.id, [name]));
+    const other = await row(elsewhere.id, ['Elsewhere']);
+    for (const gone of made.slice(0, 3)) {
+      expect((await admin.client.delete(`/api/directories/${d.id}/rows/${gone.id}`)).status).toBe(204);
+    }
+    expect((await admin.client.delete(`/api/directories/${elsewhere.id}/rows/${other.id}`)).status).toBe(204);
+    const member = await createMember(t, admin);
+    const first = await member.client.get(`/api/directories/${d.id}/rows/deleted?limit=2`);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.items.map((r: { cells: unknown[] }) => r.cells[0])).toEqual(['Third', 'Second']);
+    expect(first.body.items[0]).toMatchObject({ id: made[2]?.id, deletedAt: expect.any(String) });
+    const second = await member.client.get(
+      `/api/directories/${d.id}/rows/deleted?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+    );
+    expect(second.body.items.map((r: { cells: unknown[] }) => r.cells[0])).toEqual(['First']);
+    expect(second.body.nextCursor).toBeNull();
+
+    // One restored leaves the list.
+    expect((await member.client.post(`/api/directories/${d.id}/rows/${made[1]?.id}/restore`, {})).status).toBe(200);
+    const after = await member.client.get(`/api/directories/${d.id}/rows/deleted`);
+    expect(after.body.items.map((r: { cells: unknown[] }) => r.cells[0])).toEqual(['Third', 'First']);
+
+    expect((await member.client.get(`/api/directories/${d.id}/rows/deleted?cursor=nonsense`)).status).toBe(400);
+    expect((await member.client.get(`/api/directories/${d.id}/rows/deleted?limit=0`)).status).toBe(400);
+    const stranger = await createOrg(t, 'deleted-rows-other');
+    expect((await stranger.client.get(`/api/directories/${d.id}/rows/deleted`)).status).toBe(404);
+  });
+});
+
 describe('deleted directories', () => {
   it('lists them for administrators and restores one with its rows and tree as they were', async () => {
     const d = await directory({ name: `Depots ${randomUUID()}` });
