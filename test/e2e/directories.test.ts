@@ -288,6 +288,7 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
     const deleted = page.getByTestId('deleted-rows').locator('tbody tr');
     await deleted.filter({ hasText: 'Tank' }).waitFor();
     expect(await deleted.locator('td:first-child').allTextContents()).toEqual(['Tank']);
+    expect(await deleted.first().textContent()).toContain('Uma');
     await page.getByRole('button', { name: 'Restore “Tank”' }).click();
     await page.getByText('Row “Tank” is back in its place').waitFor();
     await deleted.filter({ hasText: 'Tank' }).waitFor({ state: 'detached' });

@@ -130,7 +130,11 @@ export type Row = z.infer<typeof Row>;
 
 export const RowList = z.object({ items: z.array(Row), nextCursor: z.string().nullable() }).meta({ id: 'RowList' });
 
-export const DeletedRow = Row.extend({ deletedAt: z.iso.datetime() }).meta({ id: 'DeletedRow' });
+export const DeletedRow = Row.extend({
+  deletedAt: z.iso.datetime(),
+  /** Who deleted it (null for rows deleted before this was recorded, or by someone since removed). */
+  deletedBy: z.object({ id: z.uuid(), name: z.string() }).nullable(),
+}).meta({ id: 'DeletedRow' });
 export type DeletedRow = z.infer<typeof DeletedRow>;
 
 export const DeletedRowList = z

@@ -84,6 +84,11 @@ export function DeletedRows(props: {
             render: (value: string) => formatDateTime(value, i18n.language),
           },
           {
+            title: t('directories.deletedBy'),
+            dataIndex: 'deletedBy',
+            render: (by: DeletedRow['deletedBy']) => by?.name ?? '—',
+          },
+          {
             key: 'restore',
             render: (_: unknown, row) => (
               <Button

@@ -90,6 +90,7 @@ export const ru = {
   deletedRowsIntro:
     'Последние удалённые сверху. Восстановленная строка возвращается на своё место вместе с дочерними строками, которые поднялись при её удалении.',
   deletedAt: 'Удалена',
+  deletedBy: 'Кем',
   restoreRow: 'Восстановить',
   restoreRowNamed: 'Восстановить «{{label}}»',
   noDeletedRows: 'Удалённых строк нет',
@@ -217,6 +218,7 @@ export const en: Shape<typeof ru> = {
   deletedRowsIntro:
     'Most recently deleted first. A restored row returns in its place, with the children that moved up when it was deleted.',
   deletedAt: 'Deleted',
+  deletedBy: 'By',
   restoreRow: 'Restore',
   restoreRowNamed: 'Restore “{{label}}”',
   noDeletedRows: 'No deleted rows',

@@ -30,8 +30,13 @@ export interface RowRecord {
 
 const DIRECTORY_COLUMNS = `id, name, columns, parent_directory_id, parent_row_ids::text[] AS parent_row_ids,
   tree_display_column_index, tree_column_index, created_at, updated_at`;
-const ROW_COLUMNS =
-  'id, directory_id, parent_id, position, cells, parent_row_ids::text[] AS parent_row_ids, updated_at, deleted_at';
+/** A row's columns as `RowRecord` has them, of the table or of its alias `table`. */
+const rowColumns = (table?: string) => {
+  const of = table ? `${table}.` : '';
+  return `${of}id, ${of}directory_id, ${of}parent_id, ${of}position, ${of}cells,
+    ${of}parent_row_ids::text[] AS parent_row_ids, ${of}updated_at, ${of}deleted_at`;
+};
+const ROW_COLUMNS = rowColumns();
 
 export async function findDirectory(
   db: Queryable,
@@ -332,13 +337,21 @@ export async function softDeleteRow(
   organizationId: string,
   rowId: string,
   movedUpIds: readonly string[],
+  deletedBy: string,
 ): Promise<void> {
   await db.query(
-    `UPDATE directory_rows SET deleted_at = now(), updated_at = now(), moved_up_ids = $3::uuid[]
+    `UPDATE directory_rows SET deleted_at = now(), updated_at = now(), moved_up_ids = $3::uuid[], deleted_by = $4
       WHERE organization_id = $1 AND id = $2`,
-    [organizationId, rowId, movedUpIds],
+    [organizationId, rowId, movedUpIds, deletedBy],
   );
 }
+
+export type DeletedRowRecord = RowRecord & {
+  deleted_at: Date;
+  deleted_us: string;
+  deleted_by_id: string | null;
+  deleted_by_name: string | null;
+};
 
 /** A page of a directory's deleted rows, most recently deleted first, after the cursor `(deleted_us, id)`. */
 export async function listDeletedRows(
@@ -346,13 +359,15 @@ export async function listDeletedRows(
   organizationId: string,
   directoryId: string,
   page: { after?: [string, string]; limit: number },
-): Promise<(RowRecord & { deleted_at: Date; deleted_us: string })[]> {
-  const { rows } = await db.query<RowRecord & { deleted_at: Date; deleted_us: string }>(
-    `SELECT ${ROW_COLUMNS}, (extract(epoch FROM deleted_at) * 1000000)::bigint::text AS deleted_us
-       FROM directory_rows
-      WHERE organization_id = $1 AND directory_id = $2 AND deleted_at IS NOT NULL
-        AND ($3::bigint IS NULL OR ((extract(epoch FROM deleted_at) * 1000000)::bigint, id) < ($3::bigint, $4::uuid))
-      ORDER BY deleted_at DESC, id DESC
+): Promise<DeletedRowRecord[]> {
+  const { rows } = await db.query<DeletedRowRecord>(
+    `SELECT ${rowColumns('r')}, (extract(epoch FROM r.deleted_at) * 1000000)::bigint::text AS deleted_us,
+            u.id AS deleted_by_id, u.name AS deleted_by_name
+       FROM directory_rows r
+       LEFT JOIN users u ON u.organization_id = r.organization_id AND u.id = r.deleted_by
+      WHERE r.organization_id = $1 AND r.directory_id = $2 AND r.deleted_at IS NOT NULL
+        AND ($3::bigint IS NULL OR ((extract(epoch FROM r.deleted_at) * 1000000)::bigint, r.id) < ($3::bigint, $4::uuid))
+      ORDER BY r.deleted_at DESC, r.id DESC
       LIMIT $5`,
     [organizationId, directoryId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
   );

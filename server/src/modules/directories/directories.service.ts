@@ -497,7 +497,7 @@ export async function deleteRow(deps: DirectoriesDeps, auth: AuthContext, direct
     const children = await repo.lockSiblings(tx, auth.organizationId, directoryId, rowId);
     const at = siblings.indexOf(rowId);
     const ordered = [...siblings.slice(0, at), ...children, ...siblings.slice(at + 1)];
-    await repo.softDeleteRow(tx, auth.organizationId, rowId, children);
+    await repo.softDeleteRow(tx, auth.organizationId, rowId, children, auth.userId);
     await repo.setParentAndPositions(tx, auth.organizationId, row.parent_id, ordered);
   });
 }
@@ -518,7 +518,11 @@ export async function listDeletedRows(
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
-    items: page.map((row) => ({ ...presentRow(row), deletedAt: row.deleted_at.toISOString() })),
+    items: page.map((row) => ({
+      ...presentRow(row),
+      deletedAt: row.deleted_at.toISOString(),
+      deletedBy: row.deleted_by_id ? { id: row.deleted_by_id, name: row.deleted_by_name ?? '' } : null,
+    })),
     nextCursor: rows.length > query.limit && last ? encodeCursor([last.deleted_us, last.id]) : null,
   };
 }

@@ -238,7 +238,11 @@ describe('deleted rows', () => {
     const first = await member.client.get(`/api/directories/${d.id}/rows/deleted?limit=2`);
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body.items.map((r: { cells: unknown[] }) => r.cells[0])).toEqual(['Third', 'Second']);
-    expect(first.body.items[0]).toMatchObject({ id: made[2]?.id, deletedAt: expect.any(String) });
+    expect(first.body.items[0]).toMatchObject({
+      id: made[2]?.id,
+      deletedAt: expect.any(String),
+      deletedBy: { id: admin.userId, name: expect.any(String) },
+    });
     const second = await member.client.get(
       `/api/directories/${d.id}/rows/deleted?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`,
     );
