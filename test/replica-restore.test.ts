@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { writeBackDeleted } from '../renderer/src/data/replica';
 import type { RowDocument, TaskDocument } from '../renderer/src/data/schemas';
 import { startTestApp, type TestApp } from './helpers/app';
-import { createForm, createOrg, createTask, type Member } from './helpers/factories';
+import { createForm, createOrg, createTask, type Member, rowTreeShape } from './helpers/factories';
 import { memberReplica } from './helpers/replica';
 
 let t: TestApp;
@@ -72,13 +72,7 @@ describe('a directory row’s deletion taken back on the device', () => {
     await post(['Valve'], pump.id);
     await post(['Gauge'], pump.id);
     await post(['Tank'], station.id);
-    const tree = async () =>
-      (await admin.client.get(`/api/directories/${directory.id}/rows/tree`)).body.nodes.map(function shape(n: {
-        label: string;
-        children: unknown[];
-      }): unknown {
-        return n.children.length ? [n.label, n.children.map((c) => shape(c as typeof n))] : n.label;
-      });
+    const tree = () => rowTreeShape(admin, directory.id);
     return { directory, pump, tree };
   }
   const WHOLE = [['Station', [['Pump', ['Valve', 'Gauge']], 'Tank']]];

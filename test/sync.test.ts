@@ -7,7 +7,7 @@ import { createApp } from '../server/src/app';
 import { createLogger } from '../server/src/platform/logging';
 import { startTestApp, type TestApp, testConfig } from './helpers/app';
 import { testEngine } from './helpers/database';
-import { createForm, createMember, createOrg, createTask, type Member } from './helpers/factories';
+import { createForm, createMember, createOrg, createTask, type Member, rowTreeShape } from './helpers/factories';
 import { connectSync, rawSyncCall, syncClients } from './helpers/sync-client';
 
 let t: TestApp;
@@ -1655,13 +1655,7 @@ describe('push of directory rows', () => {
     ]);
     expect(deletion.ok && deletion.data.lost).toEqual([]);
     expect(await rowOf(directory.id, pump.id)).toBeUndefined();
-    const tree = async () =>
-      (await admin.client.get(`/api/directories/${directory.id}/rows/tree`)).body.nodes.map(function shape(n: {
-        label: string;
-        children: unknown[];
-      }): unknown {
-        return n.children.length ? [n.label, n.children.map((c) => shape(c as typeof n))] : n.label;
-      });
+    const tree = () => rowTreeShape(admin, directory.id);
     expect(await tree()).toEqual([['Station', ['Valve', 'Gauge', 'Tank']]]);
     // Undone on the device, a cell changed too: the row first, then its children moved back.
     const movedBack = [valve.id, gauge.id].map((id) => seen(id));

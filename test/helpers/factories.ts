@@ -105,3 +105,16 @@ export async function createTask(member: Member, formId: string, body: Record<st
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body;
 }
+
+/** A row tree's nodes as nested labels: a leaf by its label, a node with children as [label, children]. */
+// biome-ignore lint/suspicious/noExplicitAny: tree nodes are read loosely.
+export function treeShape(nodes: any[]): unknown[] {
+  return nodes.map((n) => (n.children.length ? [n.label, treeShape(n.children)] : n.label));
+}
+
+/** A directory's row tree as `member` reads it, as nested labels (`treeShape`). */
+export async function rowTreeShape(member: Member, directoryId: string): Promise<unknown[]> {
+  const response = await member.client.get(`/api/directories/${directoryId}/rows/tree`);
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return treeShape(response.body.nodes);
+}

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
-import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
+import {
+  createForm,
+  createMember,
+  createOrg,
+  createTask,
+  type Member,
+  treeShape,
+} from '../../../../test/helpers/factories';
 
 let t: TestApp;
 let admin: Member;
@@ -32,11 +39,6 @@ async function row(
   return response.body as { id: string; position: number; cells: unknown[] };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: tree nodes are read loosely.
-function shape(nodes: any[]): unknown[] {
-  return nodes.map((n) => (n.children.length ? [n.label, shape(n.children)] : n.label));
-}
-
 async function tree(directoryId: string, query = '') {
   const response = await admin.client.get(`/api/directories/${directoryId}/rows/tree${query}`);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -54,7 +56,7 @@ describe('row trees', () => {
     const spb = await row(d.id, ['Saint Petersburg', 'SPB'], north.id);
     const body = await tree(d.id);
     expect(body.displayColumnIndex).toBe(0);
-    expect(shape(body.nodes)).toEqual([
+    expect(treeShape(body.nodes)).toEqual([
       [
         'Russia',
         [
@@ -72,13 +74,13 @@ describe('row trees', () => {
     });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ parentId: north.id, position: 0 });
-    expect(shape((await tree(d.id)).nodes)).toEqual([
+    expect(treeShape((await tree(d.id)).nodes)).toEqual([
       ['Russia', ['Central', ['North-West', [['Moscow', ['Tverskoy']], 'Saint Petersburg']]]],
     ]);
     // Reorder among siblings, and move to the root.
     await admin.client.patch(`/api/directories/${d.id}/rows/${moscow.id}/move`, { parentId: north.id, position: 5 });
     await admin.client.patch(`/api/directories/${d.id}/rows/${tverskoy.id}/move`, { parentId: null, position: 0 });
-    expect(shape((await tree(d.id)).nodes)).toEqual([
+    expect(treeShape((await tree(d.id)).nodes)).toEqual([
       'Tverskoy',
       ['Russia', ['Central', ['North-West', ['Saint Petersburg', 'Moscow']]]],
     ]);
@@ -109,7 +111,7 @@ describe('row trees', () => {
     });
     expect(cross.status).toBe(409);
     expect(cross.body.code).toBe('cross_directory');
-    expect(shape((await tree(d.id)).nodes)).toEqual([['A', [['B', ['C']]]]]);
+    expect(treeShape((await tree(d.id)).nodes)).toEqual([['A', [['B', ['C']]]]]);
   });
 
   it('refuses one of two moves made at once that together would make a cycle: both rows stay in the tree', async () => {
@@ -125,7 +127,7 @@ describe('row trees', () => {
       expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
       expect(answers.find((answer) => answer.status === 409)?.body.code).toBe('tree_cycle');
     }
-    const labels = JSON.stringify(shape((await tree(d.id)).nodes));
+    const labels = JSON.stringify(treeShape((await tree(d.id)).nodes));
     for (let round = 0; round < 4; round++) expect(labels).toContain(`A${round}`);
     for (let round = 0; round < 4; round++) expect(labels).toContain(`B${round}`);
   });
@@ -170,7 +172,7 @@ describe('row trees', () => {
     await row(d.id, ['B2'], b.id);
     await row(d.id, ['C'], a.id);
     expect((await admin.client.delete(`/api/directories/${d.id}/rows/${b.id}`)).status).toBe(204);
-    expect(shape((await tree(d.id)).nodes)).toEqual([['A', ['B1', 'B2', 'C']]]);
+    expect(treeShape((await tree(d.id)).nodes)).toEqual([['A', ['B1', 'B2', 'C']]]);
   });
 
   it('restores a deleted row in its place with the children its deletion moved up, for any member', async () => {
@@ -192,12 +194,12 @@ describe('row trees', () => {
     const restored = await member.client.post(`/api/directories/${d.id}/rows/${b.id}/restore`, {});
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect(restored.body).toMatchObject({ id: b.id, parentId: a.id, cells: ['B', null, null, null] });
-    expect(shape((await tree(d.id)).nodes)).toEqual(['B2', ['A', ['Z', ['B', ['B1']], 'C']]]);
+    expect(treeShape((await tree(d.id)).nodes)).toEqual(['B2', ['A', ['Z', ['B', ['B1']], 'C']]]);
 
     // Nothing left to undo: the row is answered as it is, the tree unchanged.
     const again = await admin.client.post(`/api/directories/${d.id}/rows/${b.id}/restore`, {});
     expect(again.status).toBe(200);
-    expect(shape((await tree(d.id)).nodes)).toEqual(['B2', ['A', ['Z', ['B', ['B1']], 'C']]]);
+    expect(treeShape((await tree(d.id)).nodes)).toEqual(['B2', ['A', ['Z', ['B', ['B1']], 'C']]]);
   });
 
   it('restores a row whose parent was deleted too under its nearest live ancestor; unknown rows and other organizations get 404', async () => {
@@ -208,18 +210,18 @@ describe('row trees', () => {
     await row(d.id, ['D'], a.id);
     expect((await admin.client.delete(`/api/directories/${d.id}/rows/${c.id}`)).status).toBe(204);
     expect((await admin.client.delete(`/api/directories/${d.id}/rows/${b.id}`)).status).toBe(204);
-    expect(shape((await tree(d.id)).nodes)).toEqual([['A', ['D']]]);
+    expect(treeShape((await tree(d.id)).nodes)).toEqual([['A', ['D']]]);
     const restored = await admin.client.post(`/api/directories/${d.id}/rows/${c.id}/restore`, {});
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect(restored.body.parentId).toBe(a.id);
-    expect(shape((await tree(d.id)).nodes)).toEqual([['A', ['C', 'D']]]);
+    expect(treeShape((await tree(d.id)).nodes)).toEqual([['A', ['C', 'D']]]);
 
     const unknown = await admin.client.post(`/api/directories/${d.id}/rows/${randomUUID()}/restore`, {});
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toContain('application/problem+json');
     const other = await createOrg(t, 'row-restore-other');
     expect((await other.client.post(`/api/directories/${d.id}/rows/${b.id}/restore`, {})).status).toBe(404);
-    expect(shape((await tree(d.id)).nodes)).toEqual([['A', ['C', 'D']]]);
+    expect(treeShape((await tree(d.id)).nodes)).toEqual([['A', ['C', 'D']]]);
   });
 });
 
