@@ -243,8 +243,10 @@ export function TaskPage() {
       testId: 'task-deleted',
       undo: async () => {
         try {
-          if (await replica.restoreTask(deleted)) message.success(t('task.restored', { title }));
-          else message.info(t('task.restoreNothing'));
+          // Keyed: a second undo of the same task replaces the first one's notice.
+          const key = `task-restored-${id}`;
+          if (await replica.restoreTask(deleted)) message.success({ key, content: t('task.restored', { title }) });
+          else message.info({ key, content: t('task.restoreNothing') });
         } catch (caught) {
           message.error(replicaFailureText(caught, t));
         }
