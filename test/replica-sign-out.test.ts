@@ -7,7 +7,7 @@ import { emitterPort } from '@shared/message-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostReplicaStorage } from '../electron/backend/replica-host';
 import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
-import { Replica } from '../renderer/src/data/replica';
+import { copiesHeld, noteCopy, Replica } from '../renderer/src/data/replica';
 import { deadPort } from './helpers/network';
 
 const WAIT = { timeout: 15_000, interval: 20 };
@@ -74,6 +74,9 @@ describe('signing out of the desktop app', () => {
     const memory = new Map<string, string>();
     const leaving = await signedIn(LEAVING, memory);
     const staying = await signedIn(STAYING, memory);
+    const pageMemory = { get: (key: string) => memory.get(key) ?? null, set: memory.set.bind(memory) };
+    noteCopy(pageMemory, LEAVING, 'leaving@example.org');
+    noteCopy(pageMemory, STAYING, 'staying@example.org');
     await leaving.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b10', ...TASK, title: 'Pump room' });
     await staying.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b20', ...TASK, title: 'Boiler room' });
     // Offline: each write waits to be sent, remembered beside the replica.
@@ -86,6 +89,8 @@ describe('signing out of the desktop app', () => {
     // Nothing of the user who left stays on the disk or in the page's memory.
     expect(filesOf(LEAVING)).toEqual([]);
     expect([...memory.keys()].filter((key) => key.includes(LEAVING))).toEqual([]);
+    // Nor among the copies the device lists: a deactivated account's sign-in finds nothing to remove.
+    expect(copiesHeld(pageMemory)).toEqual({ [STAYING]: 'staying@example.org' });
     // The other user's copy is untouched.
     expect(await staying.replica.db.tasks.count().exec()).toBe(1);
     await staying.stop();

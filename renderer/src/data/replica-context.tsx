@@ -17,7 +17,7 @@ import {
 import { desktopReplicaPort, onReplacedReplicaPort } from '../desktop';
 import type { UpgradeProgress } from './database';
 import { followReplicaPorts } from './desktop-replica';
-import { type Memory, Replica, type ReplicaStatus } from './replica';
+import { copiesHeld, type Memory, noteCopy, Replica, type ReplicaStatus } from './replica';
 import { browserReplicaStorage, remoteReplicaStorage } from './storage';
 import { claimReplica, type TabOwnership } from './tab-owner';
 
@@ -26,7 +26,6 @@ const ME_KEY = 'orbita.me';
  * The accounts whose copy of the data this device may hold (user id → e-mail): a deactivated one's
  * is found by its e-mail when its sign-in is refused, whoever signed in here since.
  */
-const COPIES_KEY = 'orbita.copies';
 /** How the removal of a deactivated account's copy goes, for the other tabs of the browser. */
 const DEACTIVATED_KEY = 'orbita.deactivated';
 
@@ -88,31 +87,10 @@ export function activeReplica(): Replica | undefined {
   return active;
 }
 
-function copiesHeld(): Record<string, string> {
-  try {
-    const copies: unknown = JSON.parse(localStorage.getItem(COPIES_KEY) ?? '{}');
-    return copies && typeof copies === 'object' && !Array.isArray(copies) ? (copies as Record<string, string>) : {};
-  } catch {
-    return {};
-  }
-}
-
-function noteCopy(me: Me): void {
-  const copies = copiesHeld();
-  if (copies[me.user.id] === me.user.email) return;
-  localStorage.setItem(COPIES_KEY, JSON.stringify({ ...copies, [me.user.id]: me.user.email }));
-}
-
-function forgetCopy(userId: string): void {
-  const { [userId]: _removed, ...rest } = copiesHeld();
-  if (Object.keys(rest).length === 0) localStorage.removeItem(COPIES_KEY);
-  else localStorage.setItem(COPIES_KEY, JSON.stringify(rest));
-}
-
 /** The account whose copy this device may hold that signs in as `email`, if any. */
 function copyOwnedBy(email: string): string | undefined {
   const wanted = email.trim().toLowerCase();
-  const held = Object.entries(copiesHeld()).find(([, held]) => held.toLowerCase() === wanted);
+  const held = Object.entries(copiesHeld(replicaMemory)).find(([, held]) => held.toLowerCase() === wanted);
   if (held) return held[0];
   // Remembered before the device kept a list of its copies.
   const me = rememberedMe();
@@ -132,13 +110,11 @@ function rememberedMe(): Me | undefined {
 async function removeUnopenedCopy(userId: string, browserStorage: () => Promise<RxStorage<unknown, unknown>>) {
   const desktopPort = desktopReplicaPort();
   if (!desktopPort) {
-    await Replica.removeCopy({ userId, storage: await browserStorage(), memory: replicaMemory });
-    return forgetCopy(userId);
+    return Replica.removeCopy({ userId, storage: await browserStorage(), memory: replicaMemory });
   }
   const port = await desktopPort;
   try {
     await Replica.removeCopy({ userId, storage: remoteReplicaStorage(port), memory: replicaMemory });
-    forgetCopy(userId);
   } finally {
     port.close?.();
   }
@@ -158,7 +134,7 @@ async function whoAmI(): Promise<Me | undefined> {
   try {
     const me = await api<Me>('GET', '/api/auth/me');
     localStorage.setItem(ME_KEY, JSON.stringify(me));
-    noteCopy(me);
+    noteCopy(replicaMemory, me.user.id, me.user.email);
     return me;
   } catch (caught) {
     // Unreachable, or failing for now (a restart behind a proxy): the device works from its copy.
@@ -276,7 +252,7 @@ export function ReplicaProvider({
         const replica = await openReplica(me, await storageRef.current());
         if (closed) {
           // The session ended while it opened: it ends as the session's replica would have.
-          const ended = removeWhenEnded ? replica.remove().then(() => forgetCopy(me.user.id)) : replica.close();
+          const ended = removeWhenEnded ? replica.remove() : replica.close();
           return void ended.catch(() => undefined);
         }
         show(me, replica);
@@ -286,20 +262,17 @@ export function ReplicaProvider({
     };
     let removeWhenEnded = false;
     const shut = async (remove: boolean, me: Me | undefined) => {
-      const removed = () => me && forgetCopy(me.user.id);
-      if (desktop) return remove ? desktop.stop({ remove }).then(removed) : desktop.stop();
+      if (desktop) return desktop.stop({ remove });
       const closing = opened;
       if (closing) {
         hide(closing);
-        return remove ? closing.remove().then(removed) : closing.close();
+        return remove ? closing.remove() : closing.close();
       }
       // Another tab holds the copy: it closes it as the session ends there too, then it goes.
       if (remove && !owning && ownership && me) {
         const held = ownership;
-        const removal = async () => {
-          await Replica.removeCopy({ userId: me.user.id, storage: await storageRef.current(), memory: replicaMemory });
-          removed();
-        };
+        const removal = async () =>
+          Replica.removeCopy({ userId: me.user.id, storage: await storageRef.current(), memory: replicaMemory });
         return held.releaseThen(removal);
       }
       // Ended before the copy was opened (the server refused who is signed in): removed unopened.

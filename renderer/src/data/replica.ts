@@ -54,6 +54,34 @@ export interface Memory {
   remove?(key: string): void;
 }
 
+/** Where the device lists the accounts whose copies it may hold (user id → e-mail). */
+const COPIES_KEY = 'orbita.copies';
+
+/** The accounts whose copies this device may hold, as `memory` lists them (user id → e-mail). */
+export function copiesHeld(memory: Memory): Record<string, string> {
+  try {
+    const copies: unknown = JSON.parse(memory.get(COPIES_KEY) ?? '{}');
+    return copies && typeof copies === 'object' && !Array.isArray(copies) ? (copies as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Lists `userId` (signing in as `email`) among the accounts whose copies this device may hold. */
+export function noteCopy(memory: Memory, userId: string, email: string): void {
+  const copies = copiesHeld(memory);
+  if (copies[userId] === email) return;
+  memory.set(COPIES_KEY, JSON.stringify({ ...copies, [userId]: email }));
+}
+
+/** Takes `userId` off the list, its copy removed (`Replica.remove`, `Replica.removeCopy`). */
+function forgetCopy(memory: Memory, userId: string): void {
+  const { [userId]: _removed, ...rest } = copiesHeld(memory);
+  if (Object.keys(rest).length > 0) memory.set(COPIES_KEY, JSON.stringify(rest));
+  else if (memory.remove) memory.remove(COPIES_KEY);
+  else memory.set(COPIES_KEY, '{}');
+}
+
 /** When a write's document is checked for holding its server state again, and how often after. */
 const SETTLE_AFTER_WRITE_MS = 500;
 const SETTLE_EVERY_MS = 3_000;
@@ -245,7 +273,14 @@ export class Replica {
    */
   static async removeCopy(options: { userId: string; storage: RxStorage<unknown, unknown>; memory?: Memory }) {
     await removeRxDatabase(Replica.databaseName(options.userId), options.storage, false);
-    for (const name of REMEMBERED) options.memory?.remove?.(Replica.memoryKey(options.userId, name));
+    Replica.forget(options.userId, options.memory);
+  }
+
+  /** What is remembered beside `userId`'s copy, once the copy is gone: its keys, its entry in the list. */
+  private static forget(userId: string, memory: Memory | undefined): void {
+    if (!memory) return;
+    for (const name of REMEMBERED) memory.remove?.(Replica.memoryKey(userId, name));
+    forgetCopy(memory, userId);
   }
 
   /** How many changes wait to be sent in `userId`'s copy, as remembered (by whichever tab holds it). */
@@ -763,7 +798,7 @@ export class Replica {
   async remove(): Promise<void> {
     await this.end(async () => {
       await this.db.remove();
-      for (const name of REMEMBERED) this.memory?.remove?.(Replica.memoryKey(this.userId, name));
+      Replica.forget(this.userId, this.memory);
     });
   }
 
