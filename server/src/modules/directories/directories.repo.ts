@@ -403,11 +403,16 @@ export async function restoreRow(
   );
 }
 
-export async function deleteAllRows(db: Queryable, organizationId: string, directoryId: string): Promise<void> {
+export async function deleteAllRows(
+  db: Queryable,
+  organizationId: string,
+  directoryId: string,
+  deletedBy: string,
+): Promise<void> {
   await db.query(
-    `UPDATE directory_rows SET deleted_at = now(), updated_at = now(), parent_id = NULL
+    `UPDATE directory_rows SET deleted_at = now(), updated_at = now(), parent_id = NULL, deleted_by = $3
       WHERE organization_id = $1 AND directory_id = $2 AND deleted_at IS NULL`,
-    [organizationId, directoryId],
+    [organizationId, directoryId, deletedBy],
   );
 }
 

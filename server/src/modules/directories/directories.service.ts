@@ -825,7 +825,7 @@ export async function importCsv(
           [auth.organizationId, directoryId, existing.map((r) => r.id)],
         );
       }
-      await repo.deleteAllRows(tx, auth.organizationId, directoryId);
+      await repo.deleteAllRows(tx, auth.organizationId, directoryId, auth.userId);
     }
     // Positions: after existing siblings, in file order.
     const nextPosition = new Map<string, number>();

@@ -528,6 +528,14 @@ describe('CSV', () => {
       .join('\n');
     const plain = await admin.client.post(`/api/directories/${copy.id}/import`, { csv: withoutIds });
     expect(plain.body).toEqual({ imported: 3, dryRun: false, errors: [] });
+    // Replaced by new rows, the old ones are among the deleted rows, deleted by whoever imported.
+    const again = await admin.client.post(`/api/directories/${copy.id}/import`, { csv: withoutIds, mode: 'replace' });
+    expect(again.body.imported).toBe(3);
+    const deleted = await admin.client.get(`/api/directories/${copy.id}/rows/deleted`);
+    expect(deleted.body.items).toHaveLength(3);
+    expect(
+      deleted.body.items.every((r: { deletedBy: { id: string } | null }) => r.deletedBy?.id === admin.userId),
+    ).toBe(true);
 
     // Replacing the same directory with its own export keeps ids, cells and tree.
     const before = await tree(d.id);
