@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useLive, useReplica } from './data/replica-context';
 import { asSentence } from './pages/edit-words';
-import { LostEditsNotice } from './pages/lost-edits';
+import { GoneRecordEdits, LostEditsNotice, type ShownGone } from './pages/lost-edits';
 import { useApi } from './use-api';
 
 /** How long the first pull may take before the app says it is bringing the data over. */
@@ -23,11 +23,25 @@ export function useHeld(flag: boolean, ms: number): boolean {
 }
 
 /**
+ * The replica's banner, and the dialog of a gone record's edits opened from its lost-edits notice:
+ * the dialog stays open while the banner changes (changes being sent, the connection lost).
+ */
+export function OfflineBanner() {
+  const [gone, setGone] = useState<ShownGone>();
+  return (
+    <>
+      <ReplicaBanner onShowGone={setGone} />
+      {gone && <GoneRecordEdits recordId={gone.id} record={gone.record} onClose={() => setGone(undefined)} />}
+    </>
+  );
+}
+
+/**
  * Says when the app works without the server, how many changes wait to be sent, how far the first
  * sync has come while the organization's data is brought to this device, and how far a replica of
  * an earlier release has been brought to this one.
  */
-export function OfflineBanner() {
+function ReplicaBanner({ onShowGone }: { onShowGone: (shown: ShownGone) => void }) {
   const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const { status, error, elsewhere, useHere, upgrading } = useReplica();
@@ -170,5 +184,5 @@ export function OfflineBanner() {
       />
     );
   }
-  return <LostEditsNotice />;
+  return <LostEditsNotice onShowGone={onShowGone} />;
 }

@@ -1465,6 +1465,15 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
         console.error('dialog:', await dialog.textContent(), '\nlost edits kept:', JSON.stringify(kept));
         throw error;
       });
+    // The dialog stays open while the banner gives way to another (here the connection lost).
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    expect((await listed.allTextContents()).sort()).toEqual([
+      'Move under: Quay 2',
+      'Offered under parent rows: Barents Sea',
+      'Region: Barents',
+    ]);
+    await context.setOffline(false);
     await rowNode(page, 'Quay 1').waitFor({ state: 'detached' });
     await context.close();
   });

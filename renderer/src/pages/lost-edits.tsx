@@ -142,7 +142,15 @@ function lostRecords(replica: Replica, ids: string[], gone: ReadonlyMap<string, 
  * shared with them, or made offline and refused): nothing can be made again there, so the values
  * are shown to keep elsewhere, until the user has read them.
  */
-function GoneRecordEdits({ recordId, record, onClose }: { recordId: string; record: GoneRecord; onClose: () => void }) {
+export function GoneRecordEdits({
+  recordId,
+  record,
+  onClose,
+}: {
+  recordId: string;
+  record: GoneRecord;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const { replica } = useReplica();
   const edits = useLive((r) => r.lost$.pipe(map((all) => all.filter((edit) => edit.id === recordId))), [recordId]);
@@ -241,12 +249,20 @@ function GoneRecordEdits({ recordId, record, onClose }: { recordId: string; reco
   );
 }
 
+/** A record gone on the server whose edits the user asked to see (`GoneRecordEdits`). */
+export interface ShownGone {
+  id: string;
+  record: GoneRecord;
+}
+
 /**
  * Says, wherever the user is, that offline edits were not kept, and leads to the records concerned
  * (each shows what was kept instead), except the task open on the page, which says so itself.
- * Hidden once every record's edits are dismissed, there or here.
+ * Hidden once every record's edits are dismissed, there or here. A gone record's edits open with
+ * `onShowGone`: the dialog is kept by whoever shows the notice, since the banner gives way to
+ * others (sending, offline) while it is read.
  */
-export function LostEditsNotice() {
+export function LostEditsNotice({ onShowGone }: { onShowGone: (shown: ShownGone) => void }) {
   const { t } = useTranslation();
   const { replica } = useReplica();
   // The task open on this page shows its own lost edits: the notice speaks of the others, and of
@@ -261,7 +277,6 @@ export function LostEditsNotice() {
   const gone = new Map((lost ?? []).flatMap((edit) => (edit.record ? [[edit.id, edit.record]] : [])));
   const refused = new Set((lost ?? []).filter((edit) => edit.record && edit.reason === 'refused').map((e) => e.id));
   const key = JSON.stringify([ids ?? [], [...gone]]);
-  const [shown, setShown] = useState<LostRecord>();
   // `key` stands for the ids and the gone records.
   const records = useLive((r) => (ids?.length ? lostRecords(r, ids, gone) : undefined), [key]);
   if (!ids?.length) return null;
@@ -281,7 +296,12 @@ export function LostEditsNotice() {
               {record.to ? (
                 <Link to={record.to}>{record.name || t('conflicts.unnamed')}</Link>
               ) : record.gone ? (
-                <Button type="link" size="small" style={{ padding: 0 }} onClick={() => setShown(record)}>
+                <Button
+                  type="link"
+                  size="small"
+                  style={{ padding: 0 }}
+                  onClick={() => record.gone && onShowGone({ id: record.id, record: record.gone })}
+                >
                   {t(refused.has(record.id) ? 'conflicts.refusedName' : 'conflicts.goneName', {
                     name: record.name || t('conflicts.unnamed'),
                   })}
@@ -297,14 +317,9 @@ export function LostEditsNotice() {
         </>
       }
       action={
-        <>
-          {shown?.gone && (
-            <GoneRecordEdits recordId={shown.id} record={shown.gone} onClose={() => setShown(undefined)} />
-          )}
-          <Button size="small" onClick={() => replica?.dismissAllLost()}>
-            {t('conflicts.dismissAll')}
-          </Button>
-        </>
+        <Button size="small" onClick={() => replica?.dismissAllLost()}>
+          {t('conflicts.dismissAll')}
+        </Button>
       }
     />
   );
