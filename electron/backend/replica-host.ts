@@ -1,11 +1,17 @@
 import path from 'node:path';
+import {
+  REPLICA_DISCARD_ANSWER,
+  REPLICA_DISCARD_REQUEST,
+  type ReplicaDiscardAnswer,
+  type ReplicaDiscardRequest,
+} from '@shared/desktop/bridge';
 import type { PortLike } from '@shared/message-port';
 import { META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
 import type { MessageToRemote } from 'rxdb/plugins/storage-remote';
 import { exposeRxStorageRemote } from 'rxdb/plugins/storage-remote';
 import { NEVER, Subject } from 'rxjs';
 import { getRxStorageMemoryMapped } from './rx-storage-memory-mapped';
-import { getRxStorageBetterSqlite } from './rx-storage-sqlite';
+import { databaseIsOpen, discardDatabaseFile, getRxStorageBetterSqlite } from './rx-storage-sqlite';
 
 /**
  * The storage with the change events of RxDB's replication meta data left out. The remote side
@@ -54,31 +60,83 @@ export function replicaStorage(databaseDirectory: string): RxStorage<unknown, un
   return storage;
 }
 
+/** How long a discard waits for the copy's storage instances to close (the page that failed to open it closed its port). */
+const DISCARD_WAIT_MS = 10_000;
+/** The replicas' database names (`Replica.databaseName`): nothing else in the directory is discarded. */
+const REPLICA_DATABASE_NAME = /^orbita-[0-9a-f-]{36}$/;
+
+/**
+ * Deletes the files of a replica that cannot be opened, once nothing in this process has it open.
+ * A page whose open failed may still be closing what it had opened of it: that is waited for.
+ */
+async function discardReplica(databaseDirectory: string, databaseName: string): Promise<void> {
+  if (!REPLICA_DATABASE_NAME.test(databaseName)) throw new Error(`${databaseName} is not a replica`);
+  const settings = { databaseDirectory: path.resolve(databaseDirectory) };
+  const until = Date.now() + DISCARD_WAIT_MS;
+  while (databaseIsOpen(settings, databaseName)) {
+    if (Date.now() > until) throw new Error('the copy is still open in this app; close the app and try again');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  discardDatabaseFile(settings, databaseName);
+}
+
 /**
  * Serves the replica's storage (SQLite files in `databaseDirectory`) over a message port. It runs
  * in the Electron utility process, so a heavy sync never blocks the window; the renderer reaches
  * it with RxDB's remote storage (`renderer/src/data/storage.ts`).
  */
 export function hostReplicaStorage(port: PortLike, options: { databaseDirectory: string }): () => void {
-  const messages$ = new Subject<MessageToRemote>();
-  // Storage instances the page opened and has not closed.
-  const open = new Set<string>();
+  const send = (message: unknown) => {
+    try {
+      port.postMessage(message);
+    } catch {
+      // The page is gone; its instances are being closed.
+    }
+  };
+  // RxDB's remote side keeps a failed instance creation for good: every later creation of that
+  // collection waits on the failure and is never answered, so a page could not open the copy
+  // again (after it was deleted, or once a full disk has room) on the same port. After a failure
+  // new instances are created by a fresh remote side; each instance stays with the one that made it.
+  // Storage instances the page opened and has not closed, each with the remote side serving it.
+  const sideOf = new Map<string, Subject<MessageToRemote>>();
+  const sides: Subject<MessageToRemote>[] = [];
+  let current: Subject<MessageToRemote>;
+  const exposeSide = () => {
+    const messages$ = new Subject<MessageToRemote>();
+    sides.push(messages$);
+    current = messages$;
+    exposeRxStorageRemote({
+      storage: replicaStorage(options.databaseDirectory),
+      messages$: messages$.asObservable(),
+      send: (message) => {
+        if (message.method === 'create' && message.error !== undefined) {
+          sideOf.delete(message.connectionId);
+          if (current === messages$) exposeSide();
+        }
+        send(message);
+      },
+    });
+  };
+  exposeSide();
   const stop = port.onMessage((data) => {
+    const discard = data as Partial<ReplicaDiscardRequest> | undefined;
+    if (discard?.type === REPLICA_DISCARD_REQUEST) {
+      const answer = (error?: unknown): ReplicaDiscardAnswer => ({
+        type: REPLICA_DISCARD_ANSWER,
+        requestId: String(discard.requestId),
+        ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
+      });
+      void discardReplica(options.databaseDirectory, String(discard.databaseName)).then(
+        () => send(answer()),
+        (error: unknown) => send(answer(error)),
+      );
+      return;
+    }
     const message = data as MessageToRemote;
-    if (message.method === 'create') open.add(message.connectionId);
-    if (message.method === 'close' || message.method === 'remove') open.delete(message.connectionId);
-    messages$.next(message);
-  });
-  exposeRxStorageRemote({
-    storage: replicaStorage(options.databaseDirectory),
-    messages$: messages$.asObservable(),
-    send: (message) => {
-      try {
-        port.postMessage(message);
-      } catch {
-        // The page is gone; its instances are being closed.
-      }
-    },
+    if (message.method === 'create') sideOf.set(message.connectionId, current);
+    const side = sideOf.get(message.connectionId) ?? current;
+    if (message.method === 'close' || message.method === 'remove') sideOf.delete(message.connectionId);
+    side.next(message);
   });
   let ended = false;
   const end = () => {
@@ -86,11 +144,11 @@ export function hostReplicaStorage(port: PortLike, options: { databaseDirectory:
     ended = true;
     stop();
     // A reloaded or closed page never says goodbye: close what it left open, as it would have.
-    for (const connectionId of open) {
-      messages$.next({ connectionId, requestId: `closed-${connectionId}`, method: 'close', params: [] } as never);
+    for (const [connectionId, side] of sideOf) {
+      side.next({ connectionId, requestId: `closed-${connectionId}`, method: 'close', params: [] } as never);
     }
-    open.clear();
-    messages$.complete();
+    sideOf.clear();
+    for (const side of sides) side.complete();
   };
   const stopWatching = port.onClose?.(end);
   return () => {

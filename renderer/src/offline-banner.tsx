@@ -1,8 +1,8 @@
-import { Alert, Button, Progress } from 'antd';
+import { Alert, App, Button, Progress } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { useLive, useReplica } from './data/replica-context';
+import { pendingOnDevice, useLive, useReplica } from './data/replica-context';
 import { asSentence } from './pages/edit-words';
 import { GoneRecordEdits, LostEditsNotice, type ShownGone } from './pages/lost-edits';
 import { useApi } from './use-api';
@@ -37,6 +37,54 @@ export function OfflineBanner() {
 }
 
 /**
+ * The copy of the data could not be opened: why, and the way out — deleting it and bringing it again
+ * from the server, after saying how many changes not yet sent that loses.
+ */
+function ReplicaFailed({ error }: { error: string }) {
+  const { t } = useTranslation();
+  const { modal, message } = App.useApp();
+  const { me, downloadAgain } = useReplica();
+  const confirm = () => {
+    if (!downloadAgain) return;
+    const pending = me ? pendingOnDevice(me.user.id) : 0;
+    modal.confirm({
+      title: t('offline.downloadAgainTitle'),
+      content: (
+        <>
+          <p>{t('offline.downloadAgainWhy')}</p>
+          {pending > 0 && <p>{t('offline.downloadAgainPending', { count: pending })}</p>}
+        </>
+      ),
+      okText: t('offline.downloadAgainOk'),
+      okButtonProps: { danger: true },
+      cancelText: t('settings.cancel'),
+      onOk: () =>
+        downloadAgain().catch((caught: unknown) => {
+          message.error(
+            t('offline.downloadAgainFailed', { reason: caught instanceof Error ? caught.message : String(caught) }),
+          );
+        }),
+    });
+  };
+  return (
+    <Alert
+      banner
+      type="error"
+      role="alert"
+      data-testid="replica-failed"
+      title={t('offline.replicaFailed', { error })}
+      action={
+        downloadAgain && (
+          <Button size="small" danger onClick={confirm}>
+            {t('offline.downloadAgain')}
+          </Button>
+        )
+      }
+    />
+  );
+}
+
+/**
  * Says when the app works without the server, how many changes wait to be sent, how far the first
  * sync has come while the organization's data is brought to this device, and how far a replica of
  * an earlier release has been brought to this one.
@@ -52,7 +100,7 @@ function ReplicaBanner({ onShowGone }: { onShowGone: (shown: ShownGone) => void 
   const received = useLive((replica) => (syncing ? replica.db.tasks.count().$ : undefined), [syncing]);
   // How many tasks the user can see: what the first sync brings (unknown until the server answers).
   const total = useApi<{ count: number }>(syncing ? '/api/tasks/count' : undefined).data?.count;
-  if (error) return <Alert banner type="error" role="alert" title={t('offline.replicaFailed', { error })} />;
+  if (error) return <ReplicaFailed error={error} />;
   if (upgrading) {
     return (
       <Alert

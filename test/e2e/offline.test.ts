@@ -884,6 +884,64 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('brings the copy of the data again from the server when it cannot be opened, after saying which changes that loses', async () => {
+    const { context, page, task } = await onTaskPage({
+      organization: 'Dry Dock',
+      name: 'Vera',
+      email: 'vera.dock@example.org',
+    });
+    // A title changed offline waits to be sent.
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByLabel('Task title', { exact: true }).fill('Boiler room, never sent');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 1' }).waitFor();
+
+    // The tasks' IndexedDB database loses its tables (a damaged browser profile): the app closes
+    // its connection when asked, and the copy no longer opens.
+    await page.evaluate(async () => {
+      const name = (await indexedDB.databases()).map((d) => d.name ?? '').find((n) => n.endsWith('--tasks'));
+      await new Promise<void>((resolve, reject) => {
+        const request = indexedDB.open(name as string, 10_000);
+        request.onupgradeneeded = () => {
+          for (const store of [...request.result.objectStoreNames]) request.result.deleteObjectStore(store);
+        };
+        request.onsuccess = () => {
+          request.result.close();
+          resolve();
+        };
+        request.onerror = () => reject(request.error);
+      });
+    });
+    await context.setOffline(false);
+    await page.goto(`${suite.t.url}/tasks`);
+    const failed = page.getByTestId('replica-failed');
+    await failed.waitFor();
+    expect(await failed.textContent()).toContain('The copy of the data on this device could not be opened');
+
+    // Bringing it again says what it loses, then fills a new copy from the server.
+    await failed.getByRole('button', { name: 'Download the data again' }).click();
+    const asked = page.getByRole('dialog', { name: 'Download the data again?' });
+    expect(await asked.textContent()).toContain('Changes made on this device and not sent yet are lost: 1.');
+    await asked.getByRole('button', { name: 'Delete and download' }).click();
+    await page.getByRole('link', { name: 'Boiler room', exact: true }).waitFor();
+    await replicaIs(page, 'online ready');
+    expect(await failed.count()).toBe(0);
+    expect((await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.title).toBe('Boiler room');
+    // The new copy works: an edit made offline in it reaches the server.
+    await page.getByRole('link', { name: 'Boiler room', exact: true }).click();
+    await context.setOffline(true);
+    await page.getByTestId('offline-banner').waitFor();
+    await page.getByLabel('Task title', { exact: true }).fill('Boiler room, in the new copy');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 1' }).waitFor();
+    await context.setOffline(false);
+    await expect
+      .poll(async () => (await serverCall(page, 'GET', `/api/tasks/${task.id}`)).body.title, { timeout: UI_WAIT_MS })
+      .toBe('Boiler room, in the new copy');
+    await context.close();
+  });
+
   it("removes this device's copy at sign-out when asked, after warning of the changes it would discard", async () => {
     const { context, page } = await taskList({
       organization: 'Shared Desk',

@@ -102,6 +102,25 @@ export function databaseExists(settings: BetterSqliteSettings, databaseName: str
   return openDatabases.has(file) || existsSync(file);
 }
 
+/**
+ * Deletes a database's file (with its WAL) without opening it: the way out for a file SQLite cannot
+ * read. Refused while the database is open in this process (its writes would go on elsewhere).
+ */
+export function discardDatabaseFile(settings: BetterSqliteSettings, databaseName: string): void {
+  const directory = settings.databaseDirectory ?? process.cwd();
+  if (directory === ':memory:') throw new Error('better-sqlite3 storage: an in-memory database has no file to discard');
+  const file = path.resolve(directory, databaseFileName(databaseName));
+  if (openDatabases.has(file)) throw new Error(`better-sqlite3 storage: database ${databaseName} is open`);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+}
+
+/** Whether a database is open in this process (a storage instance of it is). */
+export function databaseIsOpen(settings: BetterSqliteSettings, databaseName: string): boolean {
+  const directory = settings.databaseDirectory ?? process.cwd();
+  if (directory === ':memory:') return openDatabases.has(`:memory:${databaseName}`);
+  return openDatabases.has(path.resolve(directory, databaseFileName(databaseName)));
+}
+
 /** Opens (or shares) the SQLite handle of a database and takes a reference on it. */
 export function acquireDatabase(settings: BetterSqliteSettings, databaseName: string): OpenDatabase {
   const directory = settings.databaseDirectory ?? process.cwd();

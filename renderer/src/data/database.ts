@@ -116,14 +116,24 @@ export async function createOrbitaDatabase(options: {
   let opened = false;
   const onUpgrade = options.onUpgrade;
   watchMigrations(db, onUpgrade && ((progress) => !opened && onUpgrade(progress)));
-  await db.addCollections(
-    Object.fromEntries(
-      names.map((name) => [
-        name,
-        { schema: collectionSchemas[name], migrationStrategies: collectionMigrations[name] ?? {} },
-      ]),
-    ) as never,
-  );
+  try {
+    await db.addCollections(
+      Object.fromEntries(
+        names.map((name) => [
+          name,
+          { schema: collectionSchemas[name], migrationStrategies: collectionMigrations[name] ?? {} },
+        ]),
+      ) as never,
+    );
+    // Every collection is read once: a store that cannot be read (IndexedDB opens its databases
+    // lazily) fails the opening here, where the app offers to bring the copy again, rather than
+    // each screen's query later.
+    await Promise.all(names.map((name) => db.collections[name].findOne().exec()));
+  } catch (error) {
+    // A copy that cannot be opened is left closed: it can then be deleted (`Replica.discardCopy`).
+    await db.close().catch(() => undefined);
+    throw error;
+  }
   opened = true;
   return db;
 }

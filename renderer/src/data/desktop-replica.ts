@@ -16,6 +16,11 @@ export interface ReplicaPortsOptions {
   closing: (replica: Replica) => void;
   /** Opening failed. */
   failed: (error: unknown) => void;
+  /**
+   * Deletes the copy without opening it, over the port it failed to open on (the shell hands a
+   * window one port at a time): for a removal or a new copy when the copy cannot be opened.
+   */
+  discard?: (port: PortLike) => Promise<void>;
 }
 
 /**
@@ -29,6 +34,11 @@ export interface ReplicaPortsOptions {
 export function followReplicaPorts(options: ReplicaPortsOptions): {
   /** Closes the replica, or with `remove` deletes this device's copy (rejecting if that failed). */
   stop(options?: { remove?: boolean }): Promise<void>;
+  /**
+   * The copy could not be opened: deletes it (`discard`) and opens a new one on the same port,
+   * which the first sync fills. Rejects when it could not be deleted.
+   */
+  openNewCopy(): Promise<void>;
 } {
   let current: { port: PortLike; replica?: Replica } | undefined;
   let stopped = false;
@@ -52,6 +62,9 @@ export function followReplicaPorts(options: ReplicaPortsOptions): {
         // A removal that failed is the caller's to report; a close that failed leaves nothing to do.
         if (remove) await old.replica.remove();
         else await old.replica.close().catch(() => undefined);
+      } else if (remove && !portIsDead) {
+        // It never opened: it is deleted unopened.
+        await options.discard?.(old.port);
       }
     } finally {
       if (!portIsDead) old.port.close?.();
@@ -86,6 +99,21 @@ export function followReplicaPorts(options: ReplicaPortsOptions): {
   void run(async () => openOn(await options.firstPort()));
 
   return {
+    async openNewCopy() {
+      let failure: unknown;
+      await run(async () => {
+        const failedOn = current;
+        if (stopped || !failedOn || failedOn.replica) return;
+        try {
+          await options.discard?.(failedOn.port);
+        } catch (error) {
+          failure = error;
+          return;
+        }
+        if (current === failedOn) await openOn(failedOn.port);
+      });
+      if (failure) throw failure;
+    },
     async stop(stopOptions = {}) {
       stopped = true;
       stopListening();

@@ -1,4 +1,5 @@
 import type { Me } from '@shared/api/identity';
+import type { PortLike } from '@shared/message-port';
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
 import type { RxStorage } from 'rxdb';
 import { map, type Observable } from 'rxjs';
@@ -18,7 +19,7 @@ import { desktopReplicaPort, onReplacedReplicaPort } from '../desktop';
 import type { UpgradeProgress } from './database';
 import { followReplicaPorts } from './desktop-replica';
 import { copiesHeld, type Memory, noteCopy, Replica, type ReplicaStatus } from './replica';
-import { browserReplicaStorage, remoteReplicaStorage } from './storage';
+import { browserReplicaStorage, discardBrowserCopy, discardDesktopCopy, remoteReplicaStorage } from './storage';
 import { claimReplica, type TabOwnership } from './tab-owner';
 
 const ME_KEY = 'orbita.me';
@@ -42,6 +43,11 @@ interface ReplicaState {
   me?: Me;
   /** The replica could not be opened. */
   error?: string;
+  /**
+   * With `error`: deletes the copy that could not be opened (its changes not yet sent are lost) and
+   * opens a new one, which the first sync fills from the server. Rejects when it could not be deleted.
+   */
+  downloadAgain?: () => Promise<void>;
   /** Another tab of this browser holds the replica; `useHere()` takes it over. */
   elsewhere?: boolean;
   useHere?: () => void;
@@ -118,6 +124,16 @@ async function removeUnopenedCopy(userId: string, browserStorage: () => Promise<
   } finally {
     port.close?.();
   }
+}
+
+/**
+ * Deletes `userId`'s copy without opening it — it could not be opened: over `port` by the desktop
+ * app's replica process, else from this browser's IndexedDB.
+ */
+function discardUnopenedCopy(userId: string, port?: PortLike): Promise<void> {
+  const discard = (databaseName: string) =>
+    port ? discardDesktopCopy(port, databaseName) : discardBrowserCopy(databaseName);
+  return Replica.discardCopy({ userId, discard, memory: replicaMemory });
 }
 
 /** Shows how the removal of a deactivated account's copy goes: under way, then done or failed. */
@@ -244,8 +260,40 @@ export function ReplicaProvider({
       if (active === replica) active = undefined;
       if (opened === replica) opened = undefined;
     };
+    // Opening the copy failed: it can only be deleted (and brought again), not removed through RxDB.
+    let unopened = false;
     const failed = (me: Me, caught: unknown) => {
-      if (!closed) setState({ me, error: caught instanceof Error ? caught.message : String(caught) });
+      unopened = true;
+      const error = caught instanceof Error ? caught.message : String(caught);
+      if (!closed) setState({ me, error, downloadAgain: () => downloadAgain(me) });
+    };
+    const downloadAgain = async (me: Me) => {
+      if (closed || !unopened) return;
+      unopened = false;
+      try {
+        if (desktop) await desktop.openNewCopy();
+        else {
+          await discardUnopenedCopy(me.user.id);
+          if (!closed) await open(me);
+        }
+      } catch (error) {
+        // Not deleted: the copy, and what the banner says of it, stay as they were.
+        unopened = true;
+        throw error;
+      }
+      // The new copy is this device's again (the deletion forgot the old one).
+      noteCopy(replicaMemory, me.user.id, me.user.email);
+    };
+    const followDesktop = (me: Me, firstPort: Promise<PortLike>) => {
+      desktop = followReplicaPorts({
+        firstPort: () => firstPort,
+        onReplaced: onReplacedReplicaPort,
+        open: (replicaStorage) => openReplica(me, replicaStorage),
+        opened: (replica) => show(me, replica),
+        closing: hide,
+        failed: (caught) => failed(me, caught),
+        discard: (port) => discardUnopenedCopy(me.user.id, port),
+      });
     };
     const open = async (me: Me) => {
       try {
@@ -263,6 +311,8 @@ export function ReplicaProvider({
     let removeWhenEnded = false;
     const shut = async (remove: boolean, me: Me | undefined) => {
       if (desktop) return desktop.stop({ remove });
+      // A copy that could not be opened is deleted without opening it (the desktop's, over its port).
+      if (remove && unopened && me) return discardUnopenedCopy(me.user.id);
       const closing = opened;
       if (closing) {
         hide(closing);
@@ -287,17 +337,7 @@ export function ReplicaProvider({
       // The desktop app has one window and its replica in the replica process, opened again on a
       // new port when that process restarts; in a browser, tabs take turns with one copy.
       const firstPort = desktopReplicaPort();
-      if (firstPort) {
-        desktop = followReplicaPorts({
-          firstPort: () => firstPort,
-          onReplaced: onReplacedReplicaPort,
-          open: (replicaStorage) => openReplica(me, replicaStorage),
-          opened: (replica) => show(me, replica),
-          closing: hide,
-          failed: (caught) => failed(me, caught),
-        });
-        return;
-      }
+      if (firstPort) return followDesktop(me, firstPort);
       ownership = claimReplica(me.user.id, {
         owned: () => {
           owning = true;

@@ -276,6 +276,21 @@ export class Replica {
     Replica.forget(options.userId, options.memory);
   }
 
+  /**
+   * Deletes `userId`'s copy that cannot be opened (a damaged file, a database the browser cannot
+   * read), without opening it, as `removeCopy` would: `discard` deletes the copy's storage by its
+   * database name, and what is remembered beside the copy goes with it (its changes not yet sent
+   * are lost).
+   */
+  static async discardCopy(options: {
+    userId: string;
+    discard: (databaseName: string) => Promise<void>;
+    memory?: Memory;
+  }): Promise<void> {
+    await options.discard(Replica.databaseName(options.userId));
+    Replica.forget(options.userId, options.memory);
+  }
+
   /** What is remembered beside `userId`'s copy, once the copy is gone: its keys, its entry in the list. */
   private static forget(userId: string, memory: Memory | undefined): void {
     if (!memory) return;

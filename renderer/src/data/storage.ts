@@ -1,3 +1,9 @@
+import {
+  REPLICA_DISCARD_ANSWER,
+  REPLICA_DISCARD_REQUEST,
+  type ReplicaDiscardAnswer,
+  type ReplicaDiscardRequest,
+} from '@shared/desktop/bridge';
 import type { PortLike } from '@shared/message-port';
 import { changedDocumentsSince } from '@shared/rx-changes';
 import type { RxStorage, RxStorageDefaultCheckpoint } from 'rxdb';
@@ -79,5 +85,40 @@ function deleteDatabase(factory: IDBFactory, name: string): Promise<void> {
     request.onsuccess = () => resolve();
     request.onerror = () => reject(request.error);
     request.onblocked = () => resolve();
+  });
+}
+
+/**
+ * Deletes every IndexedDB database of the replica `databaseName` without opening it (RxDB's Dexie
+ * storage keeps one per collection and schema version): the way out for a copy that cannot be
+ * opened, which RxDB's own removal would have to open first.
+ */
+export async function discardBrowserCopy(databaseName: string, factory: IDBFactory = globalThis.indexedDB) {
+  const prefix = `rxdb-dexie-${databaseName}--`;
+  const names = (await factory.databases()).flatMap((info) => (info.name?.startsWith(prefix) ? [info.name] : []));
+  for (const name of names) await deleteDatabase(factory, name);
+}
+
+/**
+ * Has the desktop replica process delete the files of the replica `databaseName` without opening
+ * them, over `port` (a port of its own: the one a failed open used may still be closing).
+ */
+export function discardDesktopCopy(port: PortLike, databaseName: string): Promise<void> {
+  const requestId = crypto.randomUUID();
+  return new Promise<void>((resolve, reject) => {
+    const stopWatching = port.onClose?.(() => {
+      stop();
+      reject(new Error('the replica process stopped'));
+    });
+    const stop = port.onMessage((data) => {
+      const answer = data as Partial<ReplicaDiscardAnswer> | undefined;
+      if (answer?.type !== REPLICA_DISCARD_ANSWER || answer.requestId !== requestId) return;
+      stop();
+      stopWatching?.();
+      if (answer.error) reject(new Error(answer.error));
+      else resolve();
+    });
+    const request: ReplicaDiscardRequest = { type: REPLICA_DISCARD_REQUEST, requestId, databaseName };
+    port.postMessage(request);
   });
 }

@@ -142,7 +142,15 @@ export const en: Strings = {
     receivingOf:
       'Bringing your organization’s data to this device for work without the network… Tasks here so far: {{received}} of {{total}}.',
     upgrading: 'Updating the data on this device for the new version of the app: {{handled}} of {{total}} records…',
-    replicaFailed: 'The local copy of the data could not be opened: {{error}}. Restart the app.',
+    replicaFailed:
+      'The copy of the data on this device could not be opened: {{error}}. Restart the app; if the copy still cannot be opened, download the data again.',
+    downloadAgain: 'Download the data again',
+    downloadAgainTitle: 'Download the data again?',
+    downloadAgainWhy:
+      'The copy of the data on this device is deleted and brought again from the server. This needs a connection to the server.',
+    downloadAgainPending: 'Changes made on this device and not sent yet are lost: {{count}}.',
+    downloadAgainOk: 'Delete and download',
+    downloadAgainFailed: 'The copy could not be deleted: {{reason}}. Close the app and try again.',
   },
   // The server's own words: its details are written in English.
   problems: {

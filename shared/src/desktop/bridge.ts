@@ -65,6 +65,24 @@ export const REPLICA_PORT_MESSAGE = 'orbita:replica-port';
  */
 export const REPLICA_STOP_MESSAGE = { type: 'orbita:replica-stop' } as const;
 
+/**
+ * What the page asks the replica process over a port of its own when the copy of the data cannot be
+ * opened (a damaged file): delete the database's files without opening them. The process answers
+ * with the same `requestId`, and `error` when it could not.
+ */
+export interface ReplicaDiscardRequest {
+  type: 'orbita:replica-discard';
+  requestId: string;
+  databaseName: string;
+}
+export interface ReplicaDiscardAnswer {
+  type: 'orbita:replica-discarded';
+  requestId: string;
+  error?: string;
+}
+export const REPLICA_DISCARD_REQUEST: ReplicaDiscardRequest['type'] = 'orbita:replica-discard';
+export const REPLICA_DISCARD_ANSWER: ReplicaDiscardAnswer['type'] = 'orbita:replica-discarded';
+
 /** Command-line switches through which the main process hands the preload its static values. */
 export const BRIDGE_ARGUMENTS = {
   serverUrl: '--orbita-server-url=',
