@@ -159,6 +159,22 @@ describe('a copy of the data that cannot be opened', () => {
     expect(filesOf()).toEqual([]);
   });
 
+  it('is brought again by the desktop window when it opens but the user asks for a new one', async () => {
+    const memory = new Map<string, string>();
+    const page = followOn(replicaPort(), memory);
+    await expect.poll(() => page.events).toEqual(['opened']);
+    const held = page.opened[0] as Replica;
+    await held.createTask({ ...TASK, id: crypto.randomUUID(), title: 'Only on this device' });
+    expect(await held.db.tasks.count().exec()).toBeGreaterThan(0);
+
+    await page.following.openNewCopy();
+    expect(page.events).toEqual(['opened', 'closing', 'opened']);
+    expect(held.db.closed).toBe(true);
+    const fresh = page.opened[1] as Replica;
+    expect(await fresh.db.tasks.count().exec()).toBe(0);
+    await page.following.stop();
+  });
+
   it('is not confused with another file of the desktop replica process', async () => {
     const memory = new Map<string, string>();
     const open = await openReplica(remoteReplicaStorage(replicaPort()), memoryOf(memory));

@@ -1,8 +1,9 @@
-import { Alert, App, Button, Progress } from 'antd';
+import { Alert, Button, Progress } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { pendingOnDevice, useLive, useReplica } from './data/replica-context';
+import { useLive, useReplica } from './data/replica-context';
+import { useDownloadAgain } from './download-again';
 import { asSentence } from './pages/edit-words';
 import { GoneRecordEdits, LostEditsNotice, type ShownGone } from './pages/lost-edits';
 import { useApi } from './use-api';
@@ -38,34 +39,11 @@ export function OfflineBanner() {
 
 /**
  * The copy of the data could not be opened: why, and the way out — deleting it and bringing it again
- * from the server, after saying how many changes not yet sent that loses.
+ * from the server (`useDownloadAgain`).
  */
 function ReplicaFailed({ error }: { error: string }) {
   const { t } = useTranslation();
-  const { modal, message } = App.useApp();
-  const { me, downloadAgain } = useReplica();
-  const confirm = () => {
-    if (!downloadAgain) return;
-    const pending = me ? pendingOnDevice(me.user.id) : 0;
-    modal.confirm({
-      title: t('offline.downloadAgainTitle'),
-      content: (
-        <>
-          <p>{t('offline.downloadAgainWhy')}</p>
-          {pending > 0 && <p>{t('offline.downloadAgainPending', { count: pending })}</p>}
-        </>
-      ),
-      okText: t('offline.downloadAgainOk'),
-      okButtonProps: { danger: true },
-      cancelText: t('settings.cancel'),
-      onOk: () =>
-        downloadAgain().catch((caught: unknown) => {
-          message.error(
-            t('offline.downloadAgainFailed', { reason: caught instanceof Error ? caught.message : String(caught) }),
-          );
-        }),
-    });
-  };
+  const downloadAgain = useDownloadAgain();
   return (
     <Alert
       banner
@@ -75,7 +53,7 @@ function ReplicaFailed({ error }: { error: string }) {
       title={t('offline.replicaFailed', { error })}
       action={
         downloadAgain && (
-          <Button size="small" danger onClick={confirm}>
+          <Button size="small" danger onClick={downloadAgain}>
             {t('offline.downloadAgain')}
           </Button>
         )

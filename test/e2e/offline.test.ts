@@ -942,6 +942,44 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
     await context.close();
   });
 
+  it('shows in the profile what this device holds, and downloads it again, dropping a change the server keeps refusing', async () => {
+    const { context, page, task, note } = await onTaskPage({
+      organization: 'Salt Store',
+      name: 'Lev',
+      email: 'lev.salt@example.org',
+    });
+    const refuse = `ALTER TABLE tasks ADD CONSTRAINT refuses_stuck CHECK (fields->>'${note}' IS DISTINCT FROM 'Stuck')`;
+    await suite.t.database.db.query(refuse);
+    try {
+      await page.getByLabel('Note').fill('Stuck');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByTestId('send-failed').waitFor();
+
+      await page.goto(`${suite.t.url}/profile`);
+      const card = page.getByTestId('device-card');
+      await expect
+        .poll(async () => card.textContent(), { timeout: UI_WAIT_MS })
+        .toMatch(/Tasks1Directory rows0Waiting to be sent1In syncno: see the notice at the top of the page/);
+      await saveScreenshot(page, 'device-card');
+      await card.getByRole('button', { name: 'Download the data again' }).click();
+      const asked = page.getByRole('dialog', { name: 'Download the data again?' });
+      expect(await asked.textContent()).toContain('Changes made on this device and not sent yet are lost: 1.');
+      await asked.getByRole('button', { name: 'Delete and download' }).click();
+
+      // The new copy holds what the server has: the refused change is gone, and nothing waits.
+      await expect
+        .poll(async () => card.textContent(), { timeout: UI_WAIT_MS })
+        .toMatch(/Tasks1Directory rows0Waiting to be sent0In syncnow/);
+      expect(await page.getByTestId('send-failed').count()).toBe(0);
+      await page.goto(`${suite.t.url}/tasks/${task.id}`);
+      await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+      expect(await page.getByLabel('Note').inputValue()).toBe('');
+    } finally {
+      await suite.t.database.db.query('ALTER TABLE tasks DROP CONSTRAINT IF EXISTS refuses_stuck');
+    }
+    await context.close();
+  });
+
   it("removes this device's copy at sign-out when asked, after warning of the changes it would discard", async () => {
     const { context, page } = await taskList({
       organization: 'Shared Desk',

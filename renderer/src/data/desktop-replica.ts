@@ -35,8 +35,9 @@ export function followReplicaPorts(options: ReplicaPortsOptions): {
   /** Closes the replica, or with `remove` deletes this device's copy (rejecting if that failed). */
   stop(options?: { remove?: boolean }): Promise<void>;
   /**
-   * The copy could not be opened: deletes it (`discard`) and opens a new one on the same port,
-   * which the first sync fills. Rejects when it could not be deleted.
+   * Deletes this device's copy — the open replica with its changes not yet sent, or one that could
+   * not be opened (`discard`) — and opens a new one on the same port, which the first sync fills.
+   * Rejects when it could not be deleted (an open replica is then opened again as it is).
    */
   openNewCopy(): Promise<void>;
 } {
@@ -102,15 +103,21 @@ export function followReplicaPorts(options: ReplicaPortsOptions): {
     async openNewCopy() {
       let failure: unknown;
       await run(async () => {
-        const failedOn = current;
-        if (stopped || !failedOn || failedOn.replica) return;
+        const entry = current;
+        if (stopped || !entry) return;
+        const { replica } = entry;
         try {
-          await options.discard?.(failedOn.port);
+          if (replica) {
+            entry.replica = undefined;
+            options.closing(replica);
+            await replica.remove();
+          } else await options.discard?.(entry.port);
         } catch (error) {
           failure = error;
-          return;
+          // A copy that could not be removed is opened again, as it is.
+          if (!replica) return;
         }
-        if (current === failedOn) await openOn(failedOn.port);
+        if (current === entry) await openOn(entry.port);
       });
       if (failure) throw failure;
     },

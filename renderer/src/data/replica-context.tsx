@@ -44,8 +44,9 @@ interface ReplicaState {
   /** The replica could not be opened. */
   error?: string;
   /**
-   * With `error`: deletes the copy that could not be opened (its changes not yet sent are lost) and
-   * opens a new one, which the first sync fills from the server. Rejects when it could not be deleted.
+   * Deletes this device's copy — the open replica, or with `error` the one that could not be opened —
+   * with its changes not yet sent, and opens a new one, which the first sync fills from the server.
+   * Rejects when it could not be deleted. Absent while another tab holds the copy.
    */
   downloadAgain?: () => Promise<void>;
   /** Another tab of this browser holds the replica; `useHere()` takes it over. */
@@ -253,7 +254,11 @@ export function ReplicaProvider({
     const show = (me: Me, replica: Replica) => {
       opened = replica;
       active = replica;
-      subscriptions.push(replica.status$.subscribe((status) => setState({ me, replica, status })));
+      subscriptions.push(
+        replica.status$.subscribe((status) =>
+          setState({ me, replica, status, downloadAgain: () => downloadAgain(me) }),
+        ),
+      );
     };
     const hide = (replica: Replica) => {
       for (const subscription of subscriptions.splice(0)) subscription.unsubscribe();
@@ -268,19 +273,27 @@ export function ReplicaProvider({
       if (!closed) setState({ me, error, downloadAgain: () => downloadAgain(me) });
     };
     const downloadAgain = async (me: Me) => {
-      if (closed || !unopened) return;
+      if (closed) return;
+      const wasUnopened = unopened;
+      const replica = opened;
+      if (!wasUnopened && !replica) return;
       unopened = false;
+      // Screens let the copy go before it is deleted.
+      if (replica) {
+        hide(replica);
+        setState({ me });
+      }
       try {
         if (desktop) await desktop.openNewCopy();
-        else {
-          await discardUnopenedCopy(me.user.id);
-          if (!closed) await open(me);
-        }
+        else if (replica) await replica.remove();
+        else await discardUnopenedCopy(me.user.id);
       } catch (error) {
-        // Not deleted: the copy, and what the banner says of it, stay as they were.
-        unopened = true;
+        // Not deleted: the copy stays as it was (one that was open is opened again).
+        unopened = wasUnopened;
+        if (replica && !desktop && !closed) await open(me);
         throw error;
       }
+      if (!desktop && !closed) await open(me);
       // The new copy is this device's again (the deletion forgot the old one).
       noteCopy(replicaMemory, me.user.id, me.user.email);
     };

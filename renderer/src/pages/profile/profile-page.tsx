@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { useApi } from '../../use-api';
 import { AccountCard } from './account-card';
+import { DeviceCard } from './device-card';
 import { FieldDefinitionsCard } from './field-definitions';
 import { HistoryCard } from './history-card';
 import { ValuesCard } from './values-card';
@@ -77,6 +78,11 @@ export function ProfilePage() {
           <Row gutter={[12, 12]}>
             <Col xs={24} lg={8}>
               <AccountCard user={subject} own={own} editable={editable} onChanged={own ? me.reload : other.reload} />
+              {own && (
+                <div style={{ marginTop: 12 }}>
+                  <DeviceCard />
+                </div>
+              )}
             </Col>
             <Col xs={24} lg={16}>
               <ValuesCard

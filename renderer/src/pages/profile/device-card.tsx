@@ -1,0 +1,45 @@
+import { Button, Card, Descriptions, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { useLive, useReplica } from '../../data/replica-context';
+import { useDownloadAgain } from '../../download-again';
+
+/**
+ * This device's copy of the data (own profile): what it holds, what waits to be sent, when it was
+ * last in sync, and the way to bring it again from the server when it looks wrong.
+ */
+export function DeviceCard() {
+  const { t, i18n } = useTranslation();
+  const { status } = useReplica();
+  const downloadAgain = useDownloadAgain();
+  const tasks = useLive((replica) => replica.db.tasks.count().$, []);
+  const rows = useLive((replica) => replica.db.directory_rows.count().$, []);
+  const count = (value: number | undefined) => (value === undefined ? '—' : value.toLocaleString(i18n.language));
+  const synced = () => {
+    if (!status) return '—';
+    if (status.online && (status.sendFailure || status.receiveFailure)) return t('profile.device.troubled');
+    if (status.online) return status.ready ? t('profile.device.syncedNow') : t('profile.device.syncing');
+    if (status.syncedAt === undefined) return t('profile.device.never');
+    return new Date(status.syncedAt).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
+  };
+  return (
+    <Card title={t('profile.device.title')} size="small" data-testid="device-card">
+      <Typography.Paragraph type="secondary">{t('profile.device.intro')}</Typography.Paragraph>
+      <Descriptions
+        size="small"
+        column={1}
+        items={[
+          { key: 'tasks', label: t('profile.device.tasks'), children: count(tasks) },
+          { key: 'rows', label: t('profile.device.rows'), children: count(rows) },
+          { key: 'pending', label: t('profile.device.pending'), children: count(status?.pending) },
+          { key: 'synced', label: t('profile.device.synced'), children: synced() },
+        ]}
+      />
+      <Typography.Paragraph type="secondary" style={{ marginTop: 12 }}>
+        {t('profile.device.hint')}
+      </Typography.Paragraph>
+      <Button danger disabled={!downloadAgain} onClick={downloadAgain}>
+        {t('offline.downloadAgain')}
+      </Button>
+    </Card>
+  );
+}
