@@ -19,7 +19,13 @@ import { desktopReplicaPort, onReplacedReplicaPort } from '../desktop';
 import type { UpgradeProgress } from './database';
 import { followReplicaPorts } from './desktop-replica';
 import { copiesHeld, type Memory, noteCopy, Replica, type ReplicaStatus } from './replica';
-import { browserReplicaStorage, discardBrowserCopy, discardDesktopCopy, remoteReplicaStorage } from './storage';
+import {
+  browserReplicaStorage,
+  discardBrowserCopy,
+  discardDesktopCopy,
+  keepBrowserStorage,
+  remoteReplicaStorage,
+} from './storage';
 import { claimReplica, type TabOwnership } from './tab-owner';
 
 const ME_KEY = 'orbita.me';
@@ -317,6 +323,9 @@ export function ReplicaProvider({
           return void ended.catch(() => undefined);
         }
         show(me, replica);
+        // The browser may clear a site's storage when the disk runs short, the copy and the changes
+        // it has not sent with it: it is asked to keep it (the desktop's copy is a file of its own).
+        void keepBrowserStorage();
       } catch (caught) {
         failed(me, caught);
       }

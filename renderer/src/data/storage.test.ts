@@ -2,7 +2,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { fillWithDefaultSettings, type PreparedQuery, type RxDocumentData, type RxJsonSchema } from 'rxdb';
 import { describe, expect, it } from 'vitest';
 import { createOrbitaDatabase } from './database';
-import { browserReplicaStorage } from './storage';
+import { browserReplicaStorage, keepBrowserStorage } from './storage';
 
 interface Note {
   id: string;
@@ -71,5 +71,45 @@ describe("the browser build's replica storage", () => {
     expect((await staying.tasks.find().exec()).map((task) => task.title)).toEqual(['Boiler room']);
     await staying.close();
     expect((await names()).filter((name) => name.includes('orbita-staying'))).not.toEqual([]);
+  });
+});
+
+describe("keeping the browser build's copy", () => {
+  /** A browser's storage manager that keeps the site's storage once asked, if it grants it. */
+  function storageManager(grants: boolean, keptAlready = false) {
+    let kept = keptAlready;
+    const asked: string[] = [];
+    return {
+      asked,
+      persisted: async () => kept,
+      persist: async () => {
+        asked.push('persist');
+        kept = grants;
+        return kept;
+      },
+    };
+  }
+
+  it('asks the browser to keep the storage once, and says whether it does', async () => {
+    const granting = storageManager(true);
+    expect(await keepBrowserStorage(granting)).toBe(true);
+    expect(await keepBrowserStorage(granting)).toBe(true);
+    // Kept already: not asked again (a browser may ask its user each time).
+    expect(granting.asked).toEqual(['persist']);
+
+    const refusing = storageManager(false);
+    expect(await keepBrowserStorage(refusing)).toBe(false);
+    expect(await keepBrowserStorage(storageManager(false, true))).toBe(true);
+  });
+
+  it('says nothing where the browser cannot tell, or fails to', async () => {
+    expect(await keepBrowserStorage(undefined)).toBeUndefined();
+    const failing = {
+      persisted: async () => {
+        throw new Error('storage is not available in this context');
+      },
+      persist: async () => true,
+    };
+    expect(await keepBrowserStorage(failing)).toBeUndefined();
   });
 });

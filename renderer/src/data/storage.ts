@@ -122,3 +122,20 @@ export function discardDesktopCopy(port: PortLike, databaseName: string): Promis
     port.postMessage(request);
   });
 }
+
+/**
+ * Asks the browser to keep this site's storage (the replica, with the changes it has not sent)
+ * rather than clear it when the disk runs short; answers whether it is kept (undefined where the
+ * browser cannot say). Asked only while not kept: a browser may ask its user.
+ */
+export async function keepBrowserStorage(
+  storage: Pick<StorageManager, 'persisted' | 'persist'> | undefined = globalThis.navigator?.storage,
+): Promise<boolean | undefined> {
+  if (!storage?.persisted) return undefined;
+  try {
+    if (await storage.persisted()) return true;
+    return await storage.persist();
+  } catch {
+    return undefined;
+  }
+}

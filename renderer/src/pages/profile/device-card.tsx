@@ -1,6 +1,8 @@
 import { Button, Card, Descriptions, Typography } from 'antd';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLive, useReplica } from '../../data/replica-context';
+import { desktopBridge } from '../../desktop';
 import { useDownloadAgain } from '../../download-again';
 
 /**
@@ -21,6 +23,42 @@ export function DeviceCard() {
     if (status.syncedAt === undefined) return t('profile.device.never');
     return new Date(status.syncedAt).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short' });
   };
+  // In the browser: whether it keeps the copy for good, and how much space the site uses.
+  const [browser, setBrowser] = useState<{ kept?: boolean; usage?: number }>();
+  useEffect(() => {
+    const storage = globalThis.navigator?.storage;
+    if (desktopBridge() || !storage?.persisted) return;
+    let current = true;
+    void Promise.all([
+      storage.persisted().catch(() => undefined),
+      storage.estimate?.().then(
+        (estimate) => estimate.usage,
+        () => undefined,
+      ),
+    ]).then(([kept, usage]) => current && setBrowser({ kept, usage }));
+    return () => {
+      current = false;
+    };
+  }, []);
+  const megabytes = (bytes: number) =>
+    new Intl.NumberFormat(i18n.language, { style: 'unit', unit: 'megabyte', maximumFractionDigits: 1 }).format(
+      bytes / 1_000_000,
+    );
+  const browserItems = browser
+    ? [
+        {
+          key: 'kept',
+          label: t('profile.device.kept'),
+          children:
+            browser.kept === undefined ? '—' : browser.kept ? t('profile.device.keptYes') : t('profile.device.keptNo'),
+        },
+        {
+          key: 'usage',
+          label: t('profile.device.usage'),
+          children: browser.usage === undefined ? '—' : megabytes(browser.usage),
+        },
+      ]
+    : [];
   return (
     <Card title={t('profile.device.title')} size="small" data-testid="device-card">
       <Typography.Paragraph type="secondary">{t('profile.device.intro')}</Typography.Paragraph>
@@ -32,6 +70,7 @@ export function DeviceCard() {
           { key: 'rows', label: t('profile.device.rows'), children: count(rows) },
           { key: 'pending', label: t('profile.device.pending'), children: count(status?.pending) },
           { key: 'synced', label: t('profile.device.synced'), children: synced() },
+          ...browserItems,
         ]}
       />
       <Typography.Paragraph type="secondary" style={{ marginTop: 12 }}>

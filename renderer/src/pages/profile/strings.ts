@@ -129,6 +129,10 @@ export const ru = {
     never: 'ещё не было',
     syncing: 'идёт загрузка…',
     troubled: 'нет: см. сообщение вверху страницы',
+    kept: 'Браузер хранит копию',
+    keptYes: 'да, пока её не удалят',
+    keptNo: 'не обещает: может удалить её, когда на диске кончится место, вместе с неотправленными изменениями',
+    usage: 'Занято в браузере',
     hint: 'Если данные на этом устройстве выглядят неверно, их можно загрузить с сервера заново.',
   },
   errors: {
@@ -265,6 +269,10 @@ export const en: Shape<typeof ru> = {
     never: 'not yet',
     syncing: 'downloading…',
     troubled: 'no: see the notice at the top of the page',
+    kept: 'Kept by the browser',
+    keptYes: 'yes, until it is removed',
+    keptNo: 'not promised: it may clear the copy when the disk runs out of space, changes not sent with it',
+    usage: 'Space used in the browser',
     hint: 'If the data on this device looks wrong, it can be downloaded from the server again.',
   },
   errors: {
