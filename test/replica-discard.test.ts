@@ -17,6 +17,7 @@ import {
   remoteReplicaStorage,
 } from '../renderer/src/data/storage';
 import { deadPort } from './helpers/network';
+import { withoutStores } from './helpers/replica';
 
 const USER = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4c01';
 const TASK = {
@@ -200,17 +201,7 @@ describe('a copy of the data that cannot be opened', () => {
 
     // The tasks' database loses its tables (a damaged profile, a release that wrote it otherwise).
     const tasks = held.find((name) => name.endsWith('--tasks')) as string;
-    await new Promise<void>((resolve, reject) => {
-      const request = indexedDB.open(tasks, 10_000);
-      request.onupgradeneeded = () => {
-        for (const store of [...request.result.objectStoreNames]) request.result.deleteObjectStore(store);
-      };
-      request.onsuccess = () => {
-        request.result.close();
-        resolve();
-      };
-      request.onerror = () => reject(request.error);
-    });
+    await withoutStores(tasks, indexedDB);
     await expect(openReplica(storage(), memoryOf(memory))).rejects.toThrow();
 
     await Replica.discardCopy({

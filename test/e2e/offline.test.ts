@@ -16,6 +16,7 @@ import {
   UI_WAIT_MS,
   waitOrExplain,
 } from '../helpers/browser';
+import { withoutStores } from '../helpers/replica';
 
 const suite = browserSuite({ config: { syncPollMs: 100 } });
 
@@ -899,20 +900,10 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
 
     // The tasks' IndexedDB database loses its tables (a damaged browser profile): the app closes
     // its connection when asked, and the copy no longer opens.
-    await page.evaluate(async () => {
-      const name = (await indexedDB.databases()).map((d) => d.name ?? '').find((n) => n.endsWith('--tasks'));
-      await new Promise<void>((resolve, reject) => {
-        const request = indexedDB.open(name as string, 10_000);
-        request.onupgradeneeded = () => {
-          for (const store of [...request.result.objectStoreNames]) request.result.deleteObjectStore(store);
-        };
-        request.onsuccess = () => {
-          request.result.close();
-          resolve();
-        };
-        request.onerror = () => reject(request.error);
-      });
-    });
+    const tasks = await page.evaluate(async () =>
+      (await indexedDB.databases()).map((d) => d.name ?? '').find((n) => n.endsWith('--tasks')),
+    );
+    await page.evaluate(withoutStores, tasks as string);
     await context.setOffline(false);
     await page.goto(`${suite.t.url}/tasks`);
     const failed = page.getByTestId('replica-failed');

@@ -23,3 +23,22 @@ export async function memberReplica(t: TestApp, member: Member, options: { onLin
   });
   return { replica, online: () => listeners.get('online')?.(), offline: () => listeners.get('offline')?.() };
 }
+
+/**
+ * Takes every store out of the IndexedDB database `name` by upgrading it past the version its owner
+ * opens (a damaged browser profile): its owner can no longer read it. Self-contained, so that it
+ * also runs in a page (`page.evaluate(withoutStores, name)`, on the page's `indexedDB`).
+ */
+export function withoutStores(name: string, factory?: IDBFactory): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const request = (factory ?? indexedDB).open(name, 10_000);
+    request.onupgradeneeded = () => {
+      for (const store of [...request.result.objectStoreNames]) request.result.deleteObjectStore(store);
+    };
+    request.onsuccess = () => {
+      request.result.close();
+      resolve();
+    };
+    request.onerror = () => reject(request.error);
+  });
+}
