@@ -1,6 +1,6 @@
 import { DESKTOP_CHANNELS, type DesktopLanguage, isDesktopLanguage, isExternalUrl } from '@shared/desktop/bridge';
 import { isAppUrl } from './app-protocol';
-import type { IpcMainEventLike, IpcMainLike } from './electron-api';
+import type { IpcMainEventLike, IpcMainLike, WebContentsLike } from './electron-api';
 
 /**
  * The main process's side of the bridge: the only channels it listens to, each taking a message
@@ -9,13 +9,21 @@ import type { IpcMainEventLike, IpcMainLike } from './electron-api';
  */
 export function registerBridgeHandlers(
   ipcMain: IpcMainLike,
-  handlers: { setLanguage(language: DesktopLanguage): void; openExternal(url: string): void },
+  handlers: {
+    setLanguage(language: DesktopLanguage): void;
+    openExternal(url: string): void;
+    /** The page took its port and wants another (it answers on `replicaPort`). */
+    replicaPort(page: WebContentsLike): void;
+  },
 ): void {
   ipcMain.on(DESKTOP_CHANNELS.setLanguage, (event, language) => {
     if (fromAppPage(event) && isDesktopLanguage(language)) handlers.setLanguage(language);
   });
   ipcMain.on(DESKTOP_CHANNELS.openExternal, (event, url) => {
     if (fromAppPage(event) && isExternalUrl(url)) handlers.openExternal(url);
+  });
+  ipcMain.on(DESKTOP_CHANNELS.replicaPortRequest, (event) => {
+    if (fromAppPage(event)) handlers.replicaPort(event.sender);
   });
 }
 

@@ -312,8 +312,8 @@ describe('desktop app', () => {
     expect(FakeBrowserWindow.created[0]?.loaded).toEqual([`app://orbita/tasks/${TASK_ID}`]);
   });
 
-  it('forks the replica with its data directory and gives the page a port on each load', async () => {
-    const { window, forks } = await started();
+  it('forks the replica with its data directory and gives the page a port on each load, and when it asks', async () => {
+    const { window, forks, ipcMain } = await started();
     expect(forks).toHaveLength(1);
     expect(forks[0]?.modulePath).toBe(path.join(appPath, BUNDLES.replicaProcess));
     expect(forks[0]?.args).toEqual([path.join(userData, 'replica')]);
@@ -324,6 +324,12 @@ describe('desktop app', () => {
       'orbita:replica-port',
     ]);
     expect(forks[0]?.received).toHaveLength(2);
+
+    // A page that took its port asks for another (a new session): only the app's own pages are heard.
+    ipcMain.emit('orbita:replica-port-request', { ...fromPage(), sender: window.webContents });
+    ipcMain.emit('orbita:replica-port-request', { ...fromPage('https://evil.example/'), sender: window.webContents });
+    expect(window.webContents.posted.map((post) => post.channel)).toHaveLength(3);
+    expect(forks[0]?.received).toHaveLength(3);
   });
 
   it('starts the menus in the OS language and follows the language the page reports', async () => {

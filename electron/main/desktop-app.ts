@@ -145,6 +145,7 @@ export function startDesktopApp(electron: ElectronMain, options: DesktopAppOptio
         }
       },
       openExternal,
+      replicaPort: (page) => replica?.connect(page),
     });
 
     const activeReplica = createReplicaService({

@@ -148,6 +148,8 @@ export interface MenuModule {
 export interface IpcMainEventLike {
   /** The frame that sent the message; null once it navigated away or was destroyed. */
   readonly senderFrame: { url: string } | null;
+  /** The page that sent it. */
+  readonly sender: WebContentsLike;
 }
 
 export interface IpcMainLike {

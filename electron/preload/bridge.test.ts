@@ -151,4 +151,31 @@ describe('preload bridge', () => {
     expect(old.closed).toBe(true);
     expect(posted.map((post) => post.transfer)).toEqual([[fresh]]);
   });
+
+  it('passes every later port on at once, for the page to take as its restarted replica process', () => {
+    const { bridge, ipcRenderer, posted } = preload();
+    const first = new FakePort('first');
+    ipcRenderer.receive('orbita:replica-port', [first]);
+    bridge.requestReplicaPort();
+    // The replica process crashed and was started again: main hands the page a port unasked.
+    const restarted = new FakePort('restarted');
+    ipcRenderer.receive('orbita:replica-port', [restarted]);
+    expect(posted.map((post) => post.transfer)).toEqual([[first], [restarted]]);
+    expect(restarted.closed).toBe(false);
+  });
+
+  it('asks the main process for another port when the page asks again, and only then', () => {
+    const { bridge, ipcRenderer, posted } = preload();
+    // The port of the page load is on its way: nothing is asked of main.
+    bridge.requestReplicaPort();
+    expect(ipcRenderer.sent).toEqual([]);
+    const first = new FakePort('first');
+    ipcRenderer.receive('orbita:replica-port', [first]);
+    // A new session after a sign-out, on the same page: main is asked, and its port passed on.
+    bridge.requestReplicaPort();
+    expect(ipcRenderer.sent).toEqual([{ channel: 'orbita:replica-port-request', args: [] }]);
+    const second = new FakePort('second');
+    ipcRenderer.receive('orbita:replica-port', [second]);
+    expect(posted.map((post) => post.transfer)).toEqual([[first], [second]]);
+  });
 });

@@ -51,24 +51,23 @@ export function createBridge(ipcRenderer: IpcRendererLike, process: PreloadProce
     for (const listener of [...listeners]) listener(path);
   });
 
-  // The port is held until the page asks, so a page that subscribes late still gets it; a newer
-  // port (the replica process restarted) replaces a held one.
+  // Until the page first asks, the latest port is held for it (a newer one, the replica process
+  // restarted, replaces it). Once the page has a port, every port main hands is passed on at once:
+  // the page routes it to a request of its own or, unasked, takes it for a restarted process.
   let heldPort: MessagePort | undefined;
-  let requested = false;
-  const deliverPort = () => {
-    if (!requested || !heldPort) return;
-    const port = heldPort;
-    heldPort = undefined;
-    requested = false;
+  let asked = false;
+  let passing = false;
+  const passOn = (port: MessagePort) => {
+    passing = true;
     // Ports cannot cross the context bridge; a window message carries them to the page's world.
     page.postMessage(REPLICA_PORT_MESSAGE, '*', [port]);
   };
   ipcRenderer.on(DESKTOP_CHANNELS.replicaPort, (event) => {
     const port = event.ports[0];
     if (!port) return;
+    if (passing || asked) return passOn(port);
     heldPort?.close();
     heldPort = port;
-    deliverPort();
   });
 
   const bridge = {
@@ -92,8 +91,15 @@ export function createBridge(ipcRenderer: IpcRendererLike, process: PreloadProce
       ipcRenderer.send(DESKTOP_CHANNELS.openExternal, url);
     },
     requestReplicaPort() {
-      requested = true;
-      deliverPort();
+      if (heldPort) {
+        const port = heldPort;
+        heldPort = undefined;
+        return passOn(port);
+      }
+      // The page took its port already (a new session, a copy deleted): main hands another. Else
+      // the port of this page load is on its way.
+      if (passing) ipcRenderer.send(DESKTOP_CHANNELS.replicaPortRequest);
+      else asked = true;
     },
   } satisfies AppBridge;
   return bridge;

@@ -54,6 +54,11 @@ export const DESKTOP_CHANNELS = {
   deepLink: 'orbita:deep-link',
   /** main → preload: a message port to the replica process. */
   replicaPort: 'orbita:replica-port',
+  /**
+   * preload → main: another port, the page having taken the last one (a new session, the copy
+   * deleted while none was held): main answers on `replicaPort`.
+   */
+  replicaPortRequest: 'orbita:replica-port-request',
 } as const;
 
 /** Data of the window message that carries the replica port from the preload to the page. */
