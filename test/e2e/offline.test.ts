@@ -964,6 +964,11 @@ describe.skipIf(!suite.available)('working offline in the browser', { timeout: 1
         .poll(async () => card.textContent(), { timeout: UI_WAIT_MS })
         .toMatch(/Tasks1Directory rows0Waiting to be sent0In syncnow/);
       expect(await page.getByTestId('send-failed').count()).toBe(0);
+      // Without the server it is not offered: the copy would go and nothing come in its place.
+      await context.setOffline(true);
+      await card.getByText('The data can be downloaded again once the server can be reached.').waitFor();
+      expect(await card.getByRole('button', { name: 'Download the data again' }).isDisabled()).toBe(true);
+      await context.setOffline(false);
       await page.goto(`${suite.t.url}/tasks/${task.id}`);
       await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
       expect(await page.getByLabel('Note').inputValue()).toBe('');

@@ -76,9 +76,15 @@ export function DeviceCard() {
       <Typography.Paragraph type="secondary" style={{ marginTop: 12 }}>
         {t('profile.device.hint')}
       </Typography.Paragraph>
-      <Button danger disabled={!downloadAgain} onClick={downloadAgain}>
+      {/* Without the server the copy would be deleted and nothing brought in its place. */}
+      <Button danger disabled={!downloadAgain || !status?.online} onClick={downloadAgain}>
         {t('offline.downloadAgain')}
       </Button>
+      {status && !status.online && (
+        <Typography.Paragraph type="secondary" style={{ marginTop: 8, marginBottom: 0 }}>
+          {t('profile.device.needsServer')}
+        </Typography.Paragraph>
+      )}
     </Card>
   );
 }

@@ -133,6 +133,7 @@ export const ru = {
     keptYes: 'да, пока её не удалят',
     keptNo: 'не обещает: может удалить её, когда на диске кончится место, вместе с неотправленными изменениями',
     usage: 'Занято в браузере',
+    needsServer: 'Загрузить данные заново можно, когда есть связь с сервером.',
     hint: 'Если данные на этом устройстве выглядят неверно, их можно загрузить с сервера заново.',
   },
   errors: {
@@ -273,6 +274,7 @@ export const en: Shape<typeof ru> = {
     keptYes: 'yes, until it is removed',
     keptNo: 'not promised: it may clear the copy when the disk runs out of space, changes not sent with it',
     usage: 'Space used in the browser',
+    needsServer: 'The data can be downloaded again once the server can be reached.',
     hint: 'If the data on this device looks wrong, it can be downloaded from the server again.',
   },
   errors: {
