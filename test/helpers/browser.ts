@@ -1,5 +1,12 @@
 import { existsSync } from 'node:fs';
-import { type Browser, type ConsoleMessage, chromium, type Locator, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type ConsoleMessage,
+  chromium,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startTestApp, type TestApp } from './app';
 import { tokenFromOutbox } from './factories';
@@ -70,6 +77,7 @@ export async function registeredPage(
   browser: Browser,
   url: string,
   who: { organization: string; name: string; email: string },
+  options: { prepare?: (context: BrowserContext) => Promise<void> } = {},
 ) {
   const emails = registered.get(url) ?? new Set<string>();
   registered.set(url, emails);
@@ -78,6 +86,7 @@ export async function registeredPage(
   }
   emails.add(who.email);
   const context = await browser.newContext({ locale: 'en-US' });
+  await options.prepare?.(context);
   const page = await context.newPage();
   page.setDefaultTimeout(UI_WAIT_MS);
   await page.goto(`${url}/register`);
