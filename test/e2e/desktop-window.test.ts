@@ -6,7 +6,15 @@ import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseIsOpen } from '../../electron/backend/rx-storage-sqlite';
-import { apiInPage, browserSuite, registeredPage, replicaIs, signIn, UI_WAIT_MS } from '../helpers/browser';
+import {
+  apiInPage,
+  browserSuite,
+  joinedPerson,
+  registeredPage,
+  replicaIs,
+  signIn,
+  UI_WAIT_MS,
+} from '../helpers/browser';
 import { desktopShell } from '../helpers/desktop-shell';
 
 const suite = browserSuite({ config: { syncPollMs: 100 } });
@@ -137,6 +145,39 @@ describe.skipIf(!suite.available)('the desktop window on its replica process', {
     await page.getByRole('link', { name: 'Pump' }).waitFor();
     await expect.poll(() => titleOnDisk(task.id), { timeout: UI_WAIT_MS }).toBe('Pump');
     await context.close();
+    await shell.close();
+  });
+
+  it('deletes the copy in the replica process when the account is deactivated', async () => {
+    const { context: adminContext, page: admin } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Slip Yard',
+      name: 'Administrator',
+      email: 'admin@slip.example.org',
+    });
+    const form = (await apiInPage(admin, 'POST', '/api/forms', { name: 'Checks', fields: [] })) as { id: string };
+    await apiInPage(admin, 'POST', '/api/tasks', { formId: form.id, title: 'Winch' });
+    const userId = await joinedPerson(suite.t, admin, 'Mila', 'mila@slip.example.org');
+
+    const shell = desktopShell(dir);
+    const context = await suite.browser.newContext({ locale: 'en-US' });
+    await shell.install(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_WAIT_MS);
+    await page.goto(`${suite.t.url}/sign-in`);
+    await signIn(page, 'mila@slip.example.org', 'Mila joins the crew');
+    await page.getByTestId('organization-name').waitFor();
+    await page.goto(`${suite.t.url}/tasks`);
+    await page.getByRole('link', { name: 'Winch' }).waitFor();
+    await replicaIs(page, 'online ready');
+    const copyFiles = () => readdirSync(dir).filter((name) => name.includes(userId.slice(-12)));
+    await expect.poll(copyFiles, { timeout: UI_WAIT_MS }).not.toEqual([]);
+
+    await apiInPage(admin, 'PATCH', `/api/users/${userId}`, { status: 'deactivated' });
+    await page.waitForURL(`${suite.t.url}/sign-in`);
+    await page.getByTestId('deactivated').filter({ hasText: 'Its data has been removed from this device.' }).waitFor();
+    expect(copyFiles()).toEqual([]);
+    await context.close();
+    await adminContext.close();
     await shell.close();
   });
 });
