@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import {
   addRow,
@@ -17,6 +17,26 @@ import {
 /** How long to wait for the server to agree with what the page shows. */
 const SERVER = { timeout: UI_WAIT_MS, interval: 100 };
 const suite = browserSuite();
+
+/**
+ * Routes the page's sync connection through the test, which holds back what the server streams
+ * while `held` says so: a colleague's change then has not reached the page yet.
+ */
+function streamHolder() {
+  const holder = {
+    held: false,
+    prepare: (context: BrowserContext) =>
+      context.routeWebSocket(/\/socket\.io\//, (ws) => {
+        const server = ws.connectToServer();
+        ws.onMessage((message) => server.send(message));
+        server.onMessage((message) => {
+          if (holder.held && String(message).includes('"sync:stream"')) return;
+          ws.send(message);
+        });
+      }),
+  };
+  return holder;
+}
 
 async function rowsOf(page: Page, directoryId: string): Promise<Row[]> {
   const body = (await apiInPage(page, 'GET', `/api/directories/${directoryId}/rows?limit=1000`)) as { items: Row[] };
@@ -165,11 +185,13 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
   });
 
   it('shows the server’s reason when a move is refused, and the tree stays as it was', async () => {
-    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
-      organization: 'Borealis',
-      name: 'Boris',
-      email: 'boris@example.org',
-    });
+    const stream = streamHolder();
+    const { context, page } = await registeredPage(
+      suite.browser,
+      suite.t.url,
+      { organization: 'Borealis', name: 'Boris', email: 'boris@example.org' },
+      { prepare: stream.prepare },
+    );
     const directory = (await apiInPage(page, 'POST', '/api/directories', {
       name: 'Sites',
       columns: [{ name: 'Name' }],
@@ -180,7 +202,9 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
     await node(page, 'Beta').waitFor();
     await replicaIs(page, 'online ready');
 
-    // Someone else puts Alpha under Beta meanwhile; this page still shows both at the top.
+    // Someone else puts Alpha under Beta meanwhile; it has not reached this page, which still
+    // shows both at the top.
+    stream.held = true;
     await apiInPage(page, 'PATCH', `/api/directories/${directory.id}/rows/${alpha.id}/move`, {
       parentId: beta.id,
       position: 0,
@@ -195,6 +219,7 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
     expect(rows.find((r) => r.id === beta.id)?.parentId).toBeNull();
 
     // Reloading shows the tree as the server has it.
+    stream.held = false;
     await page.getByRole('button', { name: 'Reload' }).click();
     await node(page, 'Alpha').and(page.locator('[data-depth="2"]')).waitFor();
 
@@ -210,6 +235,47 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
     await expect
       .poll(async () => (await rowsOf(page, directory.id)).find((r) => r.id === alpha.id)?.parentId, SERVER)
       .toBeNull();
+    await context.close();
+  });
+
+  it('shows a colleague’s changes of the rows as they come, keeping what is typed in the row editor', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Gate Works',
+      name: 'Gala',
+      email: 'gala@example.org',
+    });
+    const directory = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Gates',
+      columns: [{ name: 'Name' }, { name: 'Region' }],
+    })) as { id: string };
+    const north = await addRow(page, directory.id, ['North gate', 'Arctic']);
+    const south = await addRow(page, directory.id, ['South gate', 'Steppe']);
+    await openDirectory(page, 'Gates');
+    await node(page, 'South gate').waitFor();
+    await replicaIs(page, 'online ready');
+
+    // A colleague adds a row: it shows without a reload.
+    await addRow(page, directory.id, ['East gate', 'Taiga']);
+    await node(page, 'East gate').waitFor();
+
+    // She is typing a region of the North gate when the colleague renames it: the name she did not
+    // touch follows, what she typed stays, and saving keeps both.
+    await node(page, 'North gate').click();
+    await page.getByLabel('Region', { exact: true }).fill('Polar');
+    await apiInPage(page, 'PATCH', `/api/directories/${directory.id}/rows/${north.id}`, {
+      cells: { 0: 'North gate, rebuilt' },
+    });
+    await node(page, 'North gate, rebuilt').waitFor();
+    await expect.poll(() => page.getByLabel('Name', { exact: true }).inputValue(), SERVER).toBe('North gate, rebuilt');
+    expect(await page.getByLabel('Region', { exact: true }).inputValue()).toBe('Polar');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect
+      .poll(async () => (await rowsOf(page, directory.id)).find((r) => r.id === north.id)?.cells, SERVER)
+      .toEqual(['North gate, rebuilt', 'Polar']);
+
+    // A colleague deletes a row: it goes.
+    await apiInPage(page, 'DELETE', `/api/directories/${directory.id}/rows/${south.id}`);
+    await node(page, 'South gate').waitFor({ state: 'detached' });
     await context.close();
   });
 

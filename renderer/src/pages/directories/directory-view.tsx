@@ -28,6 +28,9 @@ import { DirectoryForm } from './directory-form';
 import { RowEditor } from './row-editor';
 import { RowTree } from './row-tree';
 
+/** How long the view waits for the replica's changes to its rows to pause before it reads them again. */
+const LIVE_REFRESH_MS = 250;
+
 /** Search parameter values of the tree-mode select: the parent-link tree, or a column index. */
 const BY_PARENT = 'none';
 
@@ -58,11 +61,6 @@ async function loadRows(directory: Directory, groupIndex: number | null, labelIn
   }
 }
 
-/** What the row editor shows of a row: a change to it gives a fresh editor. */
-function rowContent(row: Row): string {
-  return JSON.stringify([row.cells, row.parentRowIds]);
-}
-
 function fileName(name: string): string {
   return `${name.replace(/[\\/:*?"<>|]+/g, '_').trim() || 'directory'}.csv`;
 }
@@ -85,12 +83,17 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   const listed = directories.find((d) => d.id === directoryId);
   const current = listed && directory.data && listed.updatedAt > directory.data.updatedAt ? listed : directory.data;
   const [version, setVersion] = useState(0);
-  const refresh = () => setVersion((v) => v + 1);
+  // Saves made in the row editor: each opens it afresh on what was saved.
+  const [saves, setSaves] = useState(0);
+  const refresh = () => {
+    setQuiet(false);
+    setVersion((v) => v + 1);
+  };
   // Back online with everything sent, the rows are read from the server again: the view shows what
   // was merged there (a deletion or an edit the server did not keep comes back). Only after the
   // view saw the connection lost (once it had it) or changes waiting: a replica opening while rows
   // are shown says "not connected" before its first connection, which changes nothing they show.
-  const { status } = useReplica();
+  const { status, replica } = useReplica();
   const online = Boolean(status?.online);
   const waiting = (status?.pending ?? 0) > 0;
   const seen = useRef({ online: false, stale: false });
@@ -103,6 +106,36 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
     }
     view.online = online;
   }, [online, waiting]);
+
+  // A change of this directory's rows reaching the replica (a colleague's, pulled from the server;
+  // or one made here) is shown: the rows are read again once changes pause — quietly (the tree
+  // stays usable, no spinner over it) and not in the middle of a drag, which a rebuilt tree loses.
+  const currentId = current?.id;
+  const draggingRow = useRef(false);
+  const [quiet, setQuiet] = useState(false);
+  useEffect(() => {
+    if (!replica || !currentId) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const readAgain = () => {
+      if (draggingRow.current) timer = setTimeout(readAgain, LIVE_REFRESH_MS);
+      else {
+        setQuiet(true);
+        setVersion((v) => v + 1);
+      }
+    };
+    const subscription = replica.db.directory_rows.$.subscribe((event) => {
+      const touched = [event.documentData, event.previousDocumentData].some(
+        (document) => (document as { directoryId?: string } | undefined)?.directoryId === currentId,
+      );
+      if (!touched) return;
+      clearTimeout(timer);
+      timer = setTimeout(readAgain, LIVE_REFRESH_MS);
+    });
+    return () => {
+      subscription.unsubscribe();
+      clearTimeout(timer);
+    };
+  }, [replica, currentId]);
 
   const groupParam = params.get('group');
   const groupIndex =
@@ -291,6 +324,9 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
         onSelect={(rowId) => setEditing({ kind: 'edit', rowId })}
         onMove={move}
         parentRowLabel={parentDirectoryId ? (id) => parentRowLabels.get(id) ?? id : undefined}
+        onDragging={(dragging) => {
+          draggingRow.current = dragging;
+        }}
       />
     );
   };
@@ -431,20 +467,22 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
       )}
       <div style={{ display: 'flex', gap: 12, alignItems: 'flex-start' }}>
         <Card size="small" style={{ flex: 1, minWidth: 0 }} styles={{ body: { padding: 8 } }}>
-          <Spin spinning={data.loading && Boolean(data.data)}>{body()}</Spin>
+          <Spin spinning={data.loading && Boolean(data.data) && !quiet}>{body()}</Spin>
         </Card>
         {editing && (editing.kind === 'new' || editedRow) && (
           <div style={{ width: 360, flex: 'none' }}>
             <RowEditor
-              // A fresh editor for another row, or for the saved row as the server normalised it (or,
-              // saved on this device, as the replica holds it: its version stays the server's).
-              key={editedRow ? `${editedRow.id}:${editedRow.updatedAt}:${rowContent(editedRow)}` : `new:${newParentId}`}
+              // A fresh editor for another row, or once the user saved (it then shows the row as the
+              // server normalised it, or as the replica holds it). A colleague's change of the row
+              // shown does not make a new one: the editor takes it into what the user did not touch.
+              key={editedRow ? `${editedRow.id}:${saves}` : `new:${newParentId}`}
               directory={current}
               row={editedRow}
               parent={{ id: newParentId, label: labelOf(newParentId) }}
               parentTree={parentTree}
               parentRowOptions={parentRowOptions}
               onSaved={(row, offline) => {
+                setSaves((count) => count + 1);
                 if (offline) message.info(t('directories.savedOffline'));
                 else message.success(t('directories.rowSaved'));
                 setEditing({ kind: 'edit', rowId: row.id });

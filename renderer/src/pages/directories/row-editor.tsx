@@ -14,7 +14,7 @@ import {
   Typography,
 } from 'antd';
 import dayjs from 'dayjs';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { rowEditLabel, shownEditValue } from '../edit-words';
 import { LostEdits } from '../lost-edits';
@@ -118,6 +118,19 @@ export function RowEditor(props: RowEditorProps) {
     }),
     [directory.columns, row],
   );
+  // The row changed while the editor is open (a colleague's change, pulled): the values the user
+  // has not touched show it; those they changed stay as they typed them. Saved, only what differs
+  // from the row as it now is goes (`editOf` compares with `initial`).
+  const firstShown = useRef(initial);
+  useEffect(() => {
+    if (firstShown.current === initial) return;
+    const fields = directory.columns.flatMap((_column, index) =>
+      form.isFieldTouched(['cells', index]) ? [] : [{ name: ['cells', index], value: initial.cells[index] }],
+    );
+    if (!form.isFieldTouched('parentRowIds')) fields.push({ name: ['parentRowIds'], value: initial.parentRowIds });
+    form.setFields(fields);
+  }, [form, initial, directory.columns]);
+
   const moveTree = useMemo(() => {
     const excluded = new Set<string>();
     const walk = (nodes: readonly TreeNodeShape[]) => {

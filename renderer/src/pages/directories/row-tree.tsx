@@ -22,6 +22,8 @@ interface RowTreeProps {
   onMove: (rowId: string, parentId: string | null, position: number) => void;
   /** Labels of the parent directory's rows a sub-directory row is offered under. */
   parentRowLabel?: (rowId: string) => string;
+  /** A drag began (true) or ended (false): a tree rebuilt meanwhile would lose it. */
+  onDragging?: (dragging: boolean) => void;
 }
 
 interface Node extends TreeDataNode {
@@ -160,9 +162,11 @@ export function RowTree(props: RowTreeProps) {
         draggable={canDrag ? { icon: false } : false}
         onDragStart={(info) => {
           dragging.current = String(info.node.key);
+          props.onDragging?.(true);
         }}
         onDragEnd={() => {
           dragging.current = null;
+          props.onDragging?.(false);
           setOverRoot(false);
         }}
         onDrop={onDrop}
