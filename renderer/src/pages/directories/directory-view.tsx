@@ -112,6 +112,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   // stays usable, no spinner over it) and not in the middle of a drag, which a rebuilt tree loses.
   const currentId = current?.id;
   const draggingRow = useRef(false);
+  const shownInEditor = useRef<Row | undefined>(undefined);
   const [quiet, setQuiet] = useState(false);
   useEffect(() => {
     if (!replica || !currentId) return;
@@ -227,6 +228,13 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   const grouped = (data.data ? data.data.groupIndex : groupIndex) !== null;
   const viewIsDefault = groupIndex === current.treeColumnIndex && labelIndex === current.tree_display_column_index;
   const editedRow = editing?.kind === 'edit' ? rowsById.get(editing.rowId) : undefined;
+  // The row open in the editor as last shown: kept when it vanishes, deleted elsewhere meanwhile
+  // (the user's own deletion closes the editor first), so what was typed in it is not lost.
+  if (editedRow) shownInEditor.current = editedRow;
+  const goneRow =
+    editing?.kind === 'edit' && !editedRow && shownInEditor.current?.id === editing.rowId
+      ? shownInEditor.current
+      : undefined;
   const newParentId = editing?.kind === 'new' ? editing.parentId : null;
   const labelOf = (rowId: string | null) =>
     rowId ? cellText(rowsById.get(rowId)?.cells[labelIndex]) || t('directories.noLabel') : '';
@@ -469,15 +477,21 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
         <Card size="small" style={{ flex: 1, minWidth: 0 }} styles={{ body: { padding: 8 } }}>
           <Spin spinning={data.loading && Boolean(data.data) && !quiet}>{body()}</Spin>
         </Card>
-        {editing && (editing.kind === 'new' || editedRow) && (
+        {editing && (editing.kind === 'new' || editedRow || goneRow) && (
           <div style={{ width: 360, flex: 'none' }}>
             <RowEditor
               // A fresh editor for another row, or once the user saved (it then shows the row as the
               // server normalised it, or as the replica holds it). A colleague's change of the row
               // shown does not make a new one: the editor takes it into what the user did not touch.
-              key={editedRow ? `${editedRow.id}:${saves}` : `new:${newParentId}`}
+              key={(editedRow ?? goneRow) ? `${(editedRow ?? goneRow)?.id}:${saves}` : `new:${newParentId}`}
               directory={current}
-              row={editedRow}
+              row={editedRow ?? goneRow}
+              gone={!editedRow && Boolean(goneRow)}
+              onRestore={async () => {
+                if (!goneRow) return;
+                await api('POST', `/api/directories/${current.id}/rows/${goneRow.id}/restore`);
+                refresh();
+              }}
               parent={{ id: newParentId, label: labelOf(newParentId) }}
               parentTree={parentTree}
               parentRowOptions={parentRowOptions}

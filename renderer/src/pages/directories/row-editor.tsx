@@ -102,6 +102,12 @@ interface RowEditorProps {
   onAddChild: () => void;
   onMove: (parentId: string | null) => void;
   onClose: () => void;
+  /**
+   * The row was deleted elsewhere while it was open: the editor keeps what was typed, says so and
+   * offers to bring the row back (`onRestore`) before it can be saved.
+   */
+  gone?: boolean;
+  onRestore?: () => Promise<void>;
 }
 
 /** One row's cells with typed editors, its binding to parent-directory rows, and its actions. */
@@ -111,6 +117,18 @@ export function RowEditor(props: RowEditorProps) {
   const [form] = AntForm.useForm();
   const [error, setError] = useState<string>();
   const [saving, setSaving] = useState(false);
+  const [restoring, setRestoring] = useState(false);
+  const restore = async () => {
+    setRestoring(true);
+    try {
+      await props.onRestore?.();
+      setError(undefined);
+    } catch (caught) {
+      setError(saveFailureText(caught, t));
+    } finally {
+      setRestoring(false);
+    }
+  };
   const initial = useMemo(
     () => ({
       cells: directory.columns.map((column, index) => initialValue(column.type, row?.cells[index])),
@@ -254,6 +272,22 @@ export function RowEditor(props: RowEditorProps) {
         </Typography.Paragraph>
       )}
       {error && <Alert type="error" title={error} role="alert" style={{ marginBottom: 8 }} />}
+      {props.gone && (
+        <Alert
+          type="warning"
+          role="alert"
+          data-testid="row-gone"
+          style={{ marginBottom: 8 }}
+          title={t('directories.rowGoneWhileOpen')}
+          action={
+            props.onRestore && (
+              <Button size="small" loading={restoring} onClick={() => void restore()}>
+                {t('directories.restoreRow')}
+              </Button>
+            )
+          }
+        />
+      )}
       {row && <LostEdits recordId={row.id} label={lostLabel} show={lostValue} apply={applyLost} />}
       <AntForm form={form} layout="vertical" size="small" initialValues={initial} onFinish={save}>
         {directory.columns.map((column, index) => (
@@ -286,11 +320,11 @@ export function RowEditor(props: RowEditorProps) {
           </AntForm.Item>
         )}
         <Space wrap>
-          <Button type="primary" htmlType="submit" loading={saving}>
+          <Button type="primary" htmlType="submit" loading={saving} disabled={props.gone}>
             {row ? t('directories.save') : t('directories.create')}
           </Button>
-          {row && <Button onClick={props.onAddChild}>{t('directories.addChild')}</Button>}
-          {row && (
+          {row && !props.gone && <Button onClick={props.onAddChild}>{t('directories.addChild')}</Button>}
+          {row && !props.gone && (
             <Popconfirm
               title={t('directories.deleteRowTitle')}
               description={t('directories.deleteRowText')}
@@ -303,7 +337,7 @@ export function RowEditor(props: RowEditorProps) {
           )}
         </Space>
       </AntForm>
-      {row && (
+      {row && !props.gone && (
         <div style={{ marginTop: 12 }}>
           <Typography.Text type="secondary">{t('directories.moveTo')}</Typography.Text>
           <TreeSelect

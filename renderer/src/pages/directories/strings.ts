@@ -92,6 +92,8 @@ export const ru = {
   deletedAt: 'Удалена',
   deletedBy: 'Кем',
   restoreRow: 'Восстановить',
+  rowGoneWhileOpen:
+    'Эту строку тем временем удалили. Введённое вами осталось здесь: восстановите строку, чтобы его сохранить.',
   restoreRowNamed: 'Восстановить «{{label}}»',
   noDeletedRows: 'Удалённых строк нет',
   moreRows: 'Показать ещё',
@@ -220,6 +222,8 @@ export const en: Shape<typeof ru> = {
   deletedAt: 'Deleted',
   deletedBy: 'By',
   restoreRow: 'Restore',
+  rowGoneWhileOpen:
+    'This row has been deleted meanwhile, elsewhere. What you typed is still here: restore the row to save it.',
   restoreRowNamed: 'Restore “{{label}}”',
   noDeletedRows: 'No deleted rows',
   moreRows: 'Show more',
