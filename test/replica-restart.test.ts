@@ -1,15 +1,14 @@
-import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PortLike } from '@shared/message-port';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplicaThread } from '../electron/backend/replica-thread.fixture';
 import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
 import { Replica } from '../renderer/src/data/replica';
 import { unhandledDuring } from './helpers/dying-storage';
 import { deadPort } from './helpers/network';
+import { taskOnDisk } from './helpers/replica';
 
 const WAIT = { timeout: 15_000, interval: 20 };
 const USER = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b';
@@ -29,22 +28,6 @@ afterAll(async () => {
 async function replicaProcess() {
   const thread = await startReplicaThread(dir);
   return { port: thread.port, crash: () => thread.stop() };
-}
-
-/** Whether the task's row is in the replica's SQLite file (read beside the process, as SQLite allows). */
-function onDisk(taskId: string): boolean {
-  const file = readdirSync(dir).find((name) => name.endsWith('.sqlite') && name.includes(USER.slice(0, 8)));
-  if (!file) return false;
-  const db = new Database(path.join(dir, file), { readonly: true, fileMustExist: true });
-  try {
-    const tables = db
-      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'rx_tasks%'")
-      .pluck()
-      .all() as string[];
-    return tables.some((table) => db.prepare(`SELECT 1 FROM "${table}" WHERE id = ?`).get(taskId) !== undefined);
-  } finally {
-    db.close();
-  }
 }
 
 /**
@@ -102,7 +85,7 @@ describe('the desktop replica across a restart of its process', () => {
       const before = page.opened[0] as Replica;
       const taskId = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4a60';
       await before.createTask({ id: taskId, ...TASK, title: 'Written before the crash' });
-      await expect.poll(() => onDisk(taskId), WAIT).toBe(true);
+      await expect.poll(() => taskOnDisk(dir, taskId) !== undefined, WAIT).toBe(true);
 
       // The process dies; the shell starts it again and posts the window a new port.
       await first.crash();

@@ -2,7 +2,6 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseIsOpen } from '../../electron/backend/rx-storage-sqlite';
@@ -16,6 +15,7 @@ import {
   UI_WAIT_MS,
 } from '../helpers/browser';
 import { desktopShell } from '../helpers/desktop-shell';
+import { taskOnDisk } from '../helpers/replica';
 
 const suite = browserSuite({ config: { syncPollMs: 100 } });
 let dir: string;
@@ -27,25 +27,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A task's title as the replica process keeps it in its SQLite file (read beside it, as SQLite allows). */
-function titleOnDisk(taskId: string): string | undefined {
-  for (const file of readdirSync(dir).filter((name) => name.endsWith('.sqlite'))) {
-    const db = new Database(path.join(dir, file), { readonly: true, fileMustExist: true });
-    try {
-      const tables = db
-        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'rx_tasks%'")
-        .pluck()
-        .all() as string[];
-      for (const table of tables) {
-        const data = db.prepare(`SELECT data FROM "${table}" WHERE id = ?`).pluck().get(taskId) as string | undefined;
-        if (data) return (JSON.parse(data) as { title?: string }).title;
-      }
-    } finally {
-      db.close();
-    }
-  }
-  return undefined;
-}
+/** A task's title as the replica process keeps it in its SQLite file. */
+const titleOnDisk = (taskId: string) => taskOnDisk(dir, taskId)?.title;
 
 /** The task's title on the server. */
 async function titleOnServer(page: Page, taskId: string): Promise<unknown> {

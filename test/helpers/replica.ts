@@ -1,3 +1,6 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { getRxStorageBetterSqlite } from '../../electron/backend/rx-storage-sqlite';
 import { Replica } from '../../renderer/src/data/replica';
 import type { TestApp } from './app';
@@ -41,4 +44,27 @@ export function withoutStores(name: string, factory?: IDBFactory): Promise<void>
     };
     request.onerror = () => reject(request.error);
   });
+}
+
+/**
+ * A task as a desktop replica keeps it in the SQLite files of `directory` (read beside the replica
+ * process, as SQLite allows); undefined while none holds it.
+ */
+export function taskOnDisk(directory: string, taskId: string): { title?: string } | undefined {
+  for (const file of readdirSync(directory).filter((name) => name.endsWith('.sqlite'))) {
+    const db = new Database(path.join(directory, file), { readonly: true, fileMustExist: true });
+    try {
+      const tables = db
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 'rx_tasks%'")
+        .pluck()
+        .all() as string[];
+      for (const table of tables) {
+        const data = db.prepare(`SELECT data FROM "${table}" WHERE id = ?`).pluck().get(taskId) as string | undefined;
+        if (data) return JSON.parse(data) as { title?: string };
+      }
+    } finally {
+      db.close();
+    }
+  }
+  return undefined;
 }
