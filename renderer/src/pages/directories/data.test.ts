@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupRows, narrowRows, orderBetween, type Row } from './data';
+import { groupRows, narrowRows, orderBetween, type Row, rowChangeIsShown } from './data';
 
 const row = (id: string, cells: Row['cells'], position: number, parentRowIds: string[] = []): Row => ({
   id,
@@ -45,5 +45,32 @@ describe('ordering a row moved without the server', () => {
     expect(orderBetween(at(0, 1, 2), 99)).toBe(3);
     expect(orderBetween(at(0, 0.5, 1), 2)).toBe(0.75);
     expect(orderBetween([], 0)).toBe(0);
+  });
+});
+
+describe('a row change reaching the replica', () => {
+  const shown = new Map([
+    ['1', row('1', ['Moscow', 7], 0, ['center'])],
+    ['2', row('2', ['Tula', null], 1)],
+  ]);
+  const change = (id: string, edit: Partial<Row> = {}, deleted = false) => {
+    const held = shown.get(id) ?? row(id, ['New'], 9);
+    return { id, deleted, row: { ...held, ...edit, updatedAt: '2026-11-29T00:00:00.000Z' } };
+  };
+
+  it('is already shown when the view holds the same row, whatever its time', () => {
+    expect(rowChangeIsShown(shown, change('1'))).toBe(true);
+    expect(rowChangeIsShown(shown, change('1', { cells: ['Moscow', 7] }))).toBe(true);
+    // A deletion of a row the view does not show.
+    expect(rowChangeIsShown(shown, change('3', {}, true))).toBe(true);
+  });
+
+  it('shows something new when a value, the place or the bindings differ, or the row is new or gone', () => {
+    expect(rowChangeIsShown(shown, change('1', { cells: ['Moscow', 8] }))).toBe(false);
+    expect(rowChangeIsShown(shown, change('1', { parentId: '2' }))).toBe(false);
+    expect(rowChangeIsShown(shown, change('1', { position: 3 }))).toBe(false);
+    expect(rowChangeIsShown(shown, change('1', { parentRowIds: [] }))).toBe(false);
+    expect(rowChangeIsShown(shown, change('3'))).toBe(false);
+    expect(rowChangeIsShown(shown, change('2', {}, true))).toBe(false);
   });
 });

@@ -114,6 +114,31 @@ async function fetchRowPages(directoryId: string, query: Record<string, string>)
   return rows;
 }
 
+/**
+ * Whether a row's version reaching the replica is what the view already shows (same parent, place,
+ * cells and bindings; for a deletion: not shown). The replica catching up with rows the view read
+ * from the server needs no new read, and a tree rebuilt for nothing loses a drag under way.
+ */
+export function rowChangeIsShown(
+  shown: ReadonlyMap<string, Row>,
+  change: { id: string; deleted: boolean; row: Omit<Row, 'updatedAt'> | undefined },
+): boolean {
+  const held = shown.get(change.id);
+  if (change.deleted || !change.row) return !held;
+  if (!held) return false;
+  const { row } = change;
+  return (
+    held.parentId === row.parentId &&
+    held.position === row.position &&
+    sameList(held.cells, row.cells) &&
+    sameList(held.parentRowIds, row.parentRowIds)
+  );
+}
+
+function sameList(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
 // ---- writes: the server, or this device's replica when the server cannot be reached ----
 
 /** A write's result: the row as stored, and whether it waits on this device for the connection. */

@@ -18,6 +18,7 @@ import {
   moveInTree,
   moveRow,
   type Row,
+  rowChangeIsShown,
   saveFailureText,
   type TreeNodeShape,
   treeFromRows,
@@ -30,6 +31,7 @@ import { RowTree } from './row-tree';
 
 /** How long the view waits for the replica's changes to its rows to pause before it reads them again. */
 const LIVE_REFRESH_MS = 250;
+const NO_ROWS: ReadonlyMap<string, Row> = new Map();
 
 /** Search parameter values of the tree-mode select: the parent-link tree, or a column index. */
 const BY_PARENT = 'none';
@@ -110,25 +112,41 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   // A change of this directory's rows reaching the replica (a colleague's, pulled from the server;
   // or one made here) is shown: the rows are read again once changes pause — quietly (the tree
   // stays usable, no spinner over it) and not in the middle of a drag, which a rebuilt tree loses.
+  // Changes the view already shows (the replica catching up with rows read from the server) are
+  // told apart once the read under way, if any, is in: they need no read.
   const currentId = current?.id;
   const draggingRow = useRef(false);
   const shownInEditor = useRef<Row | undefined>(undefined);
   const [quiet, setQuiet] = useState(false);
+  // The rows the view shows, or undefined while they are being read.
+  const shownRows = useRef<ReadonlyMap<string, Row> | undefined>(undefined);
   useEffect(() => {
     if (!replica || !currentId) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const arrived = new Map<string, { id: string; deleted: boolean; row: Row | undefined }>();
     const readAgain = () => {
-      if (draggingRow.current) timer = setTimeout(readAgain, LIVE_REFRESH_MS);
-      else {
-        setQuiet(true);
-        setVersion((v) => v + 1);
+      const shown = shownRows.current;
+      if (draggingRow.current || !shown) {
+        timer = setTimeout(readAgain, LIVE_REFRESH_MS);
+        return;
       }
+      const news = [...arrived.values()].some((change) => !rowChangeIsShown(shown, change));
+      arrived.clear();
+      if (!news) return;
+      setQuiet(true);
+      setVersion((v) => v + 1);
     };
     const subscription = replica.db.directory_rows.$.subscribe((event) => {
       const touched = [event.documentData, event.previousDocumentData].some(
         (document) => (document as { directoryId?: string } | undefined)?.directoryId === currentId,
       );
       if (!touched) return;
+      const deleted = event.operation === 'DELETE';
+      arrived.set(event.documentId, {
+        id: event.documentId,
+        deleted,
+        row: event.documentData as unknown as Row | undefined,
+      });
       clearTimeout(timer);
       timer = setTimeout(readAgain, LIVE_REFRESH_MS);
     });
@@ -192,6 +210,8 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
 
   const rows = data.data?.rows ?? [];
   const rowsById = useMemo(() => new Map((data.data?.rows ?? []).map((row) => [row.id, row])), [data.data]);
+  // A view that could not read its rows shows none: any change is worth a read.
+  shownRows.current = data.loading ? undefined : data.error || !data.data ? NO_ROWS : rowsById;
   const parentTree = useMemo(() => treeFromRows(data.data?.rows ?? [], labelIndex), [data.data, labelIndex]);
   const tree = pending ?? data.data?.tree ?? [];
   const shown = useMemo(
