@@ -1,9 +1,9 @@
 import path from 'node:path';
 import {
-  REPLICA_DISCARD_ANSWER,
-  REPLICA_DISCARD_REQUEST,
-  type ReplicaDiscardAnswer,
-  type ReplicaDiscardRequest,
+  REPLICA_FILES_ANSWER,
+  REPLICA_FILES_REQUEST,
+  type ReplicaFilesAnswer,
+  type ReplicaFilesRequest,
 } from '@shared/desktop/bridge';
 import type { PortLike } from '@shared/message-port';
 import { META_INSTANCE_SCHEMA_TITLE, type RxStorage } from 'rxdb';
@@ -11,7 +11,7 @@ import type { MessageToRemote } from 'rxdb/plugins/storage-remote';
 import { exposeRxStorageRemote } from 'rxdb/plugins/storage-remote';
 import { NEVER, Subject } from 'rxjs';
 import { getRxStorageMemoryMapped } from './rx-storage-memory-mapped';
-import { databaseIsOpen, discardDatabaseFile, getRxStorageBetterSqlite } from './rx-storage-sqlite';
+import { databaseFileSize, databaseIsOpen, discardDatabaseFile, getRxStorageBetterSqlite } from './rx-storage-sqlite';
 
 /**
  * The storage with the change events of RxDB's replication meta data left out. The remote side
@@ -65,13 +65,34 @@ const DISCARD_WAIT_MS = 10_000;
 /** The replicas' database names (`Replica.databaseName`): nothing else in the directory is discarded. */
 const REPLICA_DATABASE_NAME = /^orbita-[0-9a-f-]{36}$/;
 
+/** The settings that find a replica's files; refuses a name that is not a replica's. */
+function replicaFiles(databaseDirectory: string, databaseName: string) {
+  if (!REPLICA_DATABASE_NAME.test(databaseName)) throw new Error(`${databaseName} is not a replica`);
+  return { databaseDirectory: path.resolve(databaseDirectory) };
+}
+
+/** Does what the page asks of a replica's files: what the answer carries besides its identity. */
+async function answerFilesRequest(
+  databaseDirectory: string,
+  request: Partial<ReplicaFilesRequest>,
+): Promise<Pick<ReplicaFilesAnswer, 'bytes'>> {
+  const databaseName = String(request.databaseName);
+  if (request.operation === 'discard') {
+    await discardReplica(databaseDirectory, databaseName);
+    return {};
+  }
+  if (request.operation === 'size') {
+    return { bytes: databaseFileSize(replicaFiles(databaseDirectory, databaseName), databaseName) };
+  }
+  throw new Error(`unknown operation ${String(request.operation)}`);
+}
+
 /**
  * Deletes the files of a replica that cannot be opened, once nothing in this process has it open.
  * A page whose open failed may still be closing what it had opened of it: that is waited for.
  */
 async function discardReplica(databaseDirectory: string, databaseName: string): Promise<void> {
-  if (!REPLICA_DATABASE_NAME.test(databaseName)) throw new Error(`${databaseName} is not a replica`);
-  const settings = { databaseDirectory: path.resolve(databaseDirectory) };
+  const settings = replicaFiles(databaseDirectory, databaseName);
   const until = Date.now() + DISCARD_WAIT_MS;
   while (databaseIsOpen(settings, databaseName)) {
     if (Date.now() > until) throw new Error('the copy is still open in this app; close the app and try again');
@@ -119,16 +140,16 @@ export function hostReplicaStorage(port: PortLike, options: { databaseDirectory:
   };
   exposeSide();
   const stop = port.onMessage((data) => {
-    const discard = data as Partial<ReplicaDiscardRequest> | undefined;
-    if (discard?.type === REPLICA_DISCARD_REQUEST) {
-      const answer = (error?: unknown): ReplicaDiscardAnswer => ({
-        type: REPLICA_DISCARD_ANSWER,
-        requestId: String(discard.requestId),
-        ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
-      });
-      void discardReplica(options.databaseDirectory, String(discard.databaseName)).then(
-        () => send(answer()),
-        (error: unknown) => send(answer(error)),
+    const files = data as Partial<ReplicaFilesRequest> | undefined;
+    if (files?.type === REPLICA_FILES_REQUEST) {
+      const answer = { type: REPLICA_FILES_ANSWER, requestId: String(files.requestId) } as const;
+      void answerFilesRequest(options.databaseDirectory, files).then(
+        (result) => send({ ...answer, ...result } satisfies ReplicaFilesAnswer),
+        (error: unknown) =>
+          send({
+            ...answer,
+            error: error instanceof Error ? error.message : String(error),
+          } satisfies ReplicaFilesAnswer),
       );
       return;
     }

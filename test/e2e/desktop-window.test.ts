@@ -74,6 +74,15 @@ describe.skipIf(!suite.available)('the desktop window on its replica process', {
     await replicaIs(page, 'online ready');
     await renameOffline(page, task.id, 'Boiler room, after the crash');
 
+    // The profile says how much room the copy's files take, as the replica process measures them
+    // (a browser's promise to keep a site's storage means nothing here).
+    await page.goto(`${suite.t.url}/profile`);
+    const card = page.getByTestId('device-card');
+    await expect
+      .poll(async () => card.textContent(), { timeout: UI_WAIT_MS })
+      .toMatch(/Tasks1.*Space used on disk[\d.,]+ MB/);
+    expect(await card.textContent()).not.toContain('Kept by the browser');
+
     // Signed out and in again without reloading the window: the new session asks for a port of its own.
     await page.getByRole('button', { name: 'Sign out' }).click();
     const dialog = page.getByRole('dialog', { name: 'Sign out of Orbita?' });

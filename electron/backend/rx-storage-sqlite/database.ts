@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventBulk, RxDocumentData, RxJsonSchema, RxStorageChangeEvent, RxStorageDefaultCheckpoint } from 'rxdb';
@@ -111,7 +111,20 @@ export function discardDatabaseFile(settings: BetterSqliteSettings, databaseName
   if (directory === ':memory:') throw new Error('better-sqlite3 storage: an in-memory database has no file to discard');
   const file = path.resolve(directory, databaseFileName(databaseName));
   if (openDatabases.has(file)) throw new Error(`better-sqlite3 storage: database ${databaseName} is open`);
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  for (const suffix of FILE_SUFFIXES) rmSync(`${file}${suffix}`, { force: true });
+}
+
+/** A database's files: the database itself, its write-ahead log and the log's index. */
+const FILE_SUFFIXES = ['', '-wal', '-shm'] as const;
+
+/** How many bytes a database's files take (0 when it has none; in memory: nothing on disk). */
+export function databaseFileSize(settings: BetterSqliteSettings, databaseName: string): number {
+  const directory = settings.databaseDirectory ?? process.cwd();
+  if (directory === ':memory:') return 0;
+  const file = path.resolve(directory, databaseFileName(databaseName));
+  let bytes = 0;
+  for (const suffix of FILE_SUFFIXES) bytes += statSync(`${file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0;
+  return bytes;
 }
 
 /** Whether a database is open in this process (a storage instance of it is). */

@@ -40,6 +40,8 @@ export function followReplicaPorts(options: ReplicaPortsOptions): {
    * Rejects when it could not be deleted (an open replica is then opened again as it is).
    */
   openNewCopy(): Promise<void>;
+  /** Asks the replica process over the port the replica is open on; undefined while none is open. */
+  ask<T>(question: (port: PortLike) => Promise<T>): Promise<T | undefined>;
 } {
   let current: { port: PortLike; replica?: Replica } | undefined;
   let stopped = false;
@@ -100,6 +102,10 @@ export function followReplicaPorts(options: ReplicaPortsOptions): {
   void run(async () => openOn(await options.firstPort()));
 
   return {
+    async ask(question) {
+      const entry = current;
+      return entry?.replica ? question(entry.port) : undefined;
+    },
     async openNewCopy() {
       let failure: unknown;
       await run(async () => {

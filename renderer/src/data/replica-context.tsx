@@ -21,6 +21,7 @@ import { followReplicaPorts } from './desktop-replica';
 import { copiesHeld, type Memory, noteCopy, Replica, type ReplicaStatus } from './replica';
 import {
   browserReplicaStorage,
+  desktopCopySize,
   discardBrowserCopy,
   discardDesktopCopy,
   keepBrowserStorage,
@@ -55,6 +56,8 @@ interface ReplicaState {
    * Rejects when it could not be deleted. Absent while another tab holds the copy.
    */
   downloadAgain?: () => Promise<void>;
+  /** How many bytes this device's copy takes on disk (the desktop app's files; absent in a browser). */
+  copySize?: () => Promise<number | undefined>;
   /** Another tab of this browser holds the replica; `useHere()` takes it over. */
   elsewhere?: boolean;
   useHere?: () => void;
@@ -241,6 +244,7 @@ export function ReplicaProvider({
     let closed = false;
     let ownership: TabOwnership | undefined;
     let desktop: ReturnType<typeof followReplicaPorts> | undefined;
+    let copySize: ReplicaState['copySize'];
     const subscriptions: { unsubscribe(): void }[] = [];
     // Whether this tab holds the replica (a browser tab may wait while another one has it).
     let owning = false;
@@ -262,7 +266,7 @@ export function ReplicaProvider({
       active = replica;
       subscriptions.push(
         replica.status$.subscribe((status) =>
-          setState({ me, replica, status, downloadAgain: () => downloadAgain(me) }),
+          setState({ me, replica, status, downloadAgain: () => downloadAgain(me), copySize }),
         ),
       );
     };
@@ -304,6 +308,8 @@ export function ReplicaProvider({
       noteCopy(replicaMemory, me.user.id, me.user.email);
     };
     const followDesktop = (me: Me, firstPort: Promise<PortLike>) => {
+      const databaseName = Replica.databaseName(me.user.id);
+      copySize = async () => desktop?.ask((port) => desktopCopySize(port, databaseName));
       desktop = followReplicaPorts({
         firstPort: () => firstPort,
         onReplaced: onReplacedReplicaPort,

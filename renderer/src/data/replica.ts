@@ -263,7 +263,8 @@ export class Replica {
     });
   }
 
-  private static databaseName(userId: string): string {
+  /** The name of `userId`'s copy: its database (RxDB's), its file on the desktop. */
+  static databaseName(userId: string): string {
     return `orbita-${userId.toLowerCase()}`;
   }
 

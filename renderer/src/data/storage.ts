@@ -1,8 +1,8 @@
 import {
-  REPLICA_DISCARD_ANSWER,
-  REPLICA_DISCARD_REQUEST,
-  type ReplicaDiscardAnswer,
-  type ReplicaDiscardRequest,
+  REPLICA_FILES_ANSWER,
+  REPLICA_FILES_REQUEST,
+  type ReplicaFilesAnswer,
+  type ReplicaFilesRequest,
 } from '@shared/desktop/bridge';
 import type { PortLike } from '@shared/message-port';
 import { changedDocumentsSince } from '@shared/rx-changes';
@@ -103,22 +103,37 @@ export async function discardBrowserCopy(databaseName: string, factory: IDBFacto
  * Has the desktop replica process delete the files of the replica `databaseName` without opening
  * them, over `port` (a port of its own: the one a failed open used may still be closing).
  */
-export function discardDesktopCopy(port: PortLike, databaseName: string): Promise<void> {
+export async function discardDesktopCopy(port: PortLike, databaseName: string): Promise<void> {
+  await askReplicaProcess(port, databaseName, 'discard');
+}
+
+/** How many bytes the files of the desktop replica `databaseName` take on disk, asked over `port`. */
+export async function desktopCopySize(port: PortLike, databaseName: string): Promise<number> {
+  const { bytes } = await askReplicaProcess(port, databaseName, 'size');
+  if (typeof bytes !== 'number') throw new Error('the replica process did not say the size');
+  return bytes;
+}
+
+function askReplicaProcess(
+  port: PortLike,
+  databaseName: string,
+  operation: ReplicaFilesRequest['operation'],
+): Promise<ReplicaFilesAnswer> {
   const requestId = crypto.randomUUID();
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<ReplicaFilesAnswer>((resolve, reject) => {
     const stopWatching = port.onClose?.(() => {
       stop();
       reject(new Error('the replica process stopped'));
     });
     const stop = port.onMessage((data) => {
-      const answer = data as Partial<ReplicaDiscardAnswer> | undefined;
-      if (answer?.type !== REPLICA_DISCARD_ANSWER || answer.requestId !== requestId) return;
+      const answer = data as Partial<ReplicaFilesAnswer> | undefined;
+      if (answer?.type !== REPLICA_FILES_ANSWER || answer.requestId !== requestId) return;
       stop();
       stopWatching?.();
       if (answer.error) reject(new Error(answer.error));
-      else resolve();
+      else resolve(answer as ReplicaFilesAnswer);
     });
-    const request: ReplicaDiscardRequest = { type: REPLICA_DISCARD_REQUEST, requestId, databaseName };
+    const request: ReplicaFilesRequest = { type: REPLICA_FILES_REQUEST, requestId, databaseName, operation };
     port.postMessage(request);
   });
 }

@@ -71,22 +71,26 @@ export const REPLICA_PORT_MESSAGE = 'orbita:replica-port';
 export const REPLICA_STOP_MESSAGE = { type: 'orbita:replica-stop' } as const;
 
 /**
- * What the page asks the replica process over a port of its own when the copy of the data cannot be
- * opened (a damaged file): delete the database's files without opening them. The process answers
- * with the same `requestId`, and `error` when it could not.
+ * What the page asks the replica process about the files of a copy of the data (`databaseName`, a
+ * replica's), over the port the copy is open on or failed to open on:
+ * - `discard`: delete them without opening them (the copy cannot be opened: a damaged file);
+ * - `size`: how many bytes they take on disk.
+ * The process answers with the same `requestId`: `bytes` for a size, `error` when it could not.
  */
-export interface ReplicaDiscardRequest {
-  type: 'orbita:replica-discard';
+export interface ReplicaFilesRequest {
+  type: 'orbita:replica-files';
   requestId: string;
   databaseName: string;
+  operation: 'discard' | 'size';
 }
-export interface ReplicaDiscardAnswer {
-  type: 'orbita:replica-discarded';
+export interface ReplicaFilesAnswer {
+  type: 'orbita:replica-files-answer';
   requestId: string;
+  bytes?: number;
   error?: string;
 }
-export const REPLICA_DISCARD_REQUEST: ReplicaDiscardRequest['type'] = 'orbita:replica-discard';
-export const REPLICA_DISCARD_ANSWER: ReplicaDiscardAnswer['type'] = 'orbita:replica-discarded';
+export const REPLICA_FILES_REQUEST: ReplicaFilesRequest['type'] = 'orbita:replica-files';
+export const REPLICA_FILES_ANSWER: ReplicaFilesAnswer['type'] = 'orbita:replica-files-answer';
 
 /** Command-line switches through which the main process hands the preload its static values. */
 export const BRIDGE_ARGUMENTS = {

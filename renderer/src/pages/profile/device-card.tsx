@@ -11,7 +11,7 @@ import { useDownloadAgain } from '../../download-again';
  */
 export function DeviceCard() {
   const { t, i18n } = useTranslation();
-  const { status } = useReplica();
+  const { status, copySize } = useReplica();
   const downloadAgain = useDownloadAgain();
   const tasks = useLive((replica) => replica.db.tasks.count().$, []);
   const rows = useLive((replica) => replica.db.directory_rows.count().$, []);
@@ -40,6 +40,20 @@ export function DeviceCard() {
       current = false;
     };
   }, []);
+  // On the desktop: the size of the copy's files, measured again as the copy fills or empties.
+  const [onDisk, setOnDisk] = useState<number>();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the counts say when the copy has grown.
+  useEffect(() => {
+    if (!copySize) return;
+    let current = true;
+    copySize().then(
+      (bytes) => current && setOnDisk(bytes),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [copySize, tasks, rows]);
   const megabytes = (bytes: number) =>
     new Intl.NumberFormat(i18n.language, { style: 'unit', unit: 'megabyte', maximumFractionDigits: 1 }).format(
       bytes / 1_000_000,
@@ -59,6 +73,9 @@ export function DeviceCard() {
         },
       ]
     : [];
+  const desktopItems = copySize
+    ? [{ key: 'onDisk', label: t('profile.device.onDisk'), children: onDisk === undefined ? '—' : megabytes(onDisk) }]
+    : [];
   return (
     <Card title={t('profile.device.title')} size="small" data-testid="device-card">
       <Typography.Paragraph type="secondary">{t('profile.device.intro')}</Typography.Paragraph>
@@ -71,6 +88,7 @@ export function DeviceCard() {
           { key: 'pending', label: t('profile.device.pending'), children: count(status?.pending) },
           { key: 'synced', label: t('profile.device.synced'), children: synced() },
           ...browserItems,
+          ...desktopItems,
         ]}
       />
       <Typography.Paragraph type="secondary" style={{ marginTop: 12 }}>

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
 import { copiesHeld, type Memory, noteCopy, Replica } from '../renderer/src/data/replica';
 import {
   browserReplicaStorage,
+  desktopCopySize,
   discardBrowserCopy,
   discardDesktopCopy,
   remoteReplicaStorage,
@@ -31,7 +32,7 @@ let dir: string;
 let serverUrl: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'orbita-replica-discard-'));
+  dir = await mkdtemp(path.join(tmpdir(), 'orbita-replica-files-'));
   // A server nothing listens on: the replica holds what was written on this device.
   serverUrl = `http://127.0.0.1:${await deadPort()}`;
 });
@@ -213,5 +214,39 @@ describe('a copy of the data that cannot be opened', () => {
     const fresh = await openReplica(storage(), memoryOf(memory));
     expect(await fresh.db.tasks.count().exec()).toBe(0);
     await fresh.close();
+  });
+});
+
+describe('the size of the copy on the desktop', () => {
+  const name = Replica.databaseName(USER);
+  const onDisk = () => filesOf().reduce((bytes, file) => bytes + statSync(path.join(dir, file)).size, 0);
+
+  it('is what its files take on disk, told by the replica process over the port the copy is open on', async () => {
+    await discardDesktopCopy(replicaPort(), name);
+    expect(await desktopCopySize(replicaPort(), name)).toBe(0);
+
+    const memory = new Map<string, string>();
+    const page = followOn(replicaPort(), memory);
+    const size = () => page.following.ask((port) => desktopCopySize(port, name));
+    // Nothing is open yet to ask through.
+    expect(await size()).toBeUndefined();
+    await expect.poll(() => page.events).toEqual(['opened']);
+    const opened = (await size()) as number;
+    expect(opened).toBeGreaterThan(0);
+
+    // The copy grows as tasks are written, once they reach the file.
+    const replica = page.opened[0] as Replica;
+    for (let i = 0; i < 200; i++) {
+      await replica.createTask({ ...TASK, id: crypto.randomUUID(), title: `Task ${i} ${'words '.repeat(40)}` });
+    }
+    await expect.poll(size).toBeGreaterThan(opened + 200 * 240);
+    await page.following.stop();
+    expect(await desktopCopySize(replicaPort(), name)).toBe(onDisk());
+  });
+
+  it('is told only of a replica’s files', async () => {
+    writeFileSync(path.join(dir, 'settings.sqlite'), 'kept');
+    await expect(desktopCopySize(replicaPort(), '../settings')).rejects.toThrow(/is not a replica/);
+    await expect(desktopCopySize(replicaPort(), 'settings')).rejects.toThrow(/is not a replica/);
   });
 });
