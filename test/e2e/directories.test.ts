@@ -291,6 +291,27 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
       .poll(async () => (await rowsOf(page, directory.id)).find((r) => r.id === north.id)?.cells, SERVER)
       .toEqual(['North gate, rebuilt', 'Polar']);
 
+    // The list of new parents in the open editor follows the tree: a row a colleague put under
+    // another shows there, under it.
+    const moveList = page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)');
+    await page.getByLabel('Move under').click();
+    await moveList.getByTitle('South gate', { exact: true }).waitFor();
+    await page.keyboard.press('Escape');
+    const eastAtFirst = (await rowsOf(page, directory.id)).find((r) => r.cells[0] === 'East gate') as Row;
+    await apiInPage(page, 'PATCH', `/api/directories/${directory.id}/rows/${eastAtFirst.id}/move`, {
+      parentId: south.id,
+      position: 0,
+    });
+    await node(page, 'East gate').and(page.locator('[data-depth="2"]')).waitFor();
+    await page.getByLabel('Move under').click();
+    await moveList.getByTitle('East gate', { exact: true }).waitFor();
+    await page.keyboard.press('Escape');
+    await apiInPage(page, 'PATCH', `/api/directories/${directory.id}/rows/${eastAtFirst.id}/move`, {
+      parentId: null,
+      position: 2,
+    });
+    await node(page, 'East gate').and(page.locator('[data-depth="1"]')).waitFor();
+
     // A colleague deletes a row: it goes.
     await apiInPage(page, 'DELETE', `/api/directories/${directory.id}/rows/${south.id}`);
     await node(page, 'South gate').waitFor({ state: 'detached' });

@@ -86,6 +86,13 @@ function moveOptions(nodes: readonly TreeNodeShape[], excluded: ReadonlySet<stri
   }));
 }
 
+/** The options that hold others: the ones a tree can open. */
+function parentOptionKeys(options: readonly TreeOption[]): string[] {
+  return options.flatMap((option) =>
+    option.children.length > 0 ? [option.value, ...parentOptionKeys(option.children)] : [],
+  );
+}
+
 interface RowEditorProps {
   directory: Directory;
   /** The row being edited; none for a new row. */
@@ -163,6 +170,15 @@ export function RowEditor(props: RowEditorProps) {
       ...moveOptions(props.parentTree, excluded, t('directories.noLabel')),
     ];
   }, [props.parentTree, row?.id, t]);
+  // Every row with rows under it is shown open, those the user closed aside: a row a colleague's
+  // change put under another while the editor is open shows too (expanding only when the list was
+  // first opened would hide it).
+  const [closedInMoveTree, setClosedInMoveTree] = useState<ReadonlySet<string>>(new Set());
+  const moveTreeParents = useMemo(() => parentOptionKeys(moveTree), [moveTree]);
+  const moveTreeOpen = useMemo(
+    () => moveTreeParents.filter((key) => !closedInMoveTree.has(key)),
+    [moveTreeParents, closedInMoveTree],
+  );
 
   // What the user changed of what the editor showed: only that is saved, so a colleague's change
   // of another cell or of the bindings, made while the editor was open, stays.
@@ -346,7 +362,11 @@ export function RowEditor(props: RowEditorProps) {
             style={{ width: '100%' }}
             value={row.parentId ?? TOP_LEVEL}
             treeData={moveTree}
-            treeDefaultExpandAll
+            treeExpandedKeys={moveTreeOpen}
+            onTreeExpand={(keys) => {
+              const open = new Set(keys.map(String));
+              setClosedInMoveTree(new Set(moveTreeParents.filter((key) => !open.has(key))));
+            }}
             showSearch
             treeNodeFilterProp="title"
             onChange={(value: string) => props.onMove(value === TOP_LEVEL ? null : value)}
