@@ -609,7 +609,7 @@ describe.skipIf(!suite.available)('working offline in the browser: tasks', { tim
 
     // Offline, deleted and taken back before the connection returns: the server never loses it.
     await page.getByRole('link', { name: 'Boiler room' }).click();
-    await page.getByRole('heading', { name: 'Boiler room' }).waitFor();
+    await waitOrExplain(page, page.getByRole('heading', { name: 'Boiler room' }));
     await context.setOffline(true);
     await page.getByTestId('offline-banner').waitFor();
     await deleteIt();
