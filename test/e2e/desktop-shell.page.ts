@@ -11,8 +11,11 @@ import { createBridge, type IpcRendererEventLike } from '../../electron/preload/
 declare global {
   interface Window {
     orbita?: unknown;
-    /** Test → page: main hands the page the replica port `id`; messages arriving on it from the replica. */
-    desktopShell: { hand(id: number): void; deliver(id: number, message: unknown): void; cut(id: number): void };
+    /**
+     * Test → page: main hands the page the replica port `id` (answering the ports this document
+     * holds); messages arriving on it from the replica; the replica process's end closed.
+     */
+    desktopShell: { hand(id: number): number[]; deliver(id: number, message: unknown): void; cut(id: number): void };
     /** Page → test: an IPC message to main. */
     desktopShellIpc(channel: string, ...args: unknown[]): void;
     /** Page → test: a message for the replica process on port `id`. */
@@ -29,6 +32,7 @@ window.desktopShell = {
     relayed.set(id, channel.port1);
     channel.port1.onmessage = (event) => window.desktopShellSend(id, event.data);
     listeners.get('orbita:replica-port')?.({ ports: [channel.port2] });
+    return [...relayed.keys()];
   },
   deliver(id, message) {
     relayed.get(id)?.postMessage(message);

@@ -26,20 +26,23 @@ function bundledShell(): Promise<string> {
 
 /** The page-side shell (`window.desktopShell`); page functions name it inline, as they run in the page. */
 type ShellWindow = {
-  desktopShell: { hand(id: number): void; deliver(id: number, message: unknown): void; cut(id: number): void };
+  desktopShell: { hand(id: number): number[]; deliver(id: number, message: unknown): void; cut(id: number): void };
 };
 
 /**
  * The desktop app around one page in Chromium: the real preload's bridge in the page, and this test
  * playing Electron's main process and the replica process — a replica port handed at each page load
  * and whenever the page asks, each served by the replica host over SQLite files in
- * `databaseDirectory`. `crash()` ends the replica process as a crash would, and hands the page the
- * restarted one's port unasked, as main does.
+ * `databaseDirectory`; the ports of a document the page has left close when the next is handed.
+ * `crash()` ends the replica process as a crash would, and hands the page the restarted one's port
+ * unasked, as main does.
  */
 export function desktopShell(databaseDirectory: string) {
   let page: Page | undefined;
   let next = 0;
   const ports = new Map<number, MessagePort>();
+  /** The ports whose page end has been given to a document. */
+  const handed = new Set<number>();
   const hand = async () => {
     if (!page) return;
     const id = ++next;
@@ -53,7 +56,17 @@ export function desktopShell(databaseDirectory: string) {
       ] as const).catch(() => undefined);
     });
     ports.set(id, channel.port1);
-    await on.evaluate((i) => (window as unknown as ShellWindow).desktopShell.hand(i), id);
+    const held = await on.evaluate((i) => (window as unknown as ShellWindow).desktopShell.hand(i), id);
+    // The ports handed to a document the page has left are gone with it: their replica-process ends
+    // close, as Electron's do when the window's end is destroyed, and the host closes what they left
+    // open. (A port still being handed is not one of them.)
+    for (const other of handed) {
+      if (held.includes(other)) continue;
+      ports.get(other)?.close();
+      ports.delete(other);
+      handed.delete(other);
+    }
+    handed.add(id);
   };
   return {
     /** Installs the shell in `context`, whose next page is the app's window. */
@@ -89,6 +102,7 @@ export function desktopShell(databaseDirectory: string) {
         await page?.evaluate((i) => (window as unknown as ShellWindow).desktopShell.cut(i), id).catch(() => undefined);
       }
       ports.clear();
+      handed.clear();
     },
   };
 }
