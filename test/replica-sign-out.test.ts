@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { emitterPort } from '@shared/message-port';
+import { getRxReplicationMetaInstanceSchema } from 'rxdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostReplicaStorage } from '../electron/backend/replica-host';
 import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
 import { copiesHeld, noteCopy, Replica } from '../renderer/src/data/replica';
+import { discardDesktopCopy, remoteReplicaStorage } from '../renderer/src/data/storage';
 import { deadPort } from './helpers/network';
 
 const WAIT = { timeout: 15_000, interval: 20 };
@@ -64,6 +66,7 @@ async function signedIn(userId: string, memory: Map<string, string>) {
     failed: (error) => {
       throw error;
     },
+    discard: (port) => discardDesktopCopy(port, Replica.databaseName(userId)),
   });
   await expect.poll(() => opened.length, WAIT).toBe(1);
   return { replica: opened[0] as Replica, stop: following.stop };
@@ -105,6 +108,38 @@ describe('signing out of the desktop app', () => {
     expect(await again.replica.db.tasks.count().exec()).toBe(0);
     expect(again.replica.status$.value.pending).toBe(0);
     await again.stop({ remove: true });
+  });
+
+  it('says the copy is removed only once its files are gone, which another page that has it open holds', async () => {
+    const memory = new Map<string, string>();
+    const leaving = await signedIn(LEAVING, memory);
+    await leaving.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b40', ...TASK, title: 'Pump room' });
+    // The same copy open on another port: a page reloading, whose old port has not closed yet, with
+    // the record of its replication of tasks (which the replica process keeps on disk only).
+    const channel = new MessageChannel();
+    const stopHosting = hostReplicaStorage(emitterPort(channel.port2), { databaseDirectory: dir });
+    const held = await remoteReplicaStorage(emitterPort(channel.port1)).createStorageInstance({
+      databaseInstanceToken: 'reloading-page',
+      databaseName: Replica.databaseName(LEAVING),
+      collectionName: 'rx-replication-meta-tasks-of-the-reloading-page',
+      schema: getRxReplicationMetaInstanceSchema(leaving.replica.db.tasks.schema.jsonSchema, false) as never,
+      options: {},
+      multiInstance: false,
+      devMode: false,
+    });
+    let removed = false;
+    const removal = leaving.stop({ remove: true }).then(() => {
+      removed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(removed).toBe(false);
+    expect(filesOf(LEAVING).some((name) => name.endsWith('.sqlite'))).toBe(true);
+    // That page lets go: the files go, then the removal is done.
+    await held.close();
+    await removal;
+    expect(filesOf(LEAVING)).toEqual([]);
+    stopHosting();
+    channel.port1.close();
   });
 
   it('keeps the copy for the next sign-in by default', async () => {

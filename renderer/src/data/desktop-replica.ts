@@ -18,7 +18,8 @@ export interface ReplicaPortsOptions {
   failed: (error: unknown) => void;
   /**
    * Deletes the copy without opening it, over the port it failed to open on (the shell hands a
-   * window one port at a time): for a removal or a new copy when the copy cannot be opened.
+   * window one port at a time): for a removal or a new copy when the copy cannot be opened, and
+   * after a removal, to be sure its files are gone.
    */
   discard?: (port: PortLike) => Promise<void>;
 }
@@ -63,8 +64,12 @@ export function followReplicaPorts(options: ReplicaPortsOptions): {
       if (old.replica) {
         options.closing(old.replica);
         // A removal that failed is the caller's to report; a close that failed leaves nothing to do.
-        if (remove) await old.replica.remove();
-        else await old.replica.close().catch(() => undefined);
+        if (remove) {
+          await old.replica.remove();
+          // Removed once its files are gone: another page of the app that still has the copy open
+          // (one reloading, say) holds them until it lets go.
+          await options.discard?.(old.port);
+        } else await old.replica.close().catch(() => undefined);
       } else if (remove && !portIsDead) {
         // It never opened: it is deleted unopened.
         await options.discard?.(old.port);
