@@ -135,6 +135,7 @@ export async function endSessionOnServer(refreshToken: string | undefined): Prom
   const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(refreshToken)));
   const hash = Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
   keepUnsentSignOuts([...unsentSignOuts().filter((kept) => kept !== hash), hash]);
+  retryUnsentSignOuts();
 }
 
 /** Whether the server answered a sign-out (done, or refused as malformed: nothing to try again). */
@@ -146,18 +147,38 @@ function heard(body: { refreshToken: string } | { refreshTokenHash: string }): P
 }
 
 let sendingSignOuts: Promise<void> | undefined;
+/** The next try of the sign-outs the server has not heard yet, and the wait before it. */
+let signOutRetry: ReturnType<typeof setTimeout> | undefined;
+let signOutRetryMs = 0;
+const SIGN_OUT_RETRY_FIRST_MS = 5_000;
+const SIGN_OUT_RETRY_MAX_MS = 60_000;
 
-/** Tells the server of the sign-outs made without the network; those it cannot hear yet stay for the next try. */
+/**
+ * Tells the server of the sign-outs made without the network; those it cannot hear yet are tried
+ * again, after 5 s and then twice as long each time up to a minute (the network may be back without
+ * the browser saying so, or the server down while the network is up), and whenever the browser
+ * says the network is back.
+ */
 export function sendUnsentSignOuts(): Promise<void> {
   sendingSignOuts ??= (async () => {
     for (const hash of unsentSignOuts()) {
-      if (!(await heard({ refreshTokenHash: hash }))) return;
+      if (!(await heard({ refreshTokenHash: hash }))) return retryUnsentSignOuts();
       keepUnsentSignOuts(unsentSignOuts().filter((kept) => kept !== hash));
     }
+    signOutRetryMs = 0;
   })().finally(() => {
     sendingSignOuts = undefined;
   });
   return sendingSignOuts;
+}
+
+function retryUnsentSignOuts(): void {
+  if (signOutRetry !== undefined) return;
+  signOutRetryMs = Math.min(Math.max(SIGN_OUT_RETRY_FIRST_MS, signOutRetryMs * 2), SIGN_OUT_RETRY_MAX_MS);
+  signOutRetry = setTimeout(() => {
+    signOutRetry = undefined;
+    void sendUnsentSignOuts();
+  }, signOutRetryMs);
 }
 
 /**
