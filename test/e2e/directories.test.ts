@@ -305,6 +305,19 @@ describe.skipIf(!suite.available)('the directories screen', { timeout: 120_000 }
     await node(page, 'East gate').and(page.locator('[data-depth="2"]')).waitFor();
     await page.getByLabel('Move under').click();
     await moveList.getByTitle('East gate', { exact: true }).waitFor();
+    // A row she closed in that list stays closed when the tree changes again.
+    await moveList
+      .locator('.ant-select-tree-treenode')
+      .filter({ has: page.getByTitle('South gate', { exact: true }) })
+      .locator('.ant-select-tree-switcher')
+      .click();
+    await moveList.getByTitle('East gate', { exact: true }).waitFor({ state: 'detached' });
+    await page.keyboard.press('Escape');
+    await addRow(page, directory.id, ['West gate', 'Desert']);
+    await node(page, 'West gate').waitFor();
+    await page.getByLabel('Move under').click();
+    await moveList.getByTitle('West gate', { exact: true }).waitFor();
+    expect(await moveList.getByTitle('East gate', { exact: true }).count()).toBe(0);
     await page.keyboard.press('Escape');
     await apiInPage(page, 'PATCH', `/api/directories/${directory.id}/rows/${eastAtFirst.id}/move`, {
       parentId: null,
