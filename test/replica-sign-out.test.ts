@@ -4,12 +4,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { emitterPort } from '@shared/message-port';
+import i18next from 'i18next';
 import { getRxReplicationMetaInstanceSchema } from 'rxdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostReplicaStorage } from '../electron/backend/replica-host';
 import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
 import { copiesHeld, noteCopy, Replica } from '../renderer/src/data/replica';
+import { copyRemovalReason, ReplicaInUseError } from '../renderer/src/data/replica-errors';
 import { discardDesktopCopy, remoteReplicaStorage } from '../renderer/src/data/storage';
+import { en } from '../renderer/src/i18n/en';
+import { ru } from '../renderer/src/i18n/ru';
 import { deadPort } from './helpers/network';
 
 const WAIT = { timeout: 15_000, interval: 20 };
@@ -41,9 +45,9 @@ function filesOf(userId: string): string[] {
  * A page of the desktop app signed in as `userId`, on a port of its own to the replica host serving
  * `dir` (as each window of the app gets one); what the page remembers is kept in `memory`.
  */
-async function signedIn(userId: string, memory: Map<string, string>) {
+async function signedIn(userId: string, memory: Map<string, string>, host: { discardWaitMs?: number } = {}) {
   const channel = new MessageChannel();
-  hostReplicaStorage(emitterPort(channel.port2), { databaseDirectory: dir });
+  hostReplicaStorage(emitterPort(channel.port2), { databaseDirectory: dir, ...host });
   const opened: Replica[] = [];
   const following = followReplicaPorts({
     firstPort: async () => emitterPort(channel.port1),
@@ -110,23 +114,34 @@ describe('signing out of the desktop app', () => {
     await again.stop({ remove: true });
   });
 
-  it('says the copy is removed only once its files are gone, which another page that has it open holds', async () => {
-    const memory = new Map<string, string>();
-    const leaving = await signedIn(LEAVING, memory);
-    await leaving.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b40', ...TASK, title: 'Pump room' });
-    // The same copy open on another port: a page reloading, whose old port has not closed yet, with
-    // the record of its replication of tasks (which the replica process keeps on disk only).
+  /** The same copy held open on another port: a page reloading whose old port has not closed yet. */
+  async function heldElsewhere(userId: string, replica: Replica) {
     const channel = new MessageChannel();
     const stopHosting = hostReplicaStorage(emitterPort(channel.port2), { databaseDirectory: dir });
+    // The record of its replication of tasks, which the replica process keeps on disk only.
     const held = await remoteReplicaStorage(emitterPort(channel.port1)).createStorageInstance({
       databaseInstanceToken: 'reloading-page',
-      databaseName: Replica.databaseName(LEAVING),
+      databaseName: Replica.databaseName(userId),
       collectionName: 'rx-replication-meta-tasks-of-the-reloading-page',
-      schema: getRxReplicationMetaInstanceSchema(leaving.replica.db.tasks.schema.jsonSchema, false) as never,
+      schema: getRxReplicationMetaInstanceSchema(replica.db.tasks.schema.jsonSchema, false) as never,
       options: {},
       multiInstance: false,
       devMode: false,
     });
+    return {
+      async release() {
+        await held.close();
+        stopHosting();
+        channel.port1.close();
+      },
+    };
+  }
+
+  it('says the copy is removed only once its files are gone, which another page that has it open holds', async () => {
+    const memory = new Map<string, string>();
+    const leaving = await signedIn(LEAVING, memory);
+    await leaving.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b40', ...TASK, title: 'Pump room' });
+    const elsewhere = await heldElsewhere(LEAVING, leaving.replica);
     let removed = false;
     const removal = leaving.stop({ remove: true }).then(() => {
       removed = true;
@@ -135,11 +150,34 @@ describe('signing out of the desktop app', () => {
     expect(removed).toBe(false);
     expect(filesOf(LEAVING).some((name) => name.endsWith('.sqlite'))).toBe(true);
     // That page lets go: the files go, then the removal is done.
-    await held.close();
+    await elsewhere.release();
     await removal;
     expect(filesOf(LEAVING)).toEqual([]);
-    stopHosting();
-    channel.port1.close();
+  });
+
+  it('fails saying, in the user’s language, that another page has the copy open, when it never lets go', async () => {
+    const memory = new Map<string, string>();
+    const leaving = await signedIn(LEAVING, memory, { discardWaitMs: 300 });
+    await leaving.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b50', ...TASK, title: 'Pump room' });
+    const elsewhere = await heldElsewhere(LEAVING, leaving.replica);
+    const failure = await leaving.stop({ remove: true }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(failure).toBeInstanceOf(ReplicaInUseError);
+    expect(filesOf(LEAVING).some((name) => name.endsWith('.sqlite'))).toBe(true);
+    const words = async (lng: string, translation: typeof en) => {
+      const i18n = i18next.createInstance();
+      await i18n.init({ resources: { [lng]: { translation } }, lng, interpolation: { escapeValue: false } });
+      return i18n.t;
+    };
+    expect(copyRemovalReason(failure, await words('en', en))).toBe('another Orbita tab or window still has it open');
+    expect(copyRemovalReason(failure, await words('ru', ru))).toBe('её держит открытой другая вкладка или окно Orbita');
+    // Once it lets go, a removal goes through.
+    await elsewhere.release();
+    const again = await signedIn(LEAVING, memory);
+    await again.stop({ remove: true });
+    expect(filesOf(LEAVING)).toEqual([]);
   });
 
   it('keeps the copy for the next sign-in by default', async () => {

@@ -60,8 +60,25 @@ export function replicaStorage(databaseDirectory: string): RxStorage<unknown, un
   return storage;
 }
 
-/** How long a discard waits for the copy's storage instances to close (the page that failed to open it closed its port). */
+/**
+ * How long a discard waits for the copy's storage instances to close: the page that failed to open
+ * it, or one reloading, closes its port.
+ */
 const DISCARD_WAIT_MS = 10_000;
+
+interface HostOptions {
+  /** Where the replicas' SQLite files are. */
+  databaseDirectory: string;
+  /** How long a discard waits for the copy to close (`DISCARD_WAIT_MS` unless set). */
+  discardWaitMs?: number;
+}
+
+/** The copy is still open in this process after the wait: not discarded. */
+class CopyInUseError extends Error {
+  constructor() {
+    super('the copy is still open in this app');
+  }
+}
 /** The replicas' database names (`Replica.databaseName`): nothing else in the directory is discarded. */
 const REPLICA_DATABASE_NAME = /^orbita-[0-9a-f-]{36}$/;
 
@@ -73,12 +90,13 @@ function replicaFiles(databaseDirectory: string, databaseName: string) {
 
 /** Does what the page asks of a replica's files: what the answer carries besides its identity. */
 async function answerFilesRequest(
-  databaseDirectory: string,
+  options: HostOptions,
   request: Partial<ReplicaFilesRequest>,
 ): Promise<Pick<ReplicaFilesAnswer, 'bytes'>> {
+  const { databaseDirectory } = options;
   const databaseName = String(request.databaseName);
   if (request.operation === 'discard') {
-    await discardReplica(databaseDirectory, databaseName);
+    await discardReplica(databaseDirectory, databaseName, options.discardWaitMs ?? DISCARD_WAIT_MS);
     return {};
   }
   if (request.operation === 'size') {
@@ -91,11 +109,11 @@ async function answerFilesRequest(
  * Deletes the files of a replica that cannot be opened, once nothing in this process has it open.
  * A page whose open failed may still be closing what it had opened of it: that is waited for.
  */
-async function discardReplica(databaseDirectory: string, databaseName: string): Promise<void> {
+async function discardReplica(databaseDirectory: string, databaseName: string, waitMs: number): Promise<void> {
   const settings = replicaFiles(databaseDirectory, databaseName);
-  const until = Date.now() + DISCARD_WAIT_MS;
+  const until = Date.now() + waitMs;
   while (databaseIsOpen(settings, databaseName)) {
-    if (Date.now() > until) throw new Error('the copy is still open in this app; close the app and try again');
+    if (Date.now() > until) throw new CopyInUseError();
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   discardDatabaseFile(settings, databaseName);
@@ -106,7 +124,7 @@ async function discardReplica(databaseDirectory: string, databaseName: string): 
  * in the Electron utility process, so a heavy sync never blocks the window; the renderer reaches
  * it with RxDB's remote storage (`renderer/src/data/storage.ts`).
  */
-export function hostReplicaStorage(port: PortLike, options: { databaseDirectory: string }): () => void {
+export function hostReplicaStorage(port: PortLike, options: HostOptions): () => void {
   const send = (message: unknown) => {
     try {
       port.postMessage(message);
@@ -143,12 +161,13 @@ export function hostReplicaStorage(port: PortLike, options: { databaseDirectory:
     const files = data as Partial<ReplicaFilesRequest> | undefined;
     if (files?.type === REPLICA_FILES_REQUEST) {
       const answer = { type: REPLICA_FILES_ANSWER, requestId: String(files.requestId) } as const;
-      void answerFilesRequest(options.databaseDirectory, files).then(
+      void answerFilesRequest(options, files).then(
         (result) => send({ ...answer, ...result } satisfies ReplicaFilesAnswer),
         (error: unknown) =>
           send({
             ...answer,
             error: error instanceof Error ? error.message : String(error),
+            ...(error instanceof CopyInUseError ? { inUse: true } : {}),
           } satisfies ReplicaFilesAnswer),
       );
       return;

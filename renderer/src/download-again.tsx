@@ -1,6 +1,7 @@
 import { App } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { pendingOnDevice, useReplica } from './data/replica-context';
+import { copyRemovalReason } from './data/replica-errors';
 
 /**
  * Asks whether to delete this device's copy of the data and bring it again from the server, saying
@@ -28,9 +29,7 @@ export function useDownloadAgain(): (() => void) | undefined {
       cancelText: t('settings.cancel'),
       onOk: () =>
         downloadAgain().catch((caught: unknown) => {
-          message.error(
-            t('offline.downloadAgainFailed', { reason: caught instanceof Error ? caught.message : String(caught) }),
-          );
+          message.error(t('offline.downloadAgainFailed', { reason: copyRemovalReason(caught, t) }));
         }),
     });
   };

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { pendingOnDevice, useReplica } from './data/replica-context';
-import { ReplicaInUseError } from './data/tab-owner';
+import { copyRemovalReason, ReplicaInUseError } from './data/replica-errors';
 
 /**
  * The header's "Sign out": asks whether this device keeps its copy of the data (offline work after
@@ -26,8 +26,7 @@ export function SignOutButton({ style }: { style?: React.CSSProperties }) {
       await signOut({ removeCopy });
     } catch (caught) {
       if (caught instanceof ReplicaInUseError) message.error(t('signOut.inUse'));
-      else
-        message.error(t('signOut.removeFailed', { reason: caught instanceof Error ? caught.message : String(caught) }));
+      else message.error(t('signOut.removeFailed', { reason: copyRemovalReason(caught, t) }));
     } finally {
       setWorking(false);
       setAsking(false);

@@ -19,6 +19,7 @@ import { desktopReplicaPort, onReplacedReplicaPort } from '../desktop';
 import type { UpgradeProgress } from './database';
 import { followReplicaPorts } from './desktop-replica';
 import { copiesHeld, type Memory, noteCopy, Replica, type ReplicaStatus } from './replica';
+import { ReplicaInUseError } from './replica-errors';
 import {
   browserReplicaStorage,
   desktopCopySize,
@@ -74,7 +75,11 @@ export interface SignOutOptions {
  * The removal of this device's copy after the server said the account is deactivated: under way,
  * done, or failed (why).
  */
-export type DeactivatedCopy = { removal: 'under way' } | { removal: 'done' } | { removal: 'failed'; reason: string };
+export type DeactivatedCopy =
+  | { removal: 'under way' }
+  | { removal: 'done' }
+  /** `inUse`: another tab or window of the app kept the copy open (the page words it in its language). */
+  | { removal: 'failed'; reason: string; inUse?: boolean };
 
 interface ReplicaContextValue extends ReplicaState {
   /** The signed-in account was deactivated: what became of this device's copy of its data. */
@@ -151,7 +156,12 @@ function followRemoval(removal: Promise<void>, show: (copy: DeactivatedCopy) => 
   show({ removal: 'under way' });
   removal.then(
     () => show({ removal: 'done' }),
-    (caught: unknown) => show({ removal: 'failed', reason: caught instanceof Error ? caught.message : String(caught) }),
+    (caught: unknown) =>
+      show({
+        removal: 'failed',
+        reason: caught instanceof Error ? caught.message : String(caught),
+        ...(caught instanceof ReplicaInUseError ? { inUse: true } : {}),
+      }),
   );
 }
 

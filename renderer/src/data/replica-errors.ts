@@ -30,6 +30,23 @@ export class RecordGoneError extends Error {
   }
 }
 
+/**
+ * Another tab or window of the app kept the copy open past the wait (a browser tab holding it, a
+ * desktop page whose port has not closed): it was not removed.
+ */
+export class ReplicaInUseError extends Error {
+  constructor() {
+    super('Another tab or window of the app still has the copy of the data open');
+    this.name = 'ReplicaInUseError';
+  }
+}
+
+/** Why this device's copy could not be removed, in the user's words, for the messages that give a reason. */
+export function copyRemovalReason(caught: unknown, t: TFunction): string {
+  if (caught instanceof ReplicaInUseError) return t('errors.copyInUse');
+  return replicaReason(caught).split('\n')[0] ?? '';
+}
+
 /** A failed write to the replica in the user's words: a full or read-only disk says what to do. */
 export function replicaFailureText(caught: unknown, t: TFunction): string {
   if (caught instanceof RecordGoneError) return t('errors.recordGone');

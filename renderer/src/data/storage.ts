@@ -10,6 +10,7 @@ import type { RxStorage, RxStorageDefaultCheckpoint } from 'rxdb';
 import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { getRxStorageRemote, type MessageFromRemote } from 'rxdb/plugins/storage-remote';
 import { Subject } from 'rxjs';
+import { ReplicaInUseError } from './replica-errors';
 
 let remoteStorages = 0;
 
@@ -130,7 +131,8 @@ function askReplicaProcess(
       if (answer?.type !== REPLICA_FILES_ANSWER || answer.requestId !== requestId) return;
       stop();
       stopWatching?.();
-      if (answer.error) reject(new Error(answer.error));
+      if (answer.inUse) reject(new ReplicaInUseError());
+      else if (answer.error) reject(new Error(answer.error));
       else resolve(answer as ReplicaFilesAnswer);
     });
     const request: ReplicaFilesRequest = { type: REPLICA_FILES_REQUEST, requestId, databaseName, operation };

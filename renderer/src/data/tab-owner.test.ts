@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { claimReplica, FIRST_WAIT_MS, ReplicaInUseError, type TabEnvironment } from './tab-owner';
+import { ReplicaInUseError } from './replica-errors';
+import { claimReplica, FIRST_WAIT_MS, type TabEnvironment } from './tab-owner';
 
 /** Web Locks as a browser keeps them: one holder per name, the others granted in the order they asked. */
 function fakeBrowser() {

@@ -1,3 +1,5 @@
+import { ReplicaInUseError } from './replica-errors';
+
 /**
  * One tab of a browser holds a user's replica at a time: two tabs on one IndexedDB copy would
  * each cache and replicate it without seeing the other's writes. The owner holds a Web Lock;
@@ -15,14 +17,6 @@ export interface TabOwnership {
    * `ReplicaInUseError` when no tab has let it go after `patienceMs`.
    */
   releaseThen(work: () => Promise<void>, patienceMs?: number): Promise<void>;
-}
-
-/** Another tab kept the replica open past the wait: it was not removed. */
-export class ReplicaInUseError extends Error {
-  constructor() {
-    super('Another tab still has the copy of the data open');
-    this.name = 'ReplicaInUseError';
-  }
 }
 
 /** How long a sign-out waits for another tab to close the replica it removes. */

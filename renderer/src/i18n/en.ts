@@ -17,7 +17,7 @@ export const en: Strings = {
     confirmRemove: 'Remove the copy and sign out',
     removeFailed: 'The copy of the data could not be removed: {{reason}}. Close other Orbita windows and try again.',
     inUse:
-      'The copy of the data was not removed: another Orbita tab kept it open. Close the other Orbita tabs, then sign in and sign out again with removal.',
+      'The copy of the data was not removed: another Orbita tab or window kept it open. Close the other Orbita tabs, or restart the Orbita app, then sign in and sign out again with removal.',
   },
   signIn: {
     title: 'Sign in to Orbita',
@@ -322,5 +322,6 @@ export const en: Strings = {
       'The change could not be saved on this device: its disk is full or cannot be written. Free some disk space and try again; earlier changes are kept and saved then.',
     recordGone: 'The change was not saved: this record has just been deleted, or is no longer shared with you.',
     replicaWrite: 'The change could not be saved on this device: {{reason}}',
+    copyInUse: 'another Orbita tab or window still has it open',
   },
 };

@@ -64,7 +64,9 @@ export function SignInPage() {
                 ? t('signIn.deactivatedRemoving')
                 : deactivated.removal === 'done'
                   ? t('signIn.deactivatedRemoved')
-                  : t('signIn.deactivatedKept', { reason: deactivated.reason })
+                  : t('signIn.deactivatedKept', {
+                      reason: deactivated.inUse ? t('errors.copyInUse') : deactivated.reason,
+                    })
             }
           />
         )}

@@ -88,6 +88,8 @@ export interface ReplicaFilesAnswer {
   requestId: string;
   bytes?: number;
   error?: string;
+  /** The copy is still open in the replica process (a discard waited for it in vain). */
+  inUse?: boolean;
 }
 export const REPLICA_FILES_REQUEST: ReplicaFilesRequest['type'] = 'orbita:replica-files';
 export const REPLICA_FILES_ANSWER: ReplicaFilesAnswer['type'] = 'orbita:replica-files-answer';
