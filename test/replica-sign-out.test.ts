@@ -5,16 +5,16 @@ import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { emitterPort } from '@shared/message-port';
 import i18next from 'i18next';
-import { getRxReplicationMetaInstanceSchema } from 'rxdb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostReplicaStorage } from '../electron/backend/replica-host';
 import { followReplicaPorts } from '../renderer/src/data/desktop-replica';
 import { copiesHeld, noteCopy, Replica } from '../renderer/src/data/replica';
 import { copyRemovalReason, ReplicaInUseError } from '../renderer/src/data/replica-errors';
-import { discardDesktopCopy, remoteReplicaStorage } from '../renderer/src/data/storage';
+import { discardDesktopCopy } from '../renderer/src/data/storage';
 import { en } from '../renderer/src/i18n/en';
 import { ru } from '../renderer/src/i18n/ru';
 import { deadPort } from './helpers/network';
+import { copyHeldElsewhere } from './helpers/replica';
 
 const WAIT = { timeout: 15_000, interval: 20 };
 const LEAVING = '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b01';
@@ -114,34 +114,11 @@ describe('signing out of the desktop app', () => {
     await again.stop({ remove: true });
   });
 
-  /** The same copy held open on another port: a page reloading whose old port has not closed yet. */
-  async function heldElsewhere(userId: string, replica: Replica) {
-    const channel = new MessageChannel();
-    const stopHosting = hostReplicaStorage(emitterPort(channel.port2), { databaseDirectory: dir });
-    // The record of its replication of tasks, which the replica process keeps on disk only.
-    const held = await remoteReplicaStorage(emitterPort(channel.port1)).createStorageInstance({
-      databaseInstanceToken: 'reloading-page',
-      databaseName: Replica.databaseName(userId),
-      collectionName: 'rx-replication-meta-tasks-of-the-reloading-page',
-      schema: getRxReplicationMetaInstanceSchema(replica.db.tasks.schema.jsonSchema, false) as never,
-      options: {},
-      multiInstance: false,
-      devMode: false,
-    });
-    return {
-      async release() {
-        await held.close();
-        stopHosting();
-        channel.port1.close();
-      },
-    };
-  }
-
   it('says the copy is removed only once its files are gone, which another page that has it open holds', async () => {
     const memory = new Map<string, string>();
     const leaving = await signedIn(LEAVING, memory);
     await leaving.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b40', ...TASK, title: 'Pump room' });
-    const elsewhere = await heldElsewhere(LEAVING, leaving.replica);
+    const elsewhere = await copyHeldElsewhere(dir, LEAVING);
     let removed = false;
     const removal = leaving.stop({ remove: true }).then(() => {
       removed = true;
@@ -159,7 +136,7 @@ describe('signing out of the desktop app', () => {
     const memory = new Map<string, string>();
     const leaving = await signedIn(LEAVING, memory, { discardWaitMs: 300 });
     await leaving.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b50', ...TASK, title: 'Pump room' });
-    const elsewhere = await heldElsewhere(LEAVING, leaving.replica);
+    const elsewhere = await copyHeldElsewhere(dir, LEAVING);
     const failure = await leaving.stop({ remove: true }).then(
       () => undefined,
       (caught: unknown) => caught,

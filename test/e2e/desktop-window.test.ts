@@ -15,7 +15,7 @@ import {
   UI_WAIT_MS,
 } from '../helpers/browser';
 import { desktopShell } from '../helpers/desktop-shell';
-import { taskOnDisk } from '../helpers/replica';
+import { copyHeldElsewhere, taskOnDisk } from '../helpers/replica';
 
 const suite = browserSuite({ config: { syncPollMs: 100 } });
 let dir: string;
@@ -168,6 +168,45 @@ describe.skipIf(!suite.available)('the desktop window on its replica process', {
     await page.waitForURL(`${suite.t.url}/sign-in`);
     await page.getByTestId('deactivated').filter({ hasText: 'Its data has been removed from this device.' }).waitFor();
     expect(copyFiles()).toEqual([]);
+    await context.close();
+    await adminContext.close();
+    await shell.close();
+  });
+  it('says the copy stayed when another page of the app keeps it open as the account is deactivated', async () => {
+    const { context: adminContext, page: admin } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Dry Dock',
+      name: 'Administrator',
+      email: 'admin@dock.example.org',
+    });
+    const form = (await apiInPage(admin, 'POST', '/api/forms', { name: 'Checks', fields: [] })) as { id: string };
+    await apiInPage(admin, 'POST', '/api/tasks', { formId: form.id, title: 'Crane' });
+    const userId = await joinedPerson(suite.t, admin, 'Gleb', 'gleb@dock.example.org');
+
+    const shell = desktopShell(dir, { discardWaitMs: 500 });
+    const context = await suite.browser.newContext({ locale: 'en-US' });
+    await shell.install(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(UI_WAIT_MS);
+    await page.goto(`${suite.t.url}/sign-in`);
+    await signIn(page, 'gleb@dock.example.org', 'Gleb joins the crew');
+    await page.getByTestId('organization-name').waitFor();
+    await page.goto(`${suite.t.url}/tasks`);
+    await page.getByRole('link', { name: 'Crane' }).waitFor();
+    await replicaIs(page, 'online ready');
+    const copyFiles = () => readdirSync(dir).filter((name) => name.includes(userId.slice(-12)));
+    const elsewhere = await copyHeldElsewhere(dir, userId);
+
+    await apiInPage(admin, 'PATCH', `/api/users/${userId}`, { status: 'deactivated' });
+    await page.waitForURL(`${suite.t.url}/sign-in`);
+    await page
+      .getByTestId('deactivated')
+      .filter({
+        hasText:
+          'Its data could not be removed from this device: another Orbita tab or window still has it open. Close other Orbita windows and open Orbita again.',
+      })
+      .waitFor();
+    expect(copyFiles().some((name) => name.endsWith('.sqlite'))).toBe(true);
+    await elsewhere.release();
     await context.close();
     await adminContext.close();
     await shell.close();

@@ -37,7 +37,7 @@ type ShellWindow = {
  * `crash()` ends the replica process as a crash would, and hands the page the restarted one's port
  * unasked, as main does.
  */
-export function desktopShell(databaseDirectory: string) {
+export function desktopShell(databaseDirectory: string, host: { discardWaitMs?: number } = {}) {
   let page: Page | undefined;
   let next = 0;
   const ports = new Map<number, MessagePort>();
@@ -47,7 +47,7 @@ export function desktopShell(databaseDirectory: string) {
     if (!page) return;
     const id = ++next;
     const channel = new MessageChannel();
-    hostReplicaStorage(emitterPort(channel.port2), { databaseDirectory });
+    hostReplicaStorage(emitterPort(channel.port2), { databaseDirectory, ...host });
     const on = page;
     channel.port1.on('message', (message: unknown) => {
       on.evaluate(([i, m]) => (window as unknown as ShellWindow).desktopShell.deliver(i, m), [

@@ -1,8 +1,14 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
+import { emitterPort } from '@shared/message-port';
 import Database from 'better-sqlite3';
+import { fillWithDefaultSettings, getRxReplicationMetaInstanceSchema } from 'rxdb';
+import { hostReplicaStorage } from '../../electron/backend/replica-host';
 import { getRxStorageBetterSqlite } from '../../electron/backend/rx-storage-sqlite';
 import { Replica } from '../../renderer/src/data/replica';
+import { collectionSchemas } from '../../renderer/src/data/schemas';
+import { remoteReplicaStorage } from '../../renderer/src/data/storage';
 import type { TestApp } from './app';
 import type { Member } from './factories';
 
@@ -67,4 +73,30 @@ export function taskOnDisk(directory: string, taskId: string): { title?: string 
     }
   }
   return undefined;
+}
+
+/**
+ * `userId`'s desktop copy in `databaseDirectory` held open on a port of its own to the replica host,
+ * as a page reloading holds it until its old port closes: the record of its replication of tasks,
+ * which the replica process keeps on disk only. `release()` lets it go.
+ */
+export async function copyHeldElsewhere(databaseDirectory: string, userId: string) {
+  const channel = new MessageChannel();
+  const stopHosting = hostReplicaStorage(emitterPort(channel.port2), { databaseDirectory });
+  const held = await remoteReplicaStorage(emitterPort(channel.port1)).createStorageInstance({
+    databaseInstanceToken: 'reloading-page',
+    databaseName: Replica.databaseName(userId),
+    collectionName: 'rx-replication-meta-tasks-of-the-reloading-page',
+    schema: getRxReplicationMetaInstanceSchema(fillWithDefaultSettings(collectionSchemas.tasks), false) as never,
+    options: {},
+    multiInstance: false,
+    devMode: false,
+  });
+  return {
+    async release() {
+      await held.close();
+      stopHosting();
+      channel.port1.close();
+    },
+  };
 }
