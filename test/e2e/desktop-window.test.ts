@@ -140,63 +140,69 @@ describe.skipIf(!suite.available)('the desktop window on its replica process', {
     await shell.close();
   });
 
-  it('deletes the copy in the replica process when the account is deactivated', async () => {
+  /**
+   * A person of a new organization signed in to the desktop window with the task `title` on its copy,
+   * and the organization's administrator, who can deactivate them (`deactivate()`).
+   */
+  async function memberOnDesktop(
+    who: { organization: string; slug: string; name: string; title: string },
+    host: { discardWaitMs?: number } = {},
+  ) {
     const { context: adminContext, page: admin } = await registeredPage(suite.browser, suite.t.url, {
-      organization: 'Slip Yard',
+      organization: who.organization,
       name: 'Administrator',
-      email: 'admin@slip.example.org',
+      email: `admin@${who.slug}.example.org`,
     });
     const form = (await apiInPage(admin, 'POST', '/api/forms', { name: 'Checks', fields: [] })) as { id: string };
-    await apiInPage(admin, 'POST', '/api/tasks', { formId: form.id, title: 'Winch' });
-    const userId = await joinedPerson(suite.t, admin, 'Mila', 'mila@slip.example.org');
+    await apiInPage(admin, 'POST', '/api/tasks', { formId: form.id, title: who.title });
+    const email = `${who.name.toLowerCase()}@${who.slug}.example.org`;
+    const userId = await joinedPerson(suite.t, admin, who.name, email);
 
-    const shell = desktopShell(dir);
+    const shell = desktopShell(dir, host);
     const context = await suite.browser.newContext({ locale: 'en-US' });
     await shell.install(context);
     const page = await context.newPage();
     page.setDefaultTimeout(UI_WAIT_MS);
     await page.goto(`${suite.t.url}/sign-in`);
-    await signIn(page, 'mila@slip.example.org', 'Mila joins the crew');
+    await signIn(page, email, `${who.name} joins the crew`);
     await page.getByTestId('organization-name').waitFor();
     await page.goto(`${suite.t.url}/tasks`);
-    await page.getByRole('link', { name: 'Winch' }).waitFor();
+    await page.getByRole('link', { name: who.title }).waitFor();
     await replicaIs(page, 'online ready');
-    const copyFiles = () => readdirSync(dir).filter((name) => name.includes(userId.slice(-12)));
+    return {
+      page,
+      userId,
+      copyFiles: () => readdirSync(dir).filter((name) => name.includes(userId.slice(-12))),
+      deactivate: () => apiInPage(admin, 'PATCH', `/api/users/${userId}`, { status: 'deactivated' }),
+      async close() {
+        await context.close();
+        await adminContext.close();
+        await shell.close();
+      },
+    };
+  }
+
+  it('deletes the copy in the replica process when the account is deactivated', async () => {
+    const member = await memberOnDesktop({ organization: 'Slip Yard', slug: 'slip', name: 'Mila', title: 'Winch' });
+    const { page, copyFiles } = member;
     await expect.poll(copyFiles, { timeout: UI_WAIT_MS }).not.toEqual([]);
 
-    await apiInPage(admin, 'PATCH', `/api/users/${userId}`, { status: 'deactivated' });
+    await member.deactivate();
     await page.waitForURL(`${suite.t.url}/sign-in`);
     await page.getByTestId('deactivated').filter({ hasText: 'Its data has been removed from this device.' }).waitFor();
     expect(copyFiles()).toEqual([]);
-    await context.close();
-    await adminContext.close();
-    await shell.close();
+    await member.close();
   });
+
   it('says the copy stayed when another page of the app keeps it open as the account is deactivated', async () => {
-    const { context: adminContext, page: admin } = await registeredPage(suite.browser, suite.t.url, {
-      organization: 'Dry Dock',
-      name: 'Administrator',
-      email: 'admin@dock.example.org',
-    });
-    const form = (await apiInPage(admin, 'POST', '/api/forms', { name: 'Checks', fields: [] })) as { id: string };
-    await apiInPage(admin, 'POST', '/api/tasks', { formId: form.id, title: 'Crane' });
-    const userId = await joinedPerson(suite.t, admin, 'Gleb', 'gleb@dock.example.org');
+    const member = await memberOnDesktop(
+      { organization: 'Dry Dock', slug: 'dock', name: 'Gleb', title: 'Crane' },
+      { discardWaitMs: 500 },
+    );
+    const { page, copyFiles } = member;
+    const elsewhere = await copyHeldElsewhere(dir, member.userId);
 
-    const shell = desktopShell(dir, { discardWaitMs: 500 });
-    const context = await suite.browser.newContext({ locale: 'en-US' });
-    await shell.install(context);
-    const page = await context.newPage();
-    page.setDefaultTimeout(UI_WAIT_MS);
-    await page.goto(`${suite.t.url}/sign-in`);
-    await signIn(page, 'gleb@dock.example.org', 'Gleb joins the crew');
-    await page.getByTestId('organization-name').waitFor();
-    await page.goto(`${suite.t.url}/tasks`);
-    await page.getByRole('link', { name: 'Crane' }).waitFor();
-    await replicaIs(page, 'online ready');
-    const copyFiles = () => readdirSync(dir).filter((name) => name.includes(userId.slice(-12)));
-    const elsewhere = await copyHeldElsewhere(dir, userId);
-
-    await apiInPage(admin, 'PATCH', `/api/users/${userId}`, { status: 'deactivated' });
+    await member.deactivate();
     await page.waitForURL(`${suite.t.url}/sign-in`);
     await page
       .getByTestId('deactivated')
@@ -207,8 +213,6 @@ describe.skipIf(!suite.available)('the desktop window on its replica process', {
       .waitFor();
     expect(copyFiles().some((name) => name.endsWith('.sqlite'))).toBe(true);
     await elsewhere.release();
-    await context.close();
-    await adminContext.close();
-    await shell.close();
+    await member.close();
   });
 });
