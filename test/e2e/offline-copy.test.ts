@@ -10,7 +10,8 @@ import {
 import { offlineSuite } from '../helpers/offline';
 import { withoutStores } from '../helpers/replica';
 
-const { suite, serverCall, sessionAnswers, holdSignOuts, onTaskPage, taskList, syncThroughTest } = offlineSuite();
+const { suite, serverCall, sessionAnswers, serverHearsSignOuts, holdSignOuts, onTaskPage, taskList, syncThroughTest } =
+  offlineSuite();
 
 describe.skipIf(!suite.available)(
   'working offline in the browser: the copy on the device, sessions and forms',
@@ -200,15 +201,19 @@ describe.skipIf(!suite.available)(
       const { accessToken } = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string);
       await context.setOffline(true);
       const signOuts = await holdSignOuts(page);
+      // The page tries again every few seconds: the server does not hear those, nor one the page
+      // makes as it closes.
+      serverHearsSignOuts(false);
       await page.getByRole('button', { name: 'Sign out' }).click();
       const dialog = page.getByRole('dialog', { name: 'Sign out of Orbita?' });
       await dialog.getByRole('button', { name: 'Sign out', exact: true }).click();
       await page.waitForURL(`${suite.t.url}/sign-in`);
-      expect(signOuts.stopped()).toBe(1);
+      expect(signOuts.stopped()).toBeGreaterThanOrEqual(1);
       // Closed before the network came back: the page never heard it return.
       await page.close();
       await context.setOffline(false);
       expect(await sessionAnswers(accessToken)).toBe('200');
+      serverHearsSignOuts(true);
 
       const next = await context.newPage();
       await next.goto(`${suite.t.url}/sign-in`);

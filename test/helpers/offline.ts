@@ -1,4 +1,6 @@
 import type { Page } from 'playwright-core';
+import { afterEach } from 'vitest';
+import type { ModuleFactory } from '../../server/src/platform/module';
 import { apiInPage, browserSuite, registeredPage, replicaIs } from './browser';
 
 /**
@@ -7,7 +9,22 @@ import { apiInPage, browserSuite, registeredPage, replicaIs } from './browser';
  * routed through the test.
  */
 export function offlineSuite() {
-  const suite = browserSuite({ config: { syncPollMs: 100 } });
+  // Whether the server hears sign-outs: a gate before every route, shut by `serverHearsSignOuts(false)`.
+  let signOutsHeard = true;
+  const signOutGate: ModuleFactory = () => ({
+    name: 'sign-out-gate',
+    routes: [],
+    middleware: [
+      (request, response, next) => {
+        if (signOutsHeard || request.path !== '/api/auth/logout') return next();
+        response.status(503).json({ title: 'Sign-outs are not heard in this test', status: 503 });
+      },
+    ],
+  });
+  const suite = browserSuite({ config: { syncPollMs: 100 }, extraModules: [signOutGate] });
+  afterEach(() => {
+    signOutsHeard = true;
+  });
 
   /** Calls the API from the test (outside the suite.browser, whose network may be cut) with the page's session. */
   async function serverCall(page: Page, method: string, path: string, body?: unknown) {
@@ -47,6 +64,15 @@ export function offlineSuite() {
    * Cuts the page's sign-outs off the server as the cut network does, whatever the browser's emulation
    * of the cut lets through while it takes effect. Returns how many it stopped, and `release()`.
    */
+  /**
+   * Lets the server hear sign-outs, or answer them 503 as a server that cannot take them: unlike a
+   * cut in the browser, this holds for requests a page makes while it closes, which escape the
+   * browser's emulation of the cut network and its routes.
+   */
+  function serverHearsSignOuts(heard: boolean): void {
+    signOutsHeard = heard;
+  }
+
   async function holdSignOuts(page: Page) {
     let stopped = 0;
     const route = '**/api/auth/logout';
@@ -198,6 +224,7 @@ export function offlineSuite() {
     suite,
     serverCall,
     sessionAnswers,
+    serverHearsSignOuts,
     holdSignOuts,
     arrange,
     assignedOnServer,
