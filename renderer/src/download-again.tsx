@@ -2,6 +2,7 @@ import { App } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { pendingOnDevice, useReplica } from './data/replica-context';
 import { copyRemovalReason } from './data/replica-errors';
+import { useMessage } from './messages';
 
 /**
  * Asks whether to delete this device's copy of the data and bring it again from the server, saying
@@ -11,7 +12,8 @@ import { copyRemovalReason } from './data/replica-errors';
  */
 export function useDownloadAgain(): (() => void) | undefined {
   const { t } = useTranslation();
-  const { modal, message } = App.useApp();
+  const { modal } = App.useApp();
+  const message = useMessage();
   const { me, status, downloadAgain } = useReplica();
   if (!downloadAgain) return undefined;
   return () => {

@@ -1,9 +1,10 @@
-import { Alert, App, Button, Checkbox, Modal, Space, Typography } from 'antd';
+import { Alert, Button, Checkbox, Modal, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { pendingOnDevice, useReplica } from './data/replica-context';
 import { copyRemovalReason, ReplicaInUseError } from './data/replica-errors';
+import { useMessage } from './messages';
 
 /**
  * The header's "Sign out": asks whether this device keeps its copy of the data (offline work after
@@ -11,7 +12,7 @@ import { copyRemovalReason, ReplicaInUseError } from './data/replica-errors';
  */
 export function SignOutButton({ style }: { style?: React.CSSProperties }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const navigate = useNavigate();
   const { signOut, status, me } = useReplica();
   const [asking, setAsking] = useState(false);

@@ -461,6 +461,8 @@ describe.skipIf(!suite.available)('working offline in the browser: directories',
     await page.getByLabel('Region', { exact: true }).fill('Arctic circle');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByTestId('offline-banner').filter({ hasText: 'waiting to be sent: 7' }).waitFor();
+    // The move and the save just made said the same: one notice says it, not two stacked.
+    expect(await page.getByText('Saved on this device').count()).toBe(1);
     // Each row still shown that waits to be sent is marked (the two deleted ones wait too).
     // The labels of the rows shown with a mark (`not-sent`, `not-kept`).
     const markedRows = (mark: string) => () =>

@@ -1,6 +1,6 @@
 import type { Directory } from '@shared/api/directories';
 import type { GoneRecord, LostEdit } from '@shared/sync';
-import { Alert, App, Button, List, Modal, Typography } from 'antd';
+import { Alert, Button, List, Modal, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
@@ -8,6 +8,7 @@ import { combineLatest, map, type Observable, switchMap } from 'rxjs';
 import type { Replica } from '../data/replica';
 import { useLive, useReplica } from '../data/replica-context';
 import type { FormDocument, RowDocument, TaskDocument } from '../data/schemas';
+import { useMessage } from '../messages';
 import { cellText } from './directories/data';
 import { asSentence, refusalText, rowEditLabel, shownEditValue, useTaskEditWords } from './edit-words';
 
@@ -31,7 +32,7 @@ export function LostEdits({
   apply?: (edit: LostEdit) => (() => Promise<void>) | undefined;
 }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const { replica } = useReplica();
   const [applying, setApplying] = useState<string>();
   const lost = useLive((r) => r.lost$.pipe(map((all) => all.filter((edit) => edit.id === recordId))), [recordId]);

@@ -4,7 +4,6 @@ import type { LostEdit } from '@shared/sync';
 import {
   Alert,
   Form as AntForm,
-  App,
   Button,
   Card,
   Input,
@@ -24,6 +23,7 @@ import { api } from '../api';
 import { useLive, useReplica, useViewer } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
+import { useMessage } from '../messages';
 import { useShortcut } from '../shortcuts';
 import { saveFailureText, useApi } from '../use-api';
 import {
@@ -107,7 +107,7 @@ function TaskLostEdits({ taskId, form, remove }: { taskId: string; form: Form; r
  */
 export function TaskPage() {
   const { t, i18n } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const { taskId = '' } = useParams();
   const { replica, status, me } = useReplica();
   const viewer = useViewer();

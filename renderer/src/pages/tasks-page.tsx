@@ -2,7 +2,6 @@ import { formOpenTo } from '@shared/form-access';
 import {
   Alert,
   Form as AntForm,
-  App,
   Button,
   Checkbox,
   Flex,
@@ -24,6 +23,7 @@ import { useLive, useReplica, useViewer } from '../data/replica-context';
 import { replicaFailureText } from '../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../data/schemas';
 import { newestTasksPage, taskListSelector } from '../data/task-pages';
+import { useMessage } from '../messages';
 import { useShortcut } from '../shortcuts';
 import { manualAssignee, useAssignableUsers } from './assignees';
 import { BatchCreateDialog } from './batch-create';
@@ -47,7 +47,7 @@ function byNewest(a: string, b: string): number {
  */
 export function TasksPage() {
   const { t, i18n } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const { replica, status, me } = useReplica();
   const viewer = useViewer();
   const [params, setParams] = useSearchParams();

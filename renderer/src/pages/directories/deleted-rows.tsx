@@ -1,8 +1,9 @@
 import type { DeletedRow } from '@shared/api/directories';
-import { Alert, App, Button, Modal, Table, Typography } from 'antd';
+import { Alert, Button, Modal, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
+import { useMessage } from '../../messages';
 import { failureText, usePages } from '../../use-api';
 import { formatDateTime } from '../settings/load';
 import { cellText, type Directory } from './data';
@@ -19,7 +20,7 @@ export function DeletedRows(props: {
   onRestored: () => void;
 }) {
   const { t, i18n } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const pages = usePages<DeletedRow>(`/api/directories/${props.directory.id}/rows/deleted`);
   const [restoring, setRestoring] = useState<string>();
   const [refusal, setRefusal] = useState<string>();

@@ -1,8 +1,9 @@
-import { Alert, Form as AntForm, App, Button, Empty, Input, Modal, Popconfirm, Space, Table, Typography } from 'antd';
+import { Alert, Form as AntForm, Button, Empty, Input, Modal, Popconfirm, Space, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { api } from '../../api';
+import { useMessage } from '../../messages';
 import { showUndoable } from '../undo-notice';
 import { type Directory, failureText } from './data';
 
@@ -98,7 +99,7 @@ interface DirectoryListProps {
 /** The organization's directories; administrators create, rename and delete them here. */
 export function DirectoryList(props: DirectoryListProps) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const [renaming, setRenaming] = useState<Directory>();
   const [error, setError] = useState<string>();
   const entries = ordered(props.directories ?? []);

@@ -1,9 +1,10 @@
-import { Alert, App, Button, Card, Empty, Input, Select, Space, Spin, Tag, Typography } from 'antd';
+import { Alert, Button, Card, Empty, Input, Select, Space, Spin, Tag, Typography } from 'antd';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError, api, saveBlob } from '../../api';
 import { useReplica } from '../../data/replica-context';
+import { useMessage } from '../../messages';
 import { showUndoable } from '../undo-notice';
 import { CsvImport } from './csv-import';
 import {
@@ -78,7 +79,7 @@ interface DirectoryViewProps {
 /** One directory: its rows as a tree with editing, drag-and-drop, grouping, filters, CSV import and export. */
 export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryChanged }: DirectoryViewProps) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const [params, setParams] = useSearchParams();
   const directory = useLoader(directoryId, () => fetchDirectory(directoryId));
   // A rename in the list is newer than the directory this view loaded: the newer one is shown.

@@ -3,7 +3,6 @@ import type { Form } from '@shared/api/forms';
 import type { Me, Role } from '@shared/api/identity';
 import {
   Alert,
-  App,
   Button,
   Card,
   Checkbox,
@@ -23,6 +22,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError, api } from '../../api';
+import { useMessage } from '../../messages';
 import { failureText, useApi } from '../../use-api';
 import { showUndoable } from '../undo-notice';
 import {
@@ -100,7 +100,7 @@ interface EditorProps {
 
 function FormEditor({ formId, initial, readOnly, directories, roles }: EditorProps) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const { token } = theme.useToken();
   const navigate = useNavigate();
   const [draft, setDraft] = useState(initial);

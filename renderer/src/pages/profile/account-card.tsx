@@ -1,9 +1,10 @@
 import type { User } from '@shared/api/identity';
-import { Alert, App, Button, Card, Descriptions, Form, Input, Segmented, Space, Typography } from 'antd';
+import { Alert, Button, Card, Descriptions, Form, Input, Segmented, Space, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
 import { type Language, setLanguage } from '../../i18n';
+import { useMessage } from '../../messages';
 import { failureText } from '../../use-api';
 
 const LANGUAGES: { value: Language; label: string }[] = [
@@ -24,7 +25,7 @@ export function AccountCard({
   onChanged: () => void;
 }) {
   const { t, i18n } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const [form] = Form.useForm<{ name: string }>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);

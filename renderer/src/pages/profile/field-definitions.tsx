@@ -1,8 +1,9 @@
 import type { ProfileField, ProfileFieldType } from '@shared/api/profile';
-import { Alert, App, Button, Card, Form, Input, Modal, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
+import { Alert, Button, Card, Form, Input, Modal, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
+import { useMessage } from '../../messages';
 import { failureText } from '../../use-api';
 
 const FIELD_TYPES: readonly ProfileFieldType[] = ['text', 'number', 'date', 'checkbox', 'select', 'history-number'];
@@ -68,7 +69,7 @@ export function FieldDefinitionsCard({
   onChanged: () => void;
 }) {
   const { t, i18n } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const [addForm] = Form.useForm<Definition>();
   const [editForm] = Form.useForm<Definition>();
   const [editing, setEditing] = useState<ProfileField>();

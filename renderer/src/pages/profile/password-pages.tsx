@@ -1,8 +1,9 @@
-import { Alert, App, Button, Card, Form, Input, Typography } from 'antd';
+import { Alert, Button, Card, Form, Input, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, api, storeTokens } from '../../api';
+import { useMessage } from '../../messages';
 import { problemWords } from '../../problem-words';
 import { PASSWORD_LIMITS, passwordIssue } from './password-rules';
 
@@ -92,7 +93,7 @@ export function ForgotPasswordPage() {
  */
 export function ResetPasswordPage() {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const navigate = useNavigate();
   const failure = useFailure();
   const [params] = useSearchParams();

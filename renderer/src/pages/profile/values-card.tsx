@@ -1,8 +1,9 @@
 import type { ProfileField, UserProfileValues } from '@shared/api/profile';
-import { Alert, Form as AntForm, App, Button, Card, Checkbox, DatePicker, Empty, Input, Select, Spin } from 'antd';
+import { Alert, Form as AntForm, Button, Card, Checkbox, DatePicker, Empty, Input, Select, Spin } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError, api } from '../../api';
+import { useMessage } from '../../messages';
 import { problemWords } from '../../problem-words';
 import { changedValues, datePattern, type FormValue, toFormValue } from './field-values';
 
@@ -63,7 +64,7 @@ export function ValuesCard({
   onSaved: () => void;
 }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const [form] = AntForm.useForm<Record<string, FormValue>>();
   const [saveError, setSaveError] = useState<string>();
   const [busy, setBusy] = useState(false);

@@ -1,10 +1,11 @@
 import type { GatedModule } from '@shared/api/access';
 import type { ModuleAccessMatrix } from '@shared/api/identity';
-import { App, Button, Checkbox, Input, Space, Table, Tag, Typography } from 'antd';
+import { Button, Checkbox, Input, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
 import { api } from '../../api';
+import { useMessage } from '../../messages';
 import { ActionFailed, fetchRoles, LoadFailed, problemText, useLoad } from './load';
 
 type Matrix = z.infer<typeof ModuleAccessMatrix>;
@@ -24,7 +25,7 @@ function sameModules(a: readonly GatedModule[], b: readonly GatedModule[]): bool
  */
 export function AccessTab() {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const matrix = useLoad('module-access', () => api<Matrix>('GET', '/api/module-access'));
   const roles = useLoad('roles', fetchRoles);
   const [draft, setDraft] = useState<Draft>({});

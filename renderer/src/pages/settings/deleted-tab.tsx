@@ -1,11 +1,12 @@
 import type { DeletedDirectory, DeletedDirectoryList } from '@shared/api/directories';
 import type { DeletedForm, DeletedFormList } from '@shared/api/forms';
 import type { DeletedTask } from '@shared/api/tasks';
-import { App, Button, Table, Typography } from 'antd';
+import { Button, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { api } from '../../api';
+import { useMessage } from '../../messages';
 import { usePages } from '../../use-api';
 import { ActionFailed, formatDateTime, LoadFailed, problemText, useLoad } from './load';
 
@@ -30,7 +31,7 @@ function useRestore<T extends { id: string }>(options: {
   restored: (record: T) => void;
 }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const [actionError, setActionError] = useState<string>();
   const [restoring, setRestoring] = useState<string>();
   const restore = async (record: T) => {

@@ -20,6 +20,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { api } from '../../api';
+import { useMessage } from '../../messages';
 import { useApi } from '../../use-api';
 import { ActionFailed, fetchAllUsers, formatDateTime, LoadFailed, problemText, useLoad } from './load';
 
@@ -144,7 +145,8 @@ function EntryDetails({
 /** The organization's error log: filters and pages kept in the address, details, and deletion. */
 export function ErrorLogTab() {
   const { t, i18n } = useTranslation();
-  const { message, modal } = App.useApp();
+  const { modal } = App.useApp();
+  const message = useMessage();
   const [params, setParams] = useSearchParams();
   const [filters, setFilters] = useState<Filters>(() => filtersFrom(params));
   // Cursors of the pages before the current one ('' is the first page): the API pages forward only.

@@ -1,8 +1,9 @@
 import type { Role, User } from '@shared/api/identity';
-import { App, Button, Form, Input, Popconfirm, Select, Space, Table, Tag } from 'antd';
+import { Button, Form, Input, Popconfirm, Select, Space, Table, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
+import { useMessage } from '../../messages';
 import {
   ActionDialog,
   ActionFailed,
@@ -28,7 +29,7 @@ function MembersDialog({
   onDone: () => void;
 }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const [memberIds, setMemberIds] = useState<string[]>(role.memberIds);
   const options = users
     .filter((user) => user.status !== 'deactivated' || role.memberIds.includes(user.id))
@@ -68,7 +69,7 @@ function MembersDialog({
 
 function RenameDialog({ role, onClose, onDone }: { role: Role; onClose: () => void; onDone: () => void }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const [form] = Form.useForm<{ name: string }>();
 
   const submit = useDialogAction(async ({ name }: { name: string }) => {
@@ -103,7 +104,7 @@ function RenameDialog({ role, onClose, onDone }: { role: Role; onClose: () => vo
 /** Roles of the organization: create, rename, delete, and who belongs to each. */
 export function RolesTab() {
   const { t, i18n } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const roles = useLoad('roles', fetchRoles);
   const users = useLoad('users', fetchAllUsers);
   const [newName, setNewName] = useState('');

@@ -1,8 +1,9 @@
 import type { Role, User } from '@shared/api/identity';
-import { App, Button, Checkbox, Form, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
+import { Button, Checkbox, Form, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
+import { useMessage } from '../../messages';
 import {
   ActionDialog,
   ActionFailed,
@@ -65,7 +66,7 @@ function AccessFields({ roles }: { roles: Role[] }) {
 /** The invitation form; the server mails the set-password link. */
 function InviteDialog({ roles, onClose, onDone }: { roles: Role[]; onClose: () => void; onDone: () => void }) {
   const { t, i18n } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const [form] = Form.useForm<InviteValues>();
   const required = [{ required: true, message: t('errors.required') }];
 
@@ -117,7 +118,7 @@ function EditDialog({
   onDone: () => void;
 }) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const [form] = Form.useForm<EditValues>();
 
   const submit = useDialogAction(async (values: EditValues) => {
@@ -160,7 +161,7 @@ function EditDialog({
 /** The organization's users: invite, resend an invitation, edit rights and roles, (de)activate. */
 export function UsersTab({ myId }: { myId: string }) {
   const { t, i18n } = useTranslation();
-  const { message } = App.useApp();
+  const message = useMessage();
   const users = useLoad('users', fetchAllUsers);
   const roles = useLoad('roles', fetchRoles);
   const [search, setSearch] = useState('');
