@@ -544,7 +544,10 @@ describe('server changes that cannot be received', () => {
     const here = await open(t.url);
     const { replica } = here;
     try {
-      await expect.poll(() => replica.status$.value.receiveFailure, WAIT).toContain('Retry later');
+      await expect.poll(() => replica.status$.value.receiveFailure?.detail, WAIT).toContain('Retry later');
+      // With the id the server logged it under, to report it by.
+      expect(replica.status$.value.receiveFailure).toMatchObject({ status: 500, code: 'internal_error' });
+      expect(replica.status$.value.receiveFailure?.requestId).toMatch(/^[0-9a-f-]{36}$/);
       expect(replica.status$.value).toMatchObject({ online: true, ready: false, sendFailure: undefined });
       await t.database.db.query('ALTER TABLE tasks RENAME COLUMN description_hidden TO description');
       renamed = false;
@@ -570,7 +573,9 @@ describe('changes the server does not take', () => {
       await replica.sync.awaitInitial();
       await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBe('Before');
       await replica.changeTask(task.id, { title: 'Refused title' });
-      await expect.poll(() => replica.status$.value.sendFailure, WAIT).toContain('Retry later');
+      await expect.poll(() => replica.status$.value.sendFailure?.detail, WAIT).toContain('Retry later');
+      expect(replica.status$.value.sendFailure).toMatchObject({ status: 500, code: 'internal_error' });
+      expect(replica.status$.value.sendFailure?.requestId).toMatch(/^[0-9a-f-]{36}$/);
       expect(replica.status$.value).toMatchObject({ online: true, pending: 1 });
       // The server takes it again: the next try goes through and the reason is gone.
       await t.database.db.query('ALTER TABLE tasks DROP CONSTRAINT refuses_title');

@@ -6,6 +6,7 @@ import { useLive, useReplica } from './data/replica-context';
 import { useDownloadAgain } from './download-again';
 import { asSentence } from './pages/edit-words';
 import { GoneRecordEdits, LostEditsNotice, type ShownGone } from './pages/lost-edits';
+import { problemWords } from './problem-words';
 import { useApi } from './use-api';
 
 /** How long the first pull may take before the app says it is bringing the data over. */
@@ -153,7 +154,7 @@ function ReplicaBanner({ onShowGone }: { onShowGone: (shown: ShownGone) => void 
         type="warning"
         role="alert"
         data-testid="receive-failed"
-        title={t('offline.receiveFailed', { reason: asSentence(status.receiveFailure) })}
+        title={t('offline.receiveFailed', { reason: asSentence(problemWords(t, status.receiveFailure)) })}
       />
     );
   }
@@ -195,7 +196,10 @@ function ReplicaBanner({ onShowGone }: { onShowGone: (shown: ShownGone) => void 
         type="warning"
         role="alert"
         data-testid="send-failed"
-        title={t('offline.sendFailed', { count: status.pending, reason: asSentence(status.sendFailure) })}
+        title={t('offline.sendFailed', {
+          count: status.pending,
+          reason: asSentence(problemWords(t, status.sendFailure)),
+        })}
       />
     );
   }

@@ -144,6 +144,9 @@ export function createApp(options: AppOptions): App {
     logger,
     pollMs: config.syncPollMs,
     announce: fanOut && (() => fanOut.announce(SYNC_CHANGED)),
+    onFailure: (failure) => {
+      for (const module of modules) module.observeSyncFailure?.(failure);
+    },
   });
   // A change another instance answered: this one's replicas see it now, not at the next poll.
   fanOut?.on(SYNC_CHANGED, () => void sync.changedElsewhere());

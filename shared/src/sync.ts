@@ -84,4 +84,8 @@ export interface StreamMessage {
 /** Acknowledgement of a sync event: the answer, or a problem (RFC 9457 shape). */
 export type SyncAck<T> =
   | { ok: true; data: T }
-  | { ok: false; problem: { status: number; code: string; title: string; detail: string } };
+  | {
+      ok: false;
+      /** `requestId` names this failure in the server's log and in the organization's error log. */
+      problem: { status: number; code: string; title: string; detail: string; requestId?: string };
+    };

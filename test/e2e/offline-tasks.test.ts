@@ -641,6 +641,26 @@ describe.skipIf(!suite.available)('working offline in the browser: tasks', { tim
       const failed = page.getByTestId('send-failed');
       await failed.waitFor({ timeout: UI_WAIT_MS });
       expect(await failed.textContent()).toContain('Changes waiting to be sent: 1. The server did not take them');
+      // The server's failure is told with the id it was logged under, the one the administrators'
+      // error log shows (each try is another failure: the two agree once the last one is recorded).
+      const shownId = async () => (await failed.textContent())?.match(/request id ([0-9a-f-]{36})/)?.[1];
+      const loggedId = async () =>
+        (
+          (await serverCall(page, 'GET', '/api/error-logs?path=/sync/tasks')).body.items as {
+            method: string;
+            status: number;
+            requestId: string;
+          }[]
+        ).find((entry) => entry.method === 'PUSH' && entry.status === 500)?.requestId;
+      await expect
+        .poll(
+          async () => {
+            const [shown, logged] = [await shownId(), await loggedId()];
+            return shown !== undefined && shown === logged;
+          },
+          { timeout: UI_WAIT_MS },
+        )
+        .toBe(true);
       // Connected, the change that keeps waiting is marked on the task as well.
       await page.getByRole('heading', { name: 'Boiler room' }).getByTestId('not-sent').waitFor();
       await saveScreenshot(page, 'send-failed');

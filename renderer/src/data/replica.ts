@@ -36,9 +36,9 @@ export interface ReplicaStatus {
   /** The server ended the session: replication stopped until the next sign-in. */
   signedOut: boolean;
   /** Why changes made here do not go (the server's problem), until they do; they are tried again meanwhile. */
-  sendFailure?: string;
+  sendFailure?: SyncTrouble;
   /** Why the server's changes do not come (the server's problem), until they do; tried again meanwhile. */
-  receiveFailure?: string;
+  receiveFailure?: SyncTrouble;
   /**
    * When this device last held everything the server had for the user (ms since the epoch): the
    * moment it stopped being connected after a completed pull, kept across restarts. Connected
@@ -232,7 +232,7 @@ export class Replica {
   readonly pushed$ = new Subject<string[]>();
   private readonly pending: Set<string>;
   /** Why pulls or pushes of a collection fail now, by direction and collection. */
-  private readonly troubles = new Map<string, string>();
+  private readonly troubles = new Map<string, SyncTrouble>();
   private readonly cleanups: (() => void)[] = [];
   /** Documents being written here now, and how many writes each has had: see `settleUnchanged`. */
   private readonly writing = new Set<string>();
@@ -496,7 +496,7 @@ export class Replica {
    * status says the first reason of each direction still standing.
    */
   private troubled(key: string, problem: SyncTrouble | undefined): void {
-    if (problem) this.troubles.set(key, problem.detail);
+    if (problem) this.troubles.set(key, problem);
     else if (!this.troubles.delete(key)) return;
     const first = (direction: SyncDirection) =>
       [...this.troubles].find(([where]) => where.startsWith(`${direction} `))?.[1];

@@ -42,15 +42,17 @@ export function syncReplicationIdentifier(remoteCollection: string): string {
 /** Changes made here going to the server (`send`), or the server's coming here (`receive`). */
 export type SyncDirection = 'send' | 'receive';
 
-/** Why a pull or push did not go: the server's problem, or no answer. */
+/** Why a pull or push did not go: the server's problem (with the id it was logged under), or no answer. */
 export interface SyncTrouble {
   code: string;
   detail: string;
+  status?: number;
+  requestId?: string;
 }
 
 /** A failed acknowledgement, carrying the server's problem. */
 export class SyncProblemError extends Error {
-  constructor(readonly problem: { status: number; code: string; title: string; detail: string }) {
+  constructor(readonly problem: { status: number; code: string; title: string; detail: string; requestId?: string }) {
     super(`${problem.code}: ${problem.detail}`);
     this.name = 'SyncProblemError';
   }
@@ -59,7 +61,8 @@ export class SyncProblemError extends Error {
 /** The trouble a failed call reports; none for a call made while disconnected (that is offline). */
 function troubleOf(error: unknown): SyncTrouble | undefined {
   if (error instanceof SyncProblemError) {
-    return error.problem.status === 0 ? undefined : { code: error.problem.code, detail: error.problem.detail };
+    const { status, code, detail, requestId } = error.problem;
+    return status === 0 ? undefined : { code, detail, status, ...(requestId ? { requestId } : {}) };
   }
   return { code: 'no_answer', detail: error instanceof Error ? error.message : String(error) };
 }

@@ -323,5 +323,6 @@ export const en: Strings = {
     recordGone: 'The change was not saved: this record has just been deleted, or is no longer shared with you.',
     replicaWrite: 'The change could not be saved on this device: {{reason}}',
     copyInUse: 'another Orbita tab or window still has it open',
+    requestId: '(request id {{requestId}})',
   },
 };

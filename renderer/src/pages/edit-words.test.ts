@@ -61,4 +61,19 @@ describe('why a call failed', () => {
       'The organization already has a role named "Dispatchers".',
     );
   });
+
+  it('gives the id the server logged its own failure under, to report it by', async () => {
+    const requestId = '0b7e9a52-3c1d-4f7e-9a4b-2d6c8e1f0a93';
+    const failed = (status: number, code: string, detail: string) =>
+      new ApiError({ type: `/api/problems/${code}`, title: code, status, code, detail, requestId } as never);
+    const internal = failed(500, 'internal_error', 'An unexpected error occurred and was logged.');
+    expect(failureText(internal, await translator('en'))).toBe(
+      `An unexpected error occurred and was logged. (request id ${requestId})`,
+    );
+    expect(failureText(internal, await translator('ru'))).toBe(
+      `на сервере произошла ошибка; попробуйте позже, а если повторится — сообщите администратору (ID запроса ${requestId})`,
+    );
+    // A refusal is the user's to fix: no id to report.
+    expect(failureText(failed(409, 'name_taken', 'Taken.'), await translator('en'))).toBe('Taken.');
+  });
 });

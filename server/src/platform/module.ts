@@ -8,6 +8,7 @@ import type { AnyRoute } from './http/routes';
 import type { Logger } from './logging';
 import type { Mailer } from './mail/mailer';
 import type { FanOut } from './realtime/fan-out';
+import type { SyncFailure } from './sync/sync-server';
 import type { SyncSource } from './sync/sync-source';
 
 /** Process-wide facts the platform keeps and modules may read. */
@@ -45,6 +46,8 @@ export interface AppModule {
   middleware?: RequestHandler[];
   /** Collections of this module replicated to desktop replicas. */
   syncSources?: SyncSource[];
+  /** Told of every sync message answered with a problem (as `middleware` observes responses). */
+  observeSyncFailure?: (failure: SyncFailure) => void;
 }
 
 export type ModuleFactory = (context: ModuleContext) => AppModule;

@@ -3,6 +3,8 @@ import type { RequestHandler } from 'express';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Db } from '../../platform/db/db';
 import type { Problem } from '../../platform/http/problem';
+import type { Logger } from '../../platform/logging';
+import type { SyncFailure } from '../../platform/sync/sync-server';
 import { isRecorded, recordError } from './error-log.service';
 
 /**
@@ -33,5 +35,30 @@ export function recordErrors(db: Db): RequestHandler {
       });
     });
     next();
+  };
+}
+
+/**
+ * Records sync messages answered with a problem as failed responses are recorded: the message's
+ * event as the method (`PULL`, `PUSH`, `AUTH`) and `/sync/<collection>` as the path, with the
+ * request id its acknowledgement carried. Recording never fails the sync: a failure is only logged.
+ */
+export function recordSyncFailures(db: Db, logger: Logger): (failure: SyncFailure) => void {
+  return (failure) => {
+    const path = failure.collection === undefined ? '/sync' : `/sync/${failure.collection}`;
+    const { status } = failure.problem;
+    if (!isRecorded(path, status)) return;
+    recordError(db, {
+      organizationId: failure.organizationId,
+      userId: failure.userId,
+      method: failure.event.slice('sync:'.length).toUpperCase(),
+      path,
+      status,
+      code: failure.problem.code,
+      message: failure.problem.message,
+      requestId: failure.requestId,
+    }).catch((error: unknown) => {
+      logger.error({ err: error, status, path }, 'the error could not be recorded in the error log');
+    });
   };
 }

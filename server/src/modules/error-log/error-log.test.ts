@@ -5,6 +5,7 @@ import { type ApiClient, apiClient, type Body } from '../../../../test/helpers/a
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
 import { dropDatabaseNow } from '../../../../test/helpers/database';
 import { createMember, createOrg, type Member } from '../../../../test/helpers/factories';
+import { syncClients } from '../../../../test/helpers/sync-client';
 import { encodeCursor } from '../../platform/http/cursor';
 
 let t: TestApp;
@@ -375,5 +376,101 @@ describe('reading and deleting', () => {
     const all = await admin.client.delete('/api/error-logs');
     expect(all.body).toEqual({ deleted: 1 });
     expect((await list(admin)).items).toEqual([]);
+  });
+});
+
+describe('sync failures', () => {
+  const replica = syncClients(() => t);
+  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+  it('records a refused sync message with the request id its acknowledgement carried', async () => {
+    const admin = await createOrg(t);
+    const client = await replica(admin);
+    // Not a push at all, then a push to a collection replicas only read.
+    const malformed = await client.socket.emitWithAck('sync:push', { collection: 'tasks', rows: 'all of them' });
+    expect(malformed).toMatchObject({ ok: false, problem: { status: 400, code: 'validation_failed' } });
+    const readOnly = await client.push('users', [
+      { assumedMasterState: null, newDocumentState: { id: randomUUID(), _deleted: false } },
+    ]);
+    expect(readOnly).toMatchObject({ ok: false, problem: { status: 403, code: 'forbidden' } });
+    const ids = [malformed, readOnly].map((answer) => (answer.ok ? '' : String(answer.problem.requestId)));
+    expect(ids.every((id) => UUID.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(2);
+
+    const items = await eventually(admin, (entries) => entries.length === 2);
+    expect(
+      items.map(({ method, path, status, code, requestId, userId }) => ({
+        method,
+        path,
+        status,
+        code,
+        requestId,
+        userId,
+      })),
+    ).toEqual([
+      { method: 'PUSH', path: '/sync/users', status: 403, code: 'forbidden', requestId: ids[1], userId: admin.userId },
+      {
+        method: 'PUSH',
+        path: '/sync/tasks',
+        status: 400,
+        code: 'validation_failed',
+        requestId: ids[0],
+        userId: admin.userId,
+      },
+    ]);
+    // Found by the filters as any entry is.
+    expect((await list(admin, '?method=push&path=sync')).items).toHaveLength(2);
+  });
+
+  it('records a sync message the server failed on, naming it only by its id to the replica', async () => {
+    const admin = await createOrg(t);
+    const form = (await admin.client.post('/api/forms', { name: 'Readings', fields: [{ name: 'Note', type: 'text' }] }))
+      .body;
+    const note = form.fields[0].id as string;
+    // The database refuses one value: the push fails on the server, not on what it was sent.
+    const constraint = `refuses_note_${randomUUID().slice(0, 8)}`;
+    await t.database.db.query(
+      `ALTER TABLE tasks ADD CONSTRAINT ${constraint} CHECK (fields->>'${note}' IS DISTINCT FROM 'Refused')`,
+    );
+    try {
+      const client = await replica(admin);
+      const answer = await client.push('tasks', [
+        {
+          assumedMasterState: null,
+          newDocumentState: {
+            id: randomUUID(),
+            _deleted: false,
+            formId: form.id,
+            title: 'Gauge',
+            fields: { [note]: 'Refused' },
+          },
+        },
+      ]);
+      expect(answer).toMatchObject({ ok: false, problem: { status: 500, code: 'internal_error' } });
+      const requestId = answer.ok ? '' : String(answer.problem.requestId);
+      expect(requestId).toMatch(UUID);
+      expect(JSON.stringify(answer)).not.toContain(constraint);
+      const [entry] = await eventually(admin, (entries) => entries.some((item) => item.status === 500));
+      expect(entry).toMatchObject({
+        method: 'PUSH',
+        path: '/sync/tasks',
+        status: 500,
+        code: 'internal_error',
+        requestId,
+      });
+    } finally {
+      await t.database.db.query(`ALTER TABLE tasks DROP CONSTRAINT ${constraint}`);
+    }
+  });
+
+  it('records nothing for a sync message that went through', async () => {
+    const admin = await createOrg(t);
+    const client = await replica(admin);
+    const answer = await client.pull('tasks', null);
+    expect(answer.ok).toBe(true);
+    await admin.client.get(`/api/users/${randomUUID()}`);
+    // The 404 is recorded; the pull before it is not.
+    const items = await eventually(admin, (entries) => entries.length > 0);
+    expect(items.map((item) => item.method)).toEqual(['GET']);
   });
 });

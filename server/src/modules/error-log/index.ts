@@ -1,14 +1,15 @@
 import type { ModuleFactory } from '../../platform/module';
-import { recordErrors } from './error-log.middleware';
+import { recordErrors, recordSyncFailures } from './error-log.middleware';
 import { errorLogRoutes } from './error-log.routes';
 
 /**
  * Error log: every response with status 400 or higher (but 401, health checks and the event
- * stream), identical errors within 60 seconds folded into one entry; administrators read and
- * delete their organization's entries.
+ * stream), and every sync message answered so, identical errors within 60 seconds folded into one
+ * entry; administrators read and delete their organization's entries.
  */
 export const errorLogModule: ModuleFactory = (context) => ({
   name: 'error-log',
   routes: errorLogRoutes(context.db),
   middleware: [recordErrors(context.db)],
+  observeSyncFailure: recordSyncFailures(context.db, context.logger),
 });

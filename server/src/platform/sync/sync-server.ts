@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PullRequest, type PullResponse, PushRequest, type SyncAck, type SyncCheckpoint } from '@shared/sync';
 import type { Socket, Server as SocketServer } from 'socket.io';
 import type { z } from 'zod';
@@ -72,13 +73,17 @@ function parse<S extends z.ZodType>(schema: S, payload: unknown): z.output<S> {
   return parsed.data;
 }
 
-function fail(error: unknown, logger: Logger): SyncAck<never> {
-  const problem = toProblem(error);
-  if (problem.status >= 500) logger.error({ err: error }, 'sync request failed');
-  return {
-    ok: false,
-    problem: { status: problem.status, code: problem.code, title: problem.title, detail: problem.message },
-  };
+/** A sync message answered with a problem, as observers of failures see it (the error log). */
+export interface SyncFailure {
+  event: 'sync:auth' | 'sync:pull' | 'sync:push';
+  /** The collection the message named, if it named one. */
+  collection?: string;
+  /** The caller as last authenticated on the connection. */
+  organizationId: string;
+  userId: string;
+  problem: Problem;
+  /** Sent with the problem, so that what a user reports can be found in the logs. */
+  requestId: string;
 }
 
 /** Later of two checkpoints in commit order. */
@@ -117,9 +122,36 @@ export function attachSync(
     pollMs: number;
     /** Tells the other server instances that something changed (none: a single instance). */
     announce?: () => void;
+    /** Told of every message answered with a problem, after the answer is made. */
+    onFailure?: (failure: SyncFailure) => void;
   },
 ): SyncServer {
   const { db, authenticate, logger } = options;
+
+  /** The acknowledgement of a failed message: its problem with an id of its own, logged and observed. */
+  const fail = (socket: SyncSocket, event: SyncFailure['event'], payload: unknown, error: unknown): SyncAck<never> => {
+    const problem = toProblem(error);
+    const requestId = randomUUID();
+    if (problem.status >= 500) logger.error({ err: error, event, requestId }, 'sync request failed');
+    const named = (payload as { collection?: unknown } | undefined)?.collection;
+    const { organizationId, userId } = socket.data.auth;
+    try {
+      options.onFailure?.({
+        event,
+        collection: typeof named === 'string' ? named : undefined,
+        organizationId,
+        userId,
+        problem,
+        requestId,
+      });
+    } catch (observerError) {
+      logger.error({ err: observerError, requestId }, 'a sync failure could not be observed');
+    }
+    return {
+      ok: false,
+      problem: { status: problem.status, code: problem.code, title: problem.title, detail: problem.message, requestId },
+    };
+  };
   const sources = new Map(options.sources.map((source) => [source.collection, source]));
   const namespace = io.of('/sync');
 
@@ -197,7 +229,7 @@ export function attachSync(
           socket.data.auth = next;
           ack?.({ ok: true, data: { userId: next.userId } });
         } catch (error) {
-          ack?.(fail(error, logger));
+          ack?.(fail(socket, 'sync:auth', payload, error));
         }
       },
     );
@@ -229,7 +261,7 @@ export function attachSync(
         socket.data.stream[request.collection] = later(socket.data.stream[request.collection], result.checkpoint);
         ack?.({ ok: true, data: result });
       } catch (error) {
-        ack?.(fail(error, logger));
+        ack?.(fail(socket, 'sync:pull', payload, error));
       }
     });
 
@@ -268,7 +300,7 @@ export function attachSync(
         ack?.({ ok: true, data: result });
         void changed();
       } catch (error) {
-        ack?.(fail(error, logger));
+        ack?.(fail(socket, 'sync:push', payload, error));
       }
     });
   });
