@@ -13,6 +13,7 @@ import {
   waitOrExplain,
 } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
+import { connectSync } from '../helpers/sync-client';
 
 const suite = browserSuite();
 
@@ -219,6 +220,37 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
     await page.locator('.ant-popconfirm').getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByText('Entries deleted: 1').waitFor();
     await page.getByText('Nothing matches the filter').waitFor();
+    await context.close();
+  });
+
+  it('lists a sync message the server refused, found by its event among the methods', async () => {
+    const { context, page } = await admin('Yana');
+    const { accessToken } = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string);
+    // A replica pushing to a collection replicas only read.
+    const replica = await connectSync(suite.t, accessToken);
+    try {
+      const answer = await replica.push('users', [
+        { assumedMasterState: null, newDocumentState: { id: randomUUID(), _deleted: false } },
+      ]);
+      expect(answer).toMatchObject({ ok: false, problem: { status: 403 } });
+    } finally {
+      replica.close();
+    }
+    await waitForLogged(page, '/sync/users');
+
+    await page.goto(`${suite.t.url}/settings/error-log`);
+    const row = page.getByTestId('error-row').filter({ hasText: '/sync/users' });
+    await row.waitFor();
+    await page.getByLabel('Request method').click();
+    await page.getByTitle('PULL (sync)').click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByText('Nothing matches the filter').waitFor();
+    expect(page.url()).toContain('method=PULL');
+    await page.getByLabel('Request method').click();
+    await page.getByTitle('PUSH (sync)').click();
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await row.waitFor();
+    expect(await row.textContent()).toContain('403');
     await context.close();
   });
 

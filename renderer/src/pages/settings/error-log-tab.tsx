@@ -25,6 +25,8 @@ import { useApi } from '../../use-api';
 import { ActionFailed, fetchAllUsers, formatDateTime, LoadFailed, problemText, useLoad } from './load';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/** Sync messages answered with a problem are recorded under their event (`sync:pull` as PULL). */
+const SYNC_METHODS = ['PULL', 'PUSH', 'AUTH'];
 const PAGE_SIZES = [20, 50, 100, 200];
 const FILTER_KEYS = ['status', 'code', 'method', 'path', 'since', 'until'] as const;
 const OLDER_THAN = { Day: 1, Week: 7, Month: 30 } as const;
@@ -263,8 +265,11 @@ export function ErrorLogTab() {
           allowClear
           value={filters.method}
           onChange={(method?: string) => setFilters({ ...filters, method })}
-          options={METHODS.map((method) => ({ value: method, label: method }))}
-          style={{ width: 150 }}
+          options={[
+            ...METHODS.map((method) => ({ value: method, label: method })),
+            ...SYNC_METHODS.map((method) => ({ value: method, label: t('settings.errorLog.syncMethod', { method }) })),
+          ]}
+          style={{ width: 200 }}
         />
         <Input
           aria-label={t('settings.errorLog.pathFilter')}
