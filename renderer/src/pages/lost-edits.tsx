@@ -9,6 +9,7 @@ import type { Replica } from '../data/replica';
 import { useLive, useReplica } from '../data/replica-context';
 import type { FormDocument, RowDocument, TaskDocument } from '../data/schemas';
 import { useMessage } from '../messages';
+import { saveFailureText } from '../use-api';
 import { cellText } from './directories/data';
 import { asSentence, refusalText, rowEditLabel, shownEditValue, useTaskEditWords } from './edit-words';
 
@@ -43,7 +44,8 @@ export function LostEdits({
       await action();
       replica?.dismissLost(recordId, edit.path);
     } catch (caught) {
-      message.error(caught instanceof Error ? caught.message : String(caught));
+      // A write to this device's copy: a full disk, or the record gone meanwhile, said in the user's words.
+      message.error(saveFailureText(caught, t));
     } finally {
       setApplying(undefined);
     }
