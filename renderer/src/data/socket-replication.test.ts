@@ -20,6 +20,7 @@ import { getRxStorageMemoryMapped } from '../../../electron/backend/rx-storage-m
 import { getRxStorageBetterSqlite } from '../../../electron/backend/rx-storage-sqlite';
 import { dyingStorage, unhandledDuring } from '../../../test/helpers/dying-storage';
 import { deviceKeeping, keepWithRecords, recordingKept } from '../../../test/helpers/sync-client';
+import { ru } from '../i18n/ru';
 import type { KeptName } from './kept-records';
 import { RetryBackoff, replicateOverSocket, type SetAsideStates } from './socket-replication';
 
@@ -387,6 +388,41 @@ describe('pulls', () => {
       socket.disconnect();
       socket.connect();
       await vi.waitFor(() => expect(server.pulls.count).toBe(2), { timeout: 10_000 });
+    } finally {
+      await state.cancel();
+      socket.close();
+      await db.remove();
+      await server.close();
+    }
+  });
+});
+
+describe('troubles', () => {
+  it('say a pull the server does not answer in time as a problem of its own, and the words for it', async () => {
+    const server = await heldSyncServer();
+    const { db, notes } = await notesDatabase();
+    const socket = io(server.url, { transports: ['websocket'] });
+    const troubles: unknown[] = [];
+    const held = server.holdNextPull();
+    const state = replicateOverSocket({
+      collection: notes,
+      remoteCollection: 'notes',
+      socket,
+      retryTimeMs: 50,
+      ackTimeoutMs: 300,
+      onSyncProblem: (direction, trouble) => trouble && troubles.push([direction, trouble]),
+    });
+    try {
+      const answer = await held;
+      await vi.waitFor(() => expect(troubles.length).toBeGreaterThan(0), { timeout: WAIT_MS });
+      expect(troubles[0]).toEqual([
+        'receive',
+        { code: 'no_answer', status: 504, detail: 'The server did not answer in time.' },
+      ]);
+      // Said in the user's words, not socket.io's.
+      expect(ru.problems.no_answer).toBe('сервер не ответил вовремя');
+      answer([]);
+      await state.awaitInitialReplication();
     } finally {
       await state.cancel();
       socket.close();

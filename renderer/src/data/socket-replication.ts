@@ -64,7 +64,7 @@ function troubleOf(error: unknown): SyncTrouble | undefined {
     const { status, code, detail, requestId } = error.problem;
     return status === 0 ? undefined : { code, detail, status, ...(requestId ? { requestId } : {}) };
   }
-  return { code: 'no_answer', detail: error instanceof Error ? error.message : String(error) };
+  return { code: 'replica_error', detail: error instanceof Error ? error.message : String(error) };
 }
 
 /** Resolves once the socket is connected, or after `ms` while it is still trying (at once when it is not). */
@@ -97,7 +97,18 @@ async function call<T>(
   if (!socket.connected) {
     throw offlineProblem();
   }
-  const answer = (await socket.timeout(options.timeoutMs).emitWithAck(event, payload)) as SyncAck<T>;
+  // socket.io rejects only when no acknowledgement came in time: that is said as a problem of its own.
+  const answer = (await socket
+    .timeout(options.timeoutMs)
+    .emitWithAck(event, payload)
+    .catch(() => {
+      throw new SyncProblemError({
+        status: 504,
+        code: 'no_answer',
+        title: 'No answer',
+        detail: 'The server did not answer in time.',
+      });
+    })) as SyncAck<T>;
   if (!answer.ok) throw new SyncProblemError(answer.problem);
   return answer.data;
 }

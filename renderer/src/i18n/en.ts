@@ -188,6 +188,7 @@ export const en: Strings = {
     invalid_refresh_token: '{{detail}}',
     refresh_token_reused: '{{detail}}',
     idempotency_key_reused: '{{detail}}',
+    no_answer: 'the server did not answer in time',
   },
   conflicts: {
     title: 'Some of the changes you made offline were not kept',
