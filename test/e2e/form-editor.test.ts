@@ -123,6 +123,17 @@ describe.skipIf(!suite.available)('the form editor', { timeout: 120_000 }, () =>
     await page.getByLabel('Pressure', { exact: true }).fill('2 500');
     await choose(page, 'Priority', 'High');
     await page.getByRole('button', { name: 'Save' }).click();
+    // The notice comes up at the bottom of the window, clear of the header's sections and the
+    // page's toolbar (at the top it covered both).
+    const saved = page.locator('.ant-message-notice').filter({ hasText: 'Saved' });
+    await saved.waitFor();
+    const notice = await saved.boundingBox();
+    const window = page.viewportSize();
+    expect(notice && window).toBeTruthy();
+    if (notice && window) {
+      expect(notice.y).toBeGreaterThan(window.height / 2);
+      expect(notice.y + notice.height).toBeLessThanOrEqual(window.height);
+    }
     await page.getByTestId('history-entry').nth(2).waitFor();
     const history = await page.getByTestId('history-entry').allTextContents();
     expect(history.some((entry) => entry.startsWith('Note: — → Gauge replaced · Anna'))).toBe(true);
