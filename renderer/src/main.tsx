@@ -101,7 +101,9 @@ function Shell() {
   );
   return (
     <ConfigProvider locale={language === 'en' ? enUS : ruRU} theme={{ token: { motion: !REDUCED_MOTION } }}>
-      <AntApp>
+      {/* Notices come up at the bottom of the window: at the top (antd's place for them) they covered
+          the header's sections and the page's toolbar for seconds. */}
+      <AntApp message={{ styles: { list: { top: 'auto', bottom: 24, height: 'auto' } } }}>
         <Layout style={{ minHeight: '100vh' }}>
           <Layout.Header style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between' }}>
             <Space size="large">
