@@ -14,7 +14,8 @@ export function jsonBodies(routes: readonly AnyRoute[], defaultLimit: string): R
     .filter((route) => route.bodyLimit)
     .map((route) => ({
       method: route.method.toUpperCase(),
-      matches: match(route.path, { decode: decodeURIComponent }),
+      // Only whether the path is the route's counts: a segment is not decoded, so malformed percent-encoding cannot throw here.
+      matches: match(route.path, { decode: false }),
       parse: express.json({ limit: route.bodyLimit, type: JSON_TYPES }),
     }));
   return (req, res, next) => {

@@ -4,7 +4,7 @@ import { ProblemCatalogueEntry, problemCatalogue } from '@shared/api/problem';
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import { buildOpenApiDocument } from './openapi';
-import { Problem } from './problem';
+import { catalogueEntry, Problem } from './problem';
 import { type AnyRoute, defineRoute } from './routes';
 
 const require = createRequire(import.meta.url);
@@ -81,7 +81,7 @@ export function contractRoutes(allRoutes: () => readonly AnyRoute[], version: st
       request: { params: z.object({ code: z.string() }) },
       responses: { 200: { description: 'The catalogue entry', schema: ProblemCatalogueEntry } },
       handler: ({ params }) => {
-        const entry = (problemCatalogue as Record<string, { status: number; title: string }>)[params.code];
+        const entry = catalogueEntry(params.code);
         if (!entry) throw Problem.of('not_found', `There is no problem code "${params.code}". See /api/problems.`);
         return { status: 200, body: { code: params.code, ...entry } };
       },

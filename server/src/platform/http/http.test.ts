@@ -129,6 +129,15 @@ describe('problem responses at the edge', () => {
     expect(response.headers.get('allow')).toBe('POST');
   });
 
+  it('answers 404 for problem codes that are names of built-in object properties', async () => {
+    for (const code of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype']) {
+      await expectProblem(await t.request(`/api/problems/${code}`), 404, 'not_found');
+    }
+    const known = await t.request('/api/problems/not_found');
+    expect(known.status).toBe(200);
+    expect(await readJson(known)).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
   it('answers a malformed path escape with a 400 problem', async () => {
     await expectProblem(await t.request('/api/probe/items/%E0%A4%A'), 400, 'bad_request');
   });

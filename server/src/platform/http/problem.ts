@@ -55,8 +55,13 @@ export class Problem extends Error {
   }
 }
 
+/** The catalogue's entry of a code; a name of a built-in object property (`constructor`) is none. */
+export function catalogueEntry(code: string): { status: number; title: string } | undefined {
+  return Object.hasOwn(problemCatalogue, code) ? problemCatalogue[code as ProblemCode] : undefined;
+}
+
 function catalogueTitle(code: string): string | undefined {
-  return (problemCatalogue as Record<string, { title: string }>)[code]?.title;
+  return catalogueEntry(code)?.title;
 }
 
 function toPointer(path: readonly PropertyKey[]): string {
@@ -66,14 +71,18 @@ function toPointer(path: readonly PropertyKey[]): string {
 /** Places reported at the most by `inadmissibleValues`. */
 const INADMISSIBLE_MAX = 100;
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Levels of arrays and objects a request may nest: none of ours needs more than a few. */
 export const MAX_NESTING = 32;
 
 /**
- * What no request may carry, wherever it is in `value`: text with a NUL character (U+0000), in a
- * string or a key — PostgreSQL stores none in text or jsonb, so it is refused where it comes in,
- * not at the write — and arrays or objects nested deeper than `MAX_NESTING`, which the server's
- * recursive steps (comparing values, encoding an answer) cannot take. Walked without recursion.
+ * What no request may carry, wherever it is in `value`: text with a NUL character (U+0000) or a lone
+ * UTF-16 surrogate, in a string or a key — PostgreSQL stores neither in text or jsonb, so it is
+ * refused where it comes in, not at the write — and arrays or objects nested deeper than
+ * `MAX_NESTING`, which the server's recursive steps (comparing values, encoding an answer) cannot
+ * take. Walked without recursion.
  */
 export function inadmissibleValues(location: ProblemFieldError['location'], value: unknown): ProblemFieldError[] {
   interface Place {
@@ -83,7 +92,7 @@ export function inadmissibleValues(location: ProblemFieldError['location'], valu
     depth: number;
   }
   const errors: ProblemFieldError[] = [];
-  const found = (place: Place, code: 'nul_character' | 'too_deep', detail: string) => {
+  const found = (place: Place, code: 'nul_character' | 'lone_surrogate' | 'too_deep', detail: string) => {
     const path: PropertyKey[] = [];
     for (let at: Place | undefined = place; at?.parent; at = at.parent) path.push(at.key as PropertyKey);
     errors.push({ location, pointer: toPointer(path.reverse()), detail, code });
@@ -94,6 +103,9 @@ export function inadmissibleValues(location: ProblemFieldError['location'], valu
     const inner = place.value;
     if (typeof inner === 'string') {
       if (inner.includes('\u0000')) found(place, 'nul_character', 'Text cannot contain the NUL character (U+0000)');
+      else if (LONE_SURROGATE.test(inner)) {
+        found(place, 'lone_surrogate', 'Text cannot contain half of a UTF-16 surrogate pair (not valid Unicode)');
+      }
     } else if (inner !== null && typeof inner === 'object') {
       if (place.depth >= MAX_NESTING) {
         found(place, 'too_deep', `Values cannot nest more than ${MAX_NESTING} levels deep`);
@@ -103,8 +115,8 @@ export function inadmissibleValues(location: ProblemFieldError['location'], valu
       const children: [PropertyKey, unknown][] = Array.isArray(inner) ? [...inner.entries()] : Object.entries(inner);
       for (let index = children.length - 1; index >= 0; index -= 1) {
         const [key, child] = children[index] as [PropertyKey, unknown];
-        const holdsNul = typeof key === 'string' && key.includes('\u0000');
-        stack.push({ value: holdsNul ? key : child, key, parent: place, depth: place.depth + 1 });
+        const inadmissibleKey = typeof key === 'string' && (key.includes('\u0000') || LONE_SURROGATE.test(key));
+        stack.push({ value: inadmissibleKey ? key : child, key, parent: place, depth: place.depth + 1 });
       }
     }
   }
