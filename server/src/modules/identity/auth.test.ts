@@ -242,14 +242,39 @@ describe('refresh token rotation', () => {
     expect((await refresh(other.refreshToken)).status).toBe(200);
   });
 
-  it('treats an older rotated token as reuse even within the grace period', async () => {
+  it('treats an older rotated token as reuse once its rotation is older than the grace period', async () => {
     const admin = await createOrg(t);
     const a = admin.refreshToken;
     const b = await refresh(a);
     const c = await refresh(b.body.refreshToken);
+    await ageRotation(a, 31);
     const reuse = await refresh(a);
     expect(reuse.body.code).toBe('refresh_token_reused');
     expect((await refresh(c.body.refreshToken)).status).toBe(401);
+  });
+
+  it('rotates the active session for every tab presenting one just-rotated token at once', async () => {
+    const admin = await createOrg(t);
+    const results = await Promise.all([1, 2, 3, 4].map(() => refresh(admin.refreshToken)));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    for (const result of results) {
+      expect((await apiClient(t, result.body.accessToken).get('/api/auth/me')).status).toBe(200);
+    }
+    // The token is presented again, one after another, within the grace period: still no reuse.
+    for (let time = 0; time < 3; time += 1) expect((await refresh(admin.refreshToken)).status).toBe(200);
+    const newest = await refresh(admin.refreshToken);
+    expect((await refresh(newest.body.refreshToken)).status).toBe(200);
+  });
+
+  it('takes an older token of the family rotated within the grace period as another tab, not as reuse', async () => {
+    const admin = await createOrg(t);
+    const a = admin.refreshToken;
+    const b = await refresh(a);
+    const c = await refresh(b.body.refreshToken);
+    const late = await refresh(a);
+    expect(late.status).toBe(200);
+    expect((await apiClient(t, c.body.accessToken).get('/api/auth/me')).status).toBe(200);
+    expect((await refresh(late.body.refreshToken)).status).toBe(200);
   });
 
   it('refuses an unknown token without revoking anything', async () => {

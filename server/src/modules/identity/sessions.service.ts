@@ -78,8 +78,9 @@ const invalidRefresh = () =>
 
 /**
  * Refresh-token rotation (SPEC §3, §5.2). The active session of the family is replaced by a new
- * one. The immediately previous token still rotates the active session within the grace period
- * (two tabs refreshing at once); any other rotated token is reuse and revokes the whole family.
+ * one. A token of the family rotated less than the grace period ago still rotates the active
+ * session, however often it is presented (tabs refreshing at once); a token rotated longer ago is
+ * reuse and revokes the whole family.
  */
 export async function refreshSession(
   deps: SessionDeps,
@@ -102,8 +103,9 @@ export async function refreshSession(
     if (!active || !user || user.status !== 'active') return { ok: false, reused: false };
 
     const isActive = presented.id === active.id;
-    const isGracefulPrevious = presented.replaced_by_session_id === active.id && presented.within_grace;
-    if (!isActive && !isGracefulPrevious) {
+    // Several tabs or windows of one device may present one token at once: each gets a rotation.
+    const rotatedWithinGrace = presented.replaced_by_session_id !== null && presented.within_grace;
+    if (!isActive && !rotatedWithinGrace) {
       // The committed revocation must survive the 401 this request answers.
       await repo.revokeSessionFamily(tx, familyId, 'refresh_token_reuse');
       return { ok: false, reused: true };
