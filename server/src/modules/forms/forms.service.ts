@@ -15,6 +15,7 @@ import type { Db, Queryable } from '../../platform/db/db';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import { directoryExists } from '../directories/directories.service';
+import * as members from '../identity/members.service';
 import { presentForm, presentWorkflow } from './forms.presenter';
 import * as repo from './forms.repo';
 
@@ -282,6 +283,7 @@ async function present(db: Queryable, auth: AuthContext, formId: string): Promis
 export async function createForm(deps: FormsDeps, auth: AuthContext, input: z.infer<typeof CreateFormRequest>) {
   const formId = input.id ?? newId();
   await deps.db.transaction(async (tx) => {
+    await members.assertRolesExist(tx, auth.organizationId, input.visibleRoleIds, 'visibleRoleIds');
     const created = await repo.insertForm(tx, {
       id: formId,
       organizationId: auth.organizationId,
@@ -327,6 +329,9 @@ export async function updateForm(
   await deps.db.transaction(async (tx) => {
     const form = await repo.lockForm(tx, auth.organizationId, formId);
     if (!form || form.deleted_at) throw formNotFound(formId);
+    if (patch.visibleRoleIds) {
+      await members.assertRolesExist(tx, auth.organizationId, patch.visibleRoleIds, 'visibleRoleIds');
+    }
     // All or nothing: a refused workflow leaves the fields and settings as they were, and back.
     if (patch.statuses && patch.transitions) {
       await replaceWorkflow(tx, auth, formId, { statuses: patch.statuses, transitions: patch.transitions });

@@ -188,6 +188,28 @@ describe('forms', () => {
     expect((await member.client.get(`/api/forms/${restricted.id}`)).status).toBe(200);
   });
 
+  it('refuses visibleRoleIds that are not roles of the organization, naming them, and changes nothing', async () => {
+    const other = await createOrg(t, 'Another organization');
+    const foreignRole = await other.client.post('/api/roles', { name: `Foreign ${randomUUID()}` });
+    const ownRole = await admin.client.post('/api/roles', { name: `Own ${randomUUID()}` });
+    const unknown = randomUUID();
+    const created = await admin.client.post('/api/forms', {
+      name: 'Restricted',
+      visibleRoleIds: [ownRole.body.id, unknown, foreignRole.body.id],
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.code).toBe('validation_failed');
+    expect(created.body.errors).toEqual([
+      expect.objectContaining({ pointer: '#/visibleRoleIds/1', code: 'unknown_role' }),
+      expect.objectContaining({ pointer: '#/visibleRoleIds/2', code: 'unknown_role' }),
+    ]);
+    const form = await createForm(admin, { visibleRoleIds: [ownRole.body.id] });
+    const patched = await admin.client.patch(`/api/forms/${form.id}`, { visibleRoleIds: [foreignRole.body.id] });
+    expect(patched.status).toBe(400);
+    expect(patched.body.errors[0]).toMatchObject({ pointer: '#/visibleRoleIds/0', code: 'unknown_role' });
+    expect((await admin.client.get(`/api/forms/${form.id}`)).body.visibleRoleIds).toEqual([ownRole.body.id]);
+  });
+
   it('deletes a form: gone from lists, no new tasks, old tasks readable', async () => {
     const form = await createForm(admin);
     const task = await createTask(admin, form.id);

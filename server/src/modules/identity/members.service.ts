@@ -1,4 +1,5 @@
 import type { Queryable } from '../../platform/db/db';
+import { Problem } from '../../platform/http/problem';
 import * as repo from './identity.repo';
 
 /** What other modules may ask of the organization's people (they never read identity tables). */
@@ -63,4 +64,28 @@ export async function dismissOnboarding(db: Queryable, organizationId: string): 
     'UPDATE organizations SET onboarding_dismissed_at = COALESCE(onboarding_dismissed_at, now()) WHERE id = $1',
     [organizationId],
   );
+}
+
+/**
+ * Refuses ids that are not roles of the organization, naming them at `#/<field>/<index>` (another
+ * organization's look unknown); the known ones are held for the rest of the transaction.
+ */
+export async function assertRolesExist(
+  tx: Queryable,
+  organizationId: string,
+  roleIds: readonly string[],
+  field = 'roleIds',
+): Promise<void> {
+  const found = new Set(roleIds.length === 0 ? [] : await repo.holdRoles(tx, organizationId, roleIds));
+  const missing = roleIds.filter((id) => !found.has(id));
+  if (missing.length > 0) {
+    throw Problem.of('validation_failed', `Unknown roles: ${missing.join(', ')}.`, {
+      errors: missing.map((id) => ({
+        location: 'body' as const,
+        pointer: `#/${field}/${roleIds.indexOf(id)}`,
+        detail: `There is no role ${id} in your organization`,
+        code: 'unknown_role',
+      })),
+    });
+  }
 }

@@ -11,6 +11,7 @@ import { type AuthDeps, setPasswordLink } from './auth.service';
 import { invitationMail } from './identity.mail';
 import { presentRole, presentUser } from './identity.presenter';
 import * as repo from './identity.repo';
+import { assertRolesExist } from './members.service';
 
 export const INVITATION_TOKEN_SECONDS = 7 * 86_400;
 
@@ -20,22 +21,6 @@ function membershipChanged(deps: Pick<AuthDeps, 'events'>, organizationId: strin
 }
 
 const userNotFound = (userId: string) => Problem.of('not_found', `There is no user ${userId} in your organization.`);
-
-/** Refuses ids that are not of the organization, naming them (another organization's look unknown). */
-async function assertRolesExist(tx: Queryable, organizationId: string, roleIds: readonly string[], field = 'roleIds') {
-  const found = new Set(await repo.holdRoles(tx, organizationId, roleIds));
-  const missing = roleIds.filter((id) => !found.has(id));
-  if (missing.length > 0) {
-    throw Problem.of('validation_failed', `Unknown roles: ${missing.join(', ')}.`, {
-      errors: missing.map((id) => ({
-        location: 'body' as const,
-        pointer: `#/${field}/${roleIds.indexOf(id)}`,
-        detail: `There is no role ${id} in your organization`,
-        code: 'unknown_role',
-      })),
-    });
-  }
-}
 
 export async function listUsers(
   deps: Pick<AuthDeps, 'db'>,
