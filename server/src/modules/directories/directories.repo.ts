@@ -108,15 +108,17 @@ export async function softDeleteDirectory(db: Queryable, organizationId: string,
   return rowCount === 1;
 }
 
+export interface DeletedDirectoryRecord {
+  id: string;
+  name: string;
+  parent_directory_id: string | null;
+  deleted_at: Date;
+  row_count: string;
+}
+
 /** The organization's deleted directories, most recently deleted first, with the rows each keeps. */
-export async function listDeletedDirectories(db: Queryable, organizationId: string) {
-  const { rows } = await db.query<{
-    id: string;
-    name: string;
-    parent_directory_id: string | null;
-    deleted_at: Date;
-    row_count: string;
-  }>(
+export async function listDeletedDirectories(db: Queryable, organizationId: string): Promise<DeletedDirectoryRecord[]> {
+  const { rows } = await db.query<DeletedDirectoryRecord>(
     `SELECT d.id, d.name, d.parent_directory_id, d.deleted_at,
             (SELECT count(*) FROM directory_rows r
               WHERE r.organization_id = d.organization_id AND r.directory_id = d.id AND r.deleted_at IS NULL) AS row_count
@@ -255,7 +257,6 @@ export async function updateRow(
   );
 }
 
-/** Live children of a parent (null: roots), in order, locked. */
 /** How many live rows under `parentId`, other than `rowId`, come before the order value `position`. */
 export async function countSiblingsBefore(
   db: Queryable,
@@ -289,6 +290,7 @@ export async function lockRowTree(db: Queryable, directoryId: string): Promise<v
   await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`directory_rows:${directoryId}`]);
 }
 
+/** Live children of a parent (null: roots), in order, locked. */
 export async function lockSiblings(
   db: Queryable,
   organizationId: string,
@@ -403,6 +405,7 @@ export async function restoreRow(
   );
 }
 
+/** Deletes every live row of the directory, each as a root (a replacing import). */
 export async function deleteAllRows(
   db: Queryable,
   organizationId: string,
@@ -416,16 +419,15 @@ export async function deleteAllRows(
   );
 }
 
-export async function maxRootPosition(
+/** Removes rows for good, not leaving them deleted: a replacing import frees the ids it brings again. */
+export async function hardDeleteRows(
   db: Queryable,
   organizationId: string,
   directoryId: string,
-  parentId: string | null,
-) {
-  const { rows } = await db.query<{ next: number }>(
-    `SELECT COALESCE(max(position) + 1, 0)::int AS next FROM directory_rows
-      WHERE organization_id = $1 AND directory_id = $2 AND deleted_at IS NULL AND parent_id IS NOT DISTINCT FROM $3`,
-    [organizationId, directoryId, parentId],
+  ids: readonly string[],
+): Promise<void> {
+  await db.query(
+    'DELETE FROM directory_rows WHERE organization_id = $1 AND directory_id = $2 AND id = ANY($3::uuid[])',
+    [organizationId, directoryId, ids],
   );
-  return rows[0]?.next ?? 0;
 }

@@ -19,7 +19,9 @@ import {
 } from '@shared/api/directories';
 import { z } from 'zod';
 import { defineRoute } from '../../platform/http/routes';
+import * as csv from './csv.service';
 import * as directories from './directories.service';
+import * as rows from './rows.service';
 
 const DirectoryParams = z.object({ directoryId: z.uuid() });
 const RowParams = DirectoryParams.extend({ rowId: z.uuid() });
@@ -123,7 +125,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       responses: { 200: { description: 'Tree', schema: RowTree } },
       handler: async ({ auth, params, query }) => ({
         status: 200,
-        body: await directories.rowTree(deps, auth, params.directoryId, query),
+        body: await rows.rowTree(deps, auth, params.directoryId, query),
       }),
     }),
     defineRoute({
@@ -136,7 +138,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       responses: { 200: { description: 'A page of rows', schema: RowList } },
       handler: async ({ auth, params, query }) => ({
         status: 200,
-        body: await directories.listRows(deps, auth, params.directoryId, query),
+        body: await rows.listRows(deps, auth, params.directoryId, query),
       }),
     }),
     defineRoute({
@@ -149,7 +151,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       responses: { 201: { description: 'Row', schema: Row } },
       handler: async ({ auth, params, body }) => ({
         status: 201,
-        body: await directories.createRow(deps, auth, params.directoryId, body),
+        body: await rows.createRow(deps, auth, params.directoryId, body),
       }),
     }),
     defineRoute({
@@ -162,7 +164,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       responses: { 200: { description: 'Row', schema: Row } },
       handler: async ({ auth, params, body }) => ({
         status: 200,
-        body: await directories.updateRow(deps, auth, params.directoryId, params.rowId, body),
+        body: await rows.updateRow(deps, auth, params.directoryId, params.rowId, body),
       }),
     }),
     defineRoute({
@@ -174,7 +176,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       request: { params: RowParams },
       responses: { 204: { description: 'Deleted' } },
       handler: async ({ auth, params }) => {
-        await directories.deleteRow(deps, auth, params.directoryId, params.rowId);
+        await rows.deleteRow(deps, auth, params.directoryId, params.rowId);
         return { status: 204 };
       },
     }),
@@ -188,7 +190,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       responses: { 200: { description: 'A page of deleted rows', schema: DeletedRowList } },
       handler: async ({ auth, params, query }) => ({
         status: 200,
-        body: await directories.listDeletedRows(deps, auth, params.directoryId, query),
+        body: await rows.listDeletedRows(deps, auth, params.directoryId, query),
       }),
     }),
     defineRoute({
@@ -203,7 +205,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       responses: { 200: { description: 'Row', schema: Row } },
       handler: async ({ auth, params }) => ({
         status: 200,
-        body: await directories.restoreRow(deps, auth, params.directoryId, params.rowId),
+        body: await rows.restoreRow(deps, auth, params.directoryId, params.rowId),
       }),
     }),
     defineRoute({
@@ -218,7 +220,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       responses: { 200: { description: 'Row', schema: Row } },
       handler: async ({ auth, params, body }) => ({
         status: 200,
-        body: await directories.moveRow(deps, auth, params.directoryId, params.rowId, body),
+        body: await rows.moveRow(deps, auth, params.directoryId, params.rowId, body),
       }),
     }),
     defineRoute({
@@ -233,7 +235,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       responses: { 200: { description: 'Import result', schema: CsvImportResult } },
       handler: async ({ auth, params, body }) => ({
         status: 200,
-        body: await directories.importCsv(deps, auth, params.directoryId, body),
+        body: await csv.importCsv(deps, auth, params.directoryId, body),
       }),
     }),
     defineRoute({
@@ -246,7 +248,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
       responses: { 200: { description: 'CSV file', contentType: 'text/csv' } },
       handler: async ({ auth, params }) => ({
         status: 200,
-        body: await directories.exportCsv(deps, auth, params.directoryId),
+        body: await csv.exportCsv(deps, auth, params.directoryId),
         headers: { 'Content-Disposition': `attachment; filename="directory-${params.directoryId}.csv"` },
       }),
     }),

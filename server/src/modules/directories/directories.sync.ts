@@ -25,10 +25,11 @@ import {
   tombstone,
   withValuesLeftOut,
 } from '../../platform/sync/sync-source';
+import { presentDirectory, presentRow } from './directories.presenter';
 import type { DirectoryRow, RowRecord } from './directories.repo';
 import * as repo from './directories.repo';
-import * as directories from './directories.service';
-import { type DirectoriesDeps, presentDirectory, presentRow } from './directories.service';
+import type { DirectoriesDeps } from './directories.service';
+import { createRow, deleteRow, moveRow, restoreDeletedRow, updateRow } from './rows.service';
 
 /** Directories, read-only on replicas. */
 export const directoriesSyncSource: SyncSource = {
@@ -134,7 +135,7 @@ async function pushRow(
           lost,
           { id, path: '_deleted', attempted: false, kept: true, record: await rowRecord(deps, auth, next) },
           async () => {
-            restored = await directories.restoreDeletedRow(deps, auth, stored.directory_id, id);
+            restored = await restoreDeletedRow(deps, auth, stored.directory_id, id);
           },
         );
         const back = restored ? await currentRow(deps, auth, id) : undefined;
@@ -156,7 +157,7 @@ async function pushRow(
     const order = typeof next.position === 'number' ? next.position : undefined;
     return createdOrMerged(
       async () => {
-        await directories.createRow(deps, auth, directoryId, {
+        await createRow(deps, auth, directoryId, {
           id,
           parentId,
           position:
@@ -184,7 +185,7 @@ async function pushRow(
   if (next._deleted && !base._deleted) {
     const changed = ['cells', 'parentId', 'parentRowIds'].some((key) => !same(current[key], base[key]));
     if (changed) lost.push({ id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' });
-    else await directories.deleteRow(deps, auth, directoryId, id);
+    else await deleteRow(deps, auth, directoryId, id);
     return;
   }
   const baseCells = (base.cells as Cell[]) ?? [];
@@ -210,7 +211,7 @@ async function pushRow(
         .filter(({ path, attempted }) => !same(attempted, currentValues.get(path))),
       ...(patch.parentRowIds ? [{ path: 'parentRowIds', attempted: patch.parentRowIds }] : []),
     ].map((value) => ({ ...value, kept: currentValues.get(value.path) ?? null }));
-    await refusedValuesAsLost(lost, id, changed, () => directories.updateRow(deps, auth, directoryId, id, patch));
+    await refusedValuesAsLost(lost, id, changed, () => updateRow(deps, auth, directoryId, id, patch));
   }
   const moved = !same(next.parentId, base.parentId) || !same(next.position, base.position);
   if (!moved) return;
@@ -225,7 +226,7 @@ async function pushRow(
   const order = typeof next.position === 'number' && Number.isFinite(next.position) ? next.position : 0;
   await attempt(lost, { id, path: 'parentId', attempted: next.parentId, kept: current.parentId }, async () => {
     const position = await repo.countSiblingsBefore(deps.db, auth.organizationId, directoryId, parentId, id, order);
-    await directories.moveRow(deps, auth, directoryId, id, { parentId, position });
+    await moveRow(deps, auth, directoryId, id, { parentId, position });
   });
 }
 
