@@ -1,3 +1,4 @@
+import type { Unit } from './db/unit-of-work';
 import type { Logger } from './logging';
 
 /** Who acted: a signed-in user or a bot (through its API key). */
@@ -27,14 +28,20 @@ export interface DomainEvents {
 
 export type EventName = keyof DomainEvents;
 type Handler<K extends EventName> = (payload: DomainEvents[K]) => void | Promise<void>;
+/** Runs inside the unit of work that emits the event: its writes commit or roll back with it. */
+export type InTransactionHook<K extends EventName> = (unit: Unit, payload: DomainEvents[K]) => Promise<void>;
 
 /**
- * The in-process bus modules meet through. Publish after commit; handlers run asynchronously
- * (fire and forget) and a failing handler is logged, never felt by the publisher.
+ * The in-process bus modules meet through. Units of work (`inUnit`) run an event's hooks inside
+ * their transaction and publish it after commit; subscribers run asynchronously (fire and forget)
+ * and a failing subscriber is logged, never felt by the publisher.
  */
 export interface EventBus {
   publish<K extends EventName>(name: K, payload: DomainEvents[K]): void;
   subscribe<K extends EventName>(name: K, handler: Handler<K>): () => void;
+  /** Registers a hook that runs inside every unit of work emitting `name`; a failing hook fails the unit. */
+  hook<K extends EventName>(name: K, hook: InTransactionHook<K>): () => void;
+  runHooks<K extends EventName>(name: K, unit: Unit, payload: DomainEvents[K]): Promise<void>;
   /** Resolves when every handler started so far has finished (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -47,6 +54,7 @@ export function createEventBus(
   } = {},
 ): EventBus {
   const handlers = new Map<EventName, Set<Handler<EventName>>>();
+  const hooks = new Map<EventName, Set<InTransactionHook<EventName>>>();
   const running = new Set<Promise<void>>();
   return {
     publish(name, payload) {
@@ -66,6 +74,15 @@ export function createEventBus(
       set.add(handler as Handler<EventName>);
       handlers.set(name, set);
       return () => set.delete(handler as Handler<EventName>);
+    },
+    hook(name, hook) {
+      const set = hooks.get(name) ?? new Set();
+      set.add(hook as InTransactionHook<EventName>);
+      hooks.set(name, set);
+      return () => set.delete(hook as InTransactionHook<EventName>);
+    },
+    async runHooks(name, unit, payload) {
+      for (const hook of hooks.get(name) ?? []) await (hook as InTransactionHook<typeof name>)(unit, payload);
     },
     async idle() {
       while (running.size > 0) await Promise.all([...running]);

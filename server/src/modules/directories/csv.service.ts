@@ -3,6 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
+import { inUnit } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import { buildTree } from './directories.presenter';
@@ -49,7 +50,7 @@ export async function importCsv(
   directoryId: string,
   input: { csv: string; mode: 'append' | 'replace'; dryRun: boolean },
 ) {
-  return deps.db.transaction(async (tx) => {
+  return inUnit(deps, async ({ tx }) => {
     const directory = await requireDirectoryTree(tx, auth, directoryId);
     const errors: { line: number; column: string | null; detail: string }[] = [];
     let records: string[][];

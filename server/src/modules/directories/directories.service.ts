@@ -7,8 +7,9 @@ import type {
 import type { ProblemFieldError } from '@shared/api/problem';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
-import type { EventBus } from '../../platform/events';
 import type { Db, Queryable } from '../../platform/db/db';
+import { inUnit } from '../../platform/db/unit-of-work';
+import type { EventBus } from '../../platform/events';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import { cellLabel, presentDeletedDirectory, presentDirectory } from './directories.presenter';
@@ -111,7 +112,7 @@ export async function createDirectory(
   input: z.infer<typeof CreateDirectoryRequest>,
 ) {
   const id = input.id ?? newId();
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     const parent = input.parentDirectoryId
       ? await repo.findDirectory(tx, auth.organizationId, input.parentDirectoryId)
       : undefined;
@@ -154,7 +155,7 @@ export async function updateDirectory(
   id: string,
   patch: z.infer<typeof UpdateDirectoryRequest>,
 ) {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     const current = await requireDirectory(tx, auth, id);
     const columns = patch.columns ?? current.columns;
     const errors: ProblemFieldError[] = [];
@@ -200,7 +201,7 @@ export async function updateDirectory(
 }
 
 export async function deleteDirectory(deps: DirectoriesDeps, auth: AuthContext, id: string) {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     // Locked as a restore of a sub-directory locks it: one of the two waits for the other.
     const directory = await repo.lockAnyDirectory(tx, auth.organizationId, id);
     if (!directory || directory.deleted_at) throw directoryNotFound(id);
@@ -223,7 +224,7 @@ export async function listDeletedDirectories(deps: DirectoriesDeps, auth: AuthCo
  * deleted is answered as it is.
  */
 export async function restoreDirectory(deps: DirectoriesDeps, auth: AuthContext, id: string): Promise<Directory> {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     const directory = await repo.lockAnyDirectory(tx, auth.organizationId, id);
     if (!directory) throw directoryNotFound(id);
     if (!directory.deleted_at) return;

@@ -4,7 +4,7 @@ import { directoriesSyncSource, directoryRowsSyncSource } from './directories.sy
 
 /** Directories: reference tables with row trees, sub-directories bound to parent rows, CSV import/export. */
 export const directoriesModule: ModuleFactory = (context) => {
-  const deps = { db: context.db };
+  const deps = { db: context.db, events: context.events };
   return {
     name: 'directories',
     routes: directoriesRoutes(deps),

@@ -5,6 +5,7 @@ import { isIsoDate } from '@shared/values';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Queryable } from '../../platform/db/db';
+import { inUnit } from '../../platform/db/unit-of-work';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
@@ -156,7 +157,7 @@ export async function createRow(
   input: z.infer<typeof RowInput>,
 ) {
   const id = input.id ?? newId();
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     const directory = await requireDirectoryTree(tx, auth, directoryId);
     const { cells, errors } = normalizeCells(directory.columns, input.cells, '#/cells');
     errors.push(
@@ -209,7 +210,7 @@ export async function updateRow(
   rowId: string,
   patch: { cells?: Cell[] | CellChanges; parentRowIds?: string[] },
 ) {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     const directory = await requireDirectory(tx, auth, directoryId);
     // The values not patched are written back as read: no other change may come in between.
     await repo.lockRow(tx, auth.organizationId, rowId);
@@ -238,7 +239,7 @@ export async function updateRow(
 
 /** Deletes a row; its children move up to its parent, in its place. Tasks that chose it show it as deleted. */
 export async function deleteRow(deps: DirectoriesDeps, auth: AuthContext, directoryId: string, rowId: string) {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     await requireDirectoryTree(tx, auth, directoryId);
     const row = await requireRow(tx, auth, directoryId, rowId);
     const siblings = await repo.lockSiblings(tx, auth.organizationId, directoryId, row.parent_id);
@@ -290,7 +291,7 @@ export async function restoreDeletedRow(
   directoryId: string,
   rowId: string,
 ): Promise<boolean> {
-  return deps.db.transaction(async (tx) => {
+  return inUnit(deps, async ({ tx }) => {
     await requireDirectoryTree(tx, auth, directoryId);
     const row = await repo.lockDeletedRow(tx, auth.organizationId, directoryId, rowId);
     if (!row) return false;
@@ -322,7 +323,7 @@ export async function moveRow(
   rowId: string,
   target: { parentId: string | null; position: number },
 ) {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     await requireDirectoryTree(tx, auth, directoryId);
     const row = await requireRow(tx, auth, directoryId, rowId);
     await checkParent(tx, auth, directoryId, target.parentId);

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { AuthContext } from '../../platform/auth/auth-context';
-import type { Db } from '../../platform/db/db';
+import type { UnitDeps } from '../../platform/db/unit-of-work';
 import type { Problem } from '../../platform/http/problem';
 import type { Logger } from '../../platform/logging';
 import type { SyncFailure } from '../../platform/sync/sync-server';
@@ -12,7 +12,7 @@ import { isRecorded, recordError } from './error-log.service';
  * problem that was sent gives the code and message, the caller of a protected route the
  * organization and user. Recording never delays or fails the response: a failure is only logged.
  */
-export function recordErrors(db: Db): RequestHandler {
+export function recordErrors(deps: UnitDeps): RequestHandler {
   return (req, res, next) => {
     // Taken before routing; the path never carries the query string, which may hold secrets.
     const { method, path } = req;
@@ -21,7 +21,7 @@ export function recordErrors(db: Db): RequestHandler {
       if (!isRecorded(path, status)) return;
       const problem = res.locals.problem as Problem | undefined;
       const auth = res.locals.auth as AuthContext | undefined;
-      recordError(db, {
+      recordError(deps, {
         organizationId: auth?.organizationId ?? null,
         userId: auth?.userId ?? null,
         method,
@@ -43,12 +43,12 @@ export function recordErrors(db: Db): RequestHandler {
  * event as the method (`PULL`, `PUSH`, `AUTH`) and `/sync/<collection>` as the path, with the
  * request id its acknowledgement carried. Recording never fails the sync: a failure is only logged.
  */
-export function recordSyncFailures(db: Db, logger: Logger): (failure: SyncFailure) => void {
+export function recordSyncFailures(deps: UnitDeps, logger: Logger): (failure: SyncFailure) => void {
   return (failure) => {
     const path = failure.collection === undefined ? '/sync' : `/sync/${failure.collection}`;
     const { status } = failure.problem;
     if (!isRecorded(path, status)) return;
-    recordError(db, {
+    recordError(deps, {
       organizationId: failure.organizationId,
       userId: failure.userId,
       method: failure.event.slice('sync:'.length).toUpperCase(),

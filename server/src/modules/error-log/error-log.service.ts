@@ -2,6 +2,7 @@ import type { ErrorLogList } from '@shared/api/error-log';
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Db } from '../../platform/db/db';
+import { inUnit, type UnitDeps } from '../../platform/db/unit-of-work';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
@@ -37,13 +38,13 @@ function storable(text: string, maxLength: number): string {
 }
 
 /** Records an error, folding it into the entry of an identical error first seen within the window. */
-export async function recordError(db: Db, occurrence: repo.ErrorOccurrence): Promise<void> {
+export async function recordError(deps: UnitDeps, occurrence: repo.ErrorOccurrence): Promise<void> {
   const entry: repo.ErrorOccurrence = {
     ...occurrence,
     path: storable(occurrence.path, MAX_PATH_LENGTH),
     message: storable(occurrence.message, MAX_MESSAGE_LENGTH),
   };
-  await db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     // Concurrent identical errors wait here, so each sees the entry the previous one made.
     await repo.lockErrorKey(tx, entry);
     const existing = await repo.findFoldable(tx, entry, FOLD_WINDOW_SECONDS);

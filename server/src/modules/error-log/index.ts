@@ -7,9 +7,12 @@ import { errorLogRoutes } from './error-log.routes';
  * stream), and every sync message answered so, identical errors within 60 seconds folded into one
  * entry; administrators read and delete their organization's entries.
  */
-export const errorLogModule: ModuleFactory = (context) => ({
-  name: 'error-log',
-  routes: errorLogRoutes(context.db),
-  middleware: [recordErrors(context.db)],
-  observeSyncFailure: recordSyncFailures(context.db, context.logger),
-});
+export const errorLogModule: ModuleFactory = (context) => {
+  const deps = { db: context.db, events: context.events };
+  return {
+    name: 'error-log',
+    routes: errorLogRoutes(context.db),
+    middleware: [recordErrors(deps)],
+    observeSyncFailure: recordSyncFailures(deps, context.logger),
+  };
+};

@@ -11,7 +11,8 @@ import type { ProblemFieldError } from '@shared/api/problem';
 import { formOpenTo } from '@shared/form-access';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
-import type { Db, Queryable } from '../../platform/db/db';
+import type { Queryable } from '../../platform/db/db';
+import { inUnit, type UnitDeps } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import { directoryExists } from '../directories/directories.service';
@@ -270,9 +271,7 @@ async function resolveFields(
   return rows;
 }
 
-export interface FormsDeps {
-  db: Db;
-}
+export type FormsDeps = UnitDeps;
 
 async function present(db: Queryable, auth: AuthContext, formId: string): Promise<Form> {
   const definition = await getFormDefinition(db, auth.organizationId, formId);
@@ -282,7 +281,7 @@ async function present(db: Queryable, auth: AuthContext, formId: string): Promis
 
 export async function createForm(deps: FormsDeps, auth: AuthContext, input: z.infer<typeof CreateFormRequest>) {
   const formId = input.id ?? newId();
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     await members.assertRolesExist(tx, auth.organizationId, input.visibleRoleIds, 'visibleRoleIds');
     const created = await repo.insertForm(tx, {
       id: formId,
@@ -326,7 +325,7 @@ export async function updateForm(
   formId: string,
   patch: z.infer<typeof UpdateFormRequest>,
 ) {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     const form = await repo.lockForm(tx, auth.organizationId, formId);
     if (!form || form.deleted_at) throw formNotFound(formId);
     if (patch.visibleRoleIds) {
@@ -396,7 +395,7 @@ export async function setWorkflow(
   formId: string,
   input: z.infer<typeof WorkflowRequest>,
 ) {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     const form = await repo.lockForm(tx, auth.organizationId, formId);
     if (!form || form.deleted_at) throw formNotFound(formId);
     await replaceWorkflow(tx, auth, formId, input);

@@ -1,6 +1,7 @@
 import type { Me, TokenResponse } from '@shared/api/identity';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { randomToken, sha256Hex } from '../../platform/auth/secrets';
+import { inUnit } from '../../platform/db/unit-of-work';
 import type { EventBus } from '../../platform/events';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
@@ -32,7 +33,7 @@ export async function register(
   client: ClientInfo,
 ): Promise<TokenResponse> {
   const passwordHash = await hashPassword(input.password);
-  const issued = await deps.db.transaction(async (tx) => {
+  const issued = await inUnit(deps, async ({ tx }) => {
     const organizationId = newId();
     const userId = newId();
     await repo.insertOrganization(tx, organizationId, input.organizationName);
@@ -87,7 +88,7 @@ export async function login(
   }
   if (user.status === 'deactivated') throw accountDeactivated();
   await repo.clearLoginFailures(deps.db, accountKey);
-  const issued = await deps.db.transaction((tx) =>
+  const issued = await inUnit(deps, ({ tx }) =>
     issueSession(deps, tx, { id: user.id, organizationId: user.organization_id }, client),
   );
   return sessionTokens(deps, issued);
@@ -117,7 +118,7 @@ export async function forgotPassword(deps: AuthDeps, email: string): Promise<voi
 /** Sets a new password with a reset (or invitation) token: single use, and every session ends. */
 export async function resetPassword(deps: AuthDeps, token: string, password: string): Promise<void> {
   const passwordHash = await hashPassword(password);
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     const user = await repo.lockUserByResetToken(tx, sha256Hex(token));
     if (!user) {
       throw Problem.of(

@@ -3,12 +3,12 @@ import type { AccessTokens } from '../../platform/auth/access-tokens';
 import { unauthenticated } from '../../platform/auth/access-tokens';
 import { randomToken, sha256Hex } from '../../platform/auth/secrets';
 import type { Db, Queryable } from '../../platform/db/db';
+import { inUnit, type UnitDeps } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import * as repo from './identity.repo';
 
-export interface SessionDeps {
-  db: Db;
+export interface SessionDeps extends UnitDeps {
   tokens: AccessTokens;
   refreshTokenSeconds: number;
   refreshGraceSeconds: number;
@@ -88,7 +88,7 @@ export async function refreshSession(
   client: ClientInfo,
 ): Promise<TokenResponse> {
   const tokenHash = sha256Hex(refreshToken);
-  const outcome = await deps.db.transaction(async (tx): Promise<RefreshOutcome> => {
+  const outcome = await inUnit(deps, async ({ tx }): Promise<RefreshOutcome> => {
     const familyId = await repo.findSessionFamilyByTokenHash(tx, tokenHash);
     if (!familyId) return { ok: false, reused: false };
     const family = await repo.lockSessionFamily(tx, familyId, tokenHash, deps.refreshGraceSeconds);

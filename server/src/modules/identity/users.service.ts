@@ -4,6 +4,7 @@ import type { User } from '@shared/api/identity';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { randomToken, sha256Hex } from '../../platform/auth/secrets';
 import type { Queryable } from '../../platform/db/db';
+import { inUnit } from '../../platform/db/unit-of-work';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
@@ -82,7 +83,7 @@ export async function inviteUser(
   input: { email: string; name: string; isAdmin: boolean; locale?: 'ru' | 'en'; roleIds: string[] },
 ): Promise<User> {
   const userId = newId();
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     await assertRolesExist(tx, auth.organizationId, input.roleIds);
     const inviter = await repo.findUser(tx, auth.organizationId, auth.userId);
     const inserted = await repo.insertUser(tx, {
@@ -132,7 +133,7 @@ export async function updateUser(
   if (!auth.isAdmin && (userId !== auth.userId || adminOnly)) {
     throw Problem.of('forbidden', 'Only an administrator may change other users, roles, rights or status.');
   }
-  const affectedRoles = await deps.db.transaction(async (tx) => {
+  const affectedRoles = await inUnit(deps, async ({ tx }) => {
     const admins = await repo.lockActiveAdminIds(tx, auth.organizationId);
     const user = await repo.findUser(tx, auth.organizationId, userId);
     if (!user) throw userNotFound(userId);
@@ -195,7 +196,7 @@ export async function createRole(
   input: { name: string; memberIds: string[] },
 ) {
   const roleId = newId();
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     await assertUsersExist(tx, auth.organizationId, input.memberIds, 'memberIds');
     if (!(await repo.insertRole(tx, auth.organizationId, roleId, input.name))) throw nameTaken(input.name);
     await repo.setRoleMembers(tx, auth.organizationId, roleId, input.memberIds);
@@ -204,8 +205,13 @@ export async function createRole(
   return getRole(deps, auth, roleId);
 }
 
-export async function renameRole(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, roleId: string, name: string) {
-  await deps.db.transaction(async (tx) => {
+export async function renameRole(
+  deps: Pick<AuthDeps, 'db' | 'events'>,
+  auth: AuthContext,
+  roleId: string,
+  name: string,
+) {
+  await inUnit(deps, async ({ tx }) => {
     if (!(await repo.findRole(tx, auth.organizationId, roleId))) throw roleNotFound(roleId);
     if (!(await repo.renameRole(tx, auth.organizationId, roleId, name))) throw nameTaken(name);
   });
@@ -227,7 +233,7 @@ export async function setRoleMembers(
   roleId: string,
   userIds: string[],
 ) {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     // Held: a deletion of the role at the same moment waits for this, instead of failing it.
     if ((await repo.holdRoles(tx, auth.organizationId, [roleId])).length === 0) throw roleNotFound(roleId);
     await assertUsersExist(tx, auth.organizationId, userIds, 'userIds');
@@ -262,11 +268,11 @@ export async function moduleAccessMatrix(deps: Pick<AuthDeps, 'db'>, auth: AuthC
 }
 
 export async function updateModuleAccess(
-  deps: Pick<AuthDeps, 'db'>,
+  deps: Pick<AuthDeps, 'db' | 'events'>,
   auth: AuthContext,
   input: { users: { userId: string; modules: GatedModule[] }[]; roles: { roleId: string; modules: GatedModule[] }[] },
 ) {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     await assertUsersExist(
       tx,
       auth.organizationId,

@@ -7,5 +7,5 @@ import { profileRoutes } from './profile.routes';
  */
 export const profileModule: ModuleFactory = (context) => ({
   name: 'profile',
-  routes: profileRoutes({ db: context.db }),
+  routes: profileRoutes({ db: context.db, events: context.events }),
 });

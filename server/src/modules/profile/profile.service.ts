@@ -9,7 +9,8 @@ import type {
 } from '@shared/api/profile';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
-import type { Db, Queryable } from '../../platform/db/db';
+import type { Queryable } from '../../platform/db/db';
+import { inUnit, type UnitDeps } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import * as members from '../identity/members.service';
@@ -17,9 +18,7 @@ import { presentField, presentHistory } from './profile.presenter';
 import * as repo from './profile.repo';
 import { checkProfileValues } from './profile-values';
 
-export interface ProfileDeps {
-  db: Db;
-}
+export type ProfileDeps = UnitDeps;
 
 const fieldNotFound = (fieldId: string) =>
   Problem.of('not_found', `There is no profile field ${fieldId} in your organization.`);
@@ -92,7 +91,7 @@ export async function updateField(
   fieldId: string,
   patch: z.infer<typeof UpdateProfileFieldRequest>,
 ): Promise<ProfileField> {
-  await deps.db.transaction(async (tx) => {
+  await inUnit(deps, async ({ tx }) => {
     const field = await repo.lockField(tx, auth.organizationId, fieldId);
     if (!field || field.deleted_at) throw fieldNotFound(fieldId);
     const type = patch.type ?? field.type;
@@ -137,7 +136,7 @@ export async function setValues(
   input: Record<string, unknown>,
 ): Promise<UserProfileValues> {
   assertOwnOrAdmin(auth, userId, 'change these profile values');
-  return deps.db.transaction(async (tx) => {
+  return inUnit(deps, async ({ tx }) => {
     await assertUserExists(tx, auth.organizationId, userId);
     const fields = await repo.lockFieldsForWriting(tx, auth.organizationId, Object.keys(input));
     const { changes, errors } = checkProfileValues(fields, input);

@@ -5,7 +5,8 @@ import { userEntries } from '@shared/values';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Db, Queryable } from '../../platform/db/db';
-import type { DomainEvents, EventBus, EventName } from '../../platform/events';
+import { inUnit, type Unit } from '../../platform/db/unit-of-work';
+import type { EventBus } from '../../platform/events';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
@@ -18,21 +19,6 @@ import * as repo from './tasks.repo';
 export interface TasksDeps {
   db: Db;
   events: EventBus;
-}
-
-/** A transaction whose domain events are published once it has committed. */
-export interface Unit {
-  tx: Queryable;
-  publish<K extends EventName>(name: K, payload: DomainEvents[K]): void;
-}
-
-export async function inUnit<T>(deps: TasksDeps, work: (unit: Unit) => Promise<T>): Promise<T> {
-  const pending: (() => void)[] = [];
-  const result = await deps.db.transaction((tx) =>
-    work({ tx, publish: (name, payload) => pending.push(() => deps.events.publish(name, payload)) }),
-  );
-  for (const publish of pending) publish();
-  return result;
 }
 
 export const MAX_BATCH = 100;
@@ -73,7 +59,7 @@ export async function addAssignees(
   const added = await repo.insertAssignees(unit.tx, auth.organizationId, taskId, assignable, source);
   for (const userId of added) {
     await audit(unit, auth, taskId, 'assignee_added', { userId, source });
-    unit.publish('task.assignee_added', { organizationId: auth.organizationId, taskId, userId, source });
+    await unit.emit('task.assignee_added', { organizationId: auth.organizationId, taskId, userId, source });
   }
   return added;
 }
@@ -404,7 +390,7 @@ export async function executeTaskTransition(
       toStatusId: to.id,
       ...(input.comment ? { comment: input.comment } : {}),
     });
-    unit.publish('task.status_changed', {
+    await unit.emit('task.status_changed', {
       organizationId: auth.organizationId,
       taskId,
       formId: task.form_id,

@@ -9,8 +9,8 @@ import type {
 } from '@shared/sync';
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/auth-context';
-import { type Db, type Queryable, withinTransaction } from '../db/db';
-import type { EventBus } from '../events';
+import type { Queryable } from '../db/db';
+import { inUnit, type UnitDeps } from '../db/unit-of-work';
 import { inadmissibleValues, Problem } from '../http/problem';
 
 /**
@@ -72,34 +72,13 @@ export function withValuesLeftOut<T extends Record<string, unknown>>(
 }
 
 /**
- * Applies one pushed record as one transaction: `work` gets `deps` whose database is that
- * transaction (each service's own transaction a step of it, undone alone when refused) and whose
- * events are published once it has committed. `work` locks the record first, as every write of
- * it does, so the merge reads the server's state and writes its outcome with no write between:
- * two pushes of one record at the same moment, or a push and a REST change, each see the other's
- * outcome instead of writing over it unseen.
+ * Applies one pushed record as one unit of work: `work` gets `deps` bound to it (each service's
+ * own unit a step of it, undone alone when refused; events published once it has committed).
+ * `work` locks the record first, as every write of it does, so the merge reads the server's state
+ * and writes its outcome with no write between.
  */
-export async function appliedTogether<Deps extends { db: Db; events?: EventBus }, T>(
-  deps: Deps,
-  work: (held: Deps) => Promise<T>,
-): Promise<T> {
-  const pending: (() => void)[] = [];
-  const events = deps.events;
-  const result = await deps.db.transaction((tx) =>
-    work({
-      ...deps,
-      db: withinTransaction(tx, deps.db.engine),
-      ...(events && {
-        events: {
-          publish: (name, payload) => pending.push(() => events.publish(name, payload)),
-          subscribe: (name, handler) => events.subscribe(name, handler),
-          idle: () => events.idle(),
-        } satisfies EventBus,
-      }),
-    }),
-  );
-  for (const publish of pending) publish();
-  return result;
+export function appliedTogether<Deps extends UnitDeps, T>(deps: Deps, work: (held: Deps) => Promise<T>): Promise<T> {
+  return inUnit(deps, (unit) => work(unit.bind(deps)));
 }
 
 /**
