@@ -4,8 +4,8 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useLive, useReplica } from './data/replica-context';
 import { useDownloadAgain } from './download-again';
-import { asSentence } from './pages/edit-words';
-import { GoneRecordEdits, LostEditsNotice, type ShownGone } from './pages/lost-edits';
+import { asSentence } from './pages/common/edit-words';
+import { GoneRecordEdits, LostEditsNotice, type ShownGone } from './pages/common/lost-edits';
 import { problemWords } from './problem-words';
 import { useApi } from './use-api';
 

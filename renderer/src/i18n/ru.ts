@@ -1,5 +1,5 @@
 import * as directories from '../pages/directories/strings';
-import * as formEditor from '../pages/form-editor/strings';
+import * as formEditor from '../pages/forms/form-editor/strings';
 import * as profile from '../pages/profile/strings';
 import * as settings from '../pages/settings/strings';
 

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { api } from '../../api';
 import { useMessage } from '../../messages';
-import { showUndoable } from '../undo-notice';
+import { showUndoable } from '../common/undo-notice';
 import { type Directory, failureText } from './data';
 
 interface Entry {

@@ -5,7 +5,7 @@ import { Link, useSearchParams } from 'react-router';
 import { ApiError, api, saveBlob } from '../../api';
 import { useReplica } from '../../data/replica-context';
 import { useMessage } from '../../messages';
-import { showUndoable } from '../undo-notice';
+import { showUndoable } from '../common/undo-notice';
 import { CsvImport } from './csv-import';
 import {
   cellText,

@@ -16,8 +16,8 @@ import {
 import dayjs from 'dayjs';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { rowEditLabel, shownEditValue } from '../edit-words';
-import { LostEdits } from '../lost-edits';
+import { rowEditLabel, shownEditValue } from '../common/edit-words';
+import { LostEdits } from '../common/lost-edits';
 import {
   addRow,
   type Cell,

@@ -1,7 +1,7 @@
 import { Tag, Tree, type TreeDataNode, type TreeProps, Typography } from 'antd';
 import { type DragEvent, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { SyncMarks } from '../sync-marks';
+import { SyncMarks } from '../common/sync-marks';
 import { cellText, type Directory, placeNodes, type Row, type TreeNodeShape } from './data';
 
 /** Trees above this many nodes are drawn virtually: only the visible part is in the page. */

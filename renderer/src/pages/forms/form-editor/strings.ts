@@ -1,4 +1,4 @@
-import type { Shape } from '../../i18n/shape';
+import type { Shape } from '../../../i18n/shape';
 
 /** Strings of this screen (i18n section `formEditor`); the forms registry's own actions live here too. */
 export const ru = {

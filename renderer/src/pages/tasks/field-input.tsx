@@ -4,7 +4,7 @@ import { Checkbox, DatePicker, Input, Select } from 'antd';
 import dayjs from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import { map } from 'rxjs';
-import { useLive } from '../data/replica-context';
+import { useLive } from '../../data/replica-context';
 import { displayColumnIndex, type LabelledDirectory, type ValueNames } from './field-values';
 
 /** Field types edited on the task page and in the new-task dialog. */

@@ -5,12 +5,12 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'react-router';
 import { combineLatest, map, type Observable, switchMap } from 'rxjs';
-import type { Replica } from '../data/replica';
-import { useLive, useReplica } from '../data/replica-context';
-import type { FormDocument, RowDocument, TaskDocument } from '../data/schemas';
-import { useMessage } from '../messages';
-import { saveFailureText } from '../use-api';
-import { cellText } from './directories/data';
+import type { Replica } from '../../data/replica';
+import { useLive, useReplica } from '../../data/replica-context';
+import type { FormDocument, RowDocument, TaskDocument } from '../../data/schemas';
+import { useMessage } from '../../messages';
+import { saveFailureText } from '../../use-api';
+import { cellText } from '../directories/data';
 import { asSentence, refusalText, rowEditLabel, shownEditValue, useTaskEditWords } from './edit-words';
 
 /**

@@ -3,9 +3,9 @@ import { Alert, Button, Card, Form, Input, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
-import { ApiError, api, storeTokens } from '../api';
-import { useReplica } from '../data/replica-context';
-import { problemWords } from '../problem-words';
+import { ApiError, api, storeTokens } from '../../api';
+import { useReplica } from '../../data/replica-context';
+import { problemWords } from '../../problem-words';
 
 interface TokenResponse {
   accessToken: string;

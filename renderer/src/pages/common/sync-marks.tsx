@@ -1,8 +1,8 @@
 import { Tag, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { map } from 'rxjs';
-import { useLive, useReplica } from '../data/replica-context';
-import { useHeld } from '../offline-banner';
+import { useLive, useReplica } from '../../data/replica-context';
+import { useHeld } from '../../offline-banner';
 
 /** How long a change may wait to be sent while connected before its record is marked. */
 const NOT_SENT_NOTICE_MS = 3_000;

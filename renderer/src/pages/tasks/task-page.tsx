@@ -19,13 +19,18 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { map } from 'rxjs';
-import { api } from '../api';
-import { useLive, useReplica, useViewer } from '../data/replica-context';
-import { replicaFailureText } from '../data/replica-errors';
-import type { FormDocument, TaskDocument } from '../data/schemas';
-import { useMessage } from '../messages';
-import { useShortcut } from '../shortcuts';
-import { saveFailureText, useApi } from '../use-api';
+import { api } from '../../api';
+import { useLive, useReplica, useViewer } from '../../data/replica-context';
+import { replicaFailureText } from '../../data/replica-errors';
+import type { FormDocument, TaskDocument } from '../../data/schemas';
+import { useMessage } from '../../messages';
+import { useShortcut } from '../../shortcuts';
+import { saveFailureText, useApi } from '../../use-api';
+import { useTaskEditWords } from '../common/edit-words';
+import { LostEdits } from '../common/lost-edits';
+import { NotSentMark } from '../common/sync-marks';
+import { showUndoable } from '../common/undo-notice';
+import { TaskQrButton } from '../qr/qr-codes';
 import {
   type Assignee,
   assigneesChange,
@@ -35,14 +40,9 @@ import {
   withAssignees,
   withoutPerson,
 } from './assignees';
-import { useTaskEditWords } from './edit-words';
 import { EDITABLE, FieldInput, shownValue, storedValue, usePeople, useValueNames } from './field-input';
 import { fieldValueText } from './field-values';
-import { LostEdits } from './lost-edits';
-import { TaskQrButton } from './qr-codes';
-import { NotSentMark } from './sync-marks';
 import { taskDescriptionRules, taskTitleRules } from './task-text';
-import { showUndoable } from './undo-notice';
 
 interface HistoryEntry {
   id: string;

@@ -5,10 +5,10 @@ import type { TFunction } from 'i18next';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { map } from 'rxjs';
-import { ApiError, apiDownload, apiFile, saveBlob } from '../api';
-import { chunk } from '../batch';
-import { useLive, useReplica } from '../data/replica-context';
-import { failureText } from '../use-api';
+import { ApiError, apiDownload, apiFile, saveBlob } from '../../api';
+import { chunk } from '../../batch';
+import { useLive, useReplica } from '../../data/replica-context';
+import { failureText } from '../../use-api';
 
 const SIZES = [256, 512, 1024] as const;
 

@@ -3,9 +3,9 @@ import type { Form } from '@shared/api/forms';
 import type { LostEdit } from '@shared/sync';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import { problemWords } from '../problem-words';
-import { usePeople, useValueNames } from './field-input';
-import { fieldValueText } from './field-values';
+import { problemWords } from '../../problem-words';
+import { usePeople, useValueNames } from '../tasks/field-input';
+import { fieldValueText } from '../tasks/field-values';
 
 /** A value of a lost edit as the user reads it. */
 export function shownEditValue(value: unknown): string {

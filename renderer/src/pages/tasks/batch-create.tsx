@@ -3,7 +3,7 @@ import { Alert, Button, Input, List, Modal, Progress, Select, Space, Tag, Typogr
 import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { v4 as uuidv4 } from 'uuid';
-import { ApiError, api } from '../api';
+import { ApiError, api } from '../../api';
 import {
   armLock,
   batchFingerprint,
@@ -15,8 +15,8 @@ import {
   readPastedTable,
   rowProblems,
   sendChunks,
-} from '../batch';
-import { problemWords } from '../problem-words';
+} from '../../batch';
+import { problemWords } from '../../problem-words';
 
 const STATE_COLOR: Record<ChunkState, string> = {
   waiting: 'default',

@@ -1,14 +1,14 @@
 import type { FormField } from '@shared/api/forms';
 import { parseUserEntry, userEntries } from '@shared/values';
 import { map } from 'rxjs';
-import { useLive } from '../data/replica-context';
+import { useLive } from '../../data/replica-context';
 
 export {
   type Assignee,
   assigneesChange,
   manualAssignee,
   withAssignees,
-} from '../data/assignees';
+} from '../../data/assignees';
 
 /** The people who can be assigned (the server refuses anyone not active), by name, from the replica. */
 export function useAssignableUsers(): { id: string; name: string }[] | undefined {

@@ -1,9 +1,9 @@
 import i18next from 'i18next';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../api';
-import { en } from '../i18n/en';
-import { ru } from '../i18n/ru';
-import { failureText } from '../use-api';
+import { ApiError } from '../../api';
+import { en } from '../../i18n/en';
+import { ru } from '../../i18n/ru';
+import { failureText } from '../../use-api';
 import { asSentence, refusalText } from './edit-words';
 
 async function translator(language: 'ru' | 'en') {

@@ -3,9 +3,9 @@ import { Alert, Card, List, Segmented, Spin, Tag, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate } from 'react-router';
-import { ApiError, api, storedTokens } from '../api';
-import { useReplica } from '../data/replica-context';
-import { failureText, useApi } from '../use-api';
+import { ApiError, api, storedTokens } from '../../api';
+import { useReplica } from '../../data/replica-context';
+import { failureText, useApi } from '../../use-api';
 
 interface TaskRef {
   id: string;

@@ -21,10 +21,10 @@ import {
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ApiError, api } from '../../api';
-import { useMessage } from '../../messages';
-import { failureText, useApi } from '../../use-api';
-import { showUndoable } from '../undo-notice';
+import { ApiError, api } from '../../../api';
+import { useMessage } from '../../../messages';
+import { failureText, useApi } from '../../../use-api';
+import { showUndoable } from '../../common/undo-notice';
 import {
   changes,
   type Draft,

@@ -5,9 +5,9 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { map } from 'rxjs';
-import { useLive, useReplica, useViewer } from '../data/replica-context';
-import type { FormDocument } from '../data/schemas';
-import { FormQrDialog } from './qr-codes';
+import { useLive, useReplica, useViewer } from '../../data/replica-context';
+import type { FormDocument } from '../../data/schemas';
+import { FormQrDialog } from '../qr/qr-codes';
 
 /**
  * The forms registry, read from the offline replica: every form the user may use, with its
