@@ -8,7 +8,7 @@ import { BrowserRouter, Route, Routes, useLocation, useNavigate } from 'react-ro
 import { onAccountDeactivated, onTokens, sendUnsentSignOuts, storedTokens } from './api';
 import { ReplicaProvider, useReplica } from './data/replica-context';
 import { desktopBridge } from './desktop';
-import { type Language, languageChosen, setLanguage } from './i18n';
+import { LANGUAGES, type Language, languageChosen, setLanguage } from './i18n';
 import { OfflineBanner } from './offline-banner';
 import { RegisterPage, SignInPage } from './pages/auth/auth-pages';
 import { DirectoriesPage } from './pages/directories/directories-page';
@@ -125,10 +125,7 @@ function Shell() {
                 value={language}
                 style={{ width: 120 }}
                 onChange={(next: Language) => setLanguage(next)}
-                options={[
-                  { value: 'ru', label: 'Русский' },
-                  { value: 'en', label: 'English' },
-                ]}
+                options={LANGUAGES}
               />
               {signedIn && storedTokens() && <SignOutButton style={{ color: '#fff' }} />}
             </Space>

@@ -1,8 +1,8 @@
-import * as directories from '../pages/directories/strings';
-import * as formEditor from '../pages/forms/form-editor/strings';
-import * as profile from '../pages/profile/strings';
-import * as settings from '../pages/settings/strings';
+import * as directories from './directories';
+import * as formEditor from './form-editor';
+import * as profile from './profile';
 import type { Strings } from './ru';
+import * as settings from './settings';
 
 export const en: Strings = {
   app: { name: 'Orbita', signOut: 'Sign out', language: 'Language' },

@@ -5,6 +5,12 @@ import { en } from './en';
 import { ru } from './ru';
 
 export type Language = 'ru' | 'en';
+
+/** The interface languages, each named in itself (the same words whatever the interface language). */
+export const LANGUAGES: { value: Language; label: string }[] = [
+  { value: 'ru', label: 'Русский' },
+  { value: 'en', label: 'English' },
+];
 const STORAGE_KEY = 'orbita.language';
 
 /** The interface language: the one chosen before, else the browser's, else Russian. */

@@ -1,7 +1,7 @@
-import * as directories from '../pages/directories/strings';
-import * as formEditor from '../pages/forms/form-editor/strings';
-import * as profile from '../pages/profile/strings';
-import * as settings from '../pages/settings/strings';
+import * as directories from './directories';
+import * as formEditor from './form-editor';
+import * as profile from './profile';
+import * as settings from './settings';
 
 /** Russian strings; `en.ts` must have the same keys (the type checks it). */
 export const ru = {

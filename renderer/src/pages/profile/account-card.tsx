@@ -3,14 +3,9 @@ import { Alert, Button, Card, Descriptions, Form, Input, Segmented, Space, Typog
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api';
-import { type Language, setLanguage } from '../../i18n';
+import { LANGUAGES, type Language, setLanguage } from '../../i18n';
 import { useMessage } from '../../messages';
 import { failureText } from '../../use-api';
-
-const LANGUAGES: { value: Language; label: string }[] = [
-  { value: 'ru', label: 'Русский' },
-  { value: 'en', label: 'English' },
-];
 
 /** Name (editable by the user and administrators), e-mail, rights and, on one's own profile, the interface language. */
 export function AccountCard({

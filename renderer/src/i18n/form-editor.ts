@@ -1,6 +1,6 @@
-import type { Shape } from '../../../i18n/shape';
+import type { Shape } from './shape';
 
-/** Strings of this screen (i18n section `formEditor`); the forms registry's own actions live here too. */
+/** Strings of the form editor (i18n section `formEditor`); the forms registry's own actions live here too. */
 export const ru = {
   title: 'Редактор формы',
   newTitle: 'Новая форма',

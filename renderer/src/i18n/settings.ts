@@ -1,6 +1,6 @@
-import type { Shape } from '../../i18n/shape';
+import type { Shape } from './shape';
 
-/** Strings of this screen (i18n section `settings`). */
+/** Strings of the settings screen (i18n section `settings`). */
 export const ru = {
   title: 'Настройки',
   tabs: {

@@ -1,6 +1,6 @@
-import type { Shape } from '../../i18n/shape';
+import type { Shape } from './shape';
 
-/** Strings of this screen (i18n section `directories`). */
+/** Strings of the directories screen (i18n section `directories`). */
 export const ru = {
   title: 'Справочники',
   listLabel: 'Список справочников',

@@ -1,4 +1,4 @@
-import type { Shape } from '../../i18n/shape';
+import type { Shape } from './shape';
 
 /** Strings of the profile and password screens (i18n section `profile`). */
 export const ru = {
