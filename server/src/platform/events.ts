@@ -1,8 +1,11 @@
 import type { Unit } from './db/unit-of-work';
 import type { Logger } from './logging';
 
-/** Who acted: a signed-in user or a bot (through its API key). */
-export type Actor = { userId: string; botId?: undefined } | { botId: string; userId?: undefined };
+/** Who acted, as an event names them: a member, a bot (through its API key) or an automation. */
+export type ActorId =
+  | { userId: string; botId?: undefined; automationId?: undefined }
+  | { botId: string; userId?: undefined; automationId?: undefined }
+  | { automationId: string; userId?: undefined; botId?: undefined };
 
 /** Domain events and their payloads. Names follow the specification. */
 export interface DomainEvents {
@@ -12,7 +15,7 @@ export interface DomainEvents {
     formId: string;
     fromStatusId: string;
     toStatusId: string;
-    actor: Actor;
+    actor: ActorId;
   };
   'task.assignee_added': {
     organizationId: string;

@@ -8,7 +8,6 @@ import type {
   WorkflowRequest,
 } from '@shared/api/forms';
 import type { ProblemFieldError } from '@shared/api/problem';
-import { formOpenTo } from '@shared/form-access';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Queryable } from '../../platform/db/db';
@@ -17,8 +16,12 @@ import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import { directoryExists } from '../directories/directories.service';
 import * as members from '../identity/members.service';
+import { canReadForm, canUseForm } from './forms.policy';
 import { presentForm, presentWorkflow } from './forms.presenter';
 import * as repo from './forms.repo';
+
+/** Other modules ask whether a form is open to an actor through the forms service. */
+export { canUseForm } from './forms.policy';
 
 /** A form with its current fields, statuses and allowed moves: what tasks are checked against. */
 export interface FormDefinition {
@@ -31,18 +34,14 @@ export interface FormDefinition {
 export const formNotFound = (formId: string) =>
   Problem.of('not_found', `There is no form ${formId} in your organization.`);
 
-/** Whether the caller may see the form's tasks and create tasks of it (assignees see theirs anyway). */
-export function canUseForm(auth: AuthContext, form: Pick<repo.FormRow, 'visible_role_ids'>): boolean {
-  return formOpenTo(form.visible_role_ids, auth);
+/** A form's settings (deleted ones included), as other modules ask for them. */
+export function findForm(db: Queryable, organizationId: string, formId: string): Promise<repo.FormRow | undefined> {
+  return repo.findForm(db, organizationId, formId);
 }
 
-/**
- * Whether the caller may read the form's definition: those it is open to, and the assignees of its
- * live tasks (they work on those tasks, which needs the form's fields, statuses and moves; creating
- * tasks of it stays with those it is open to). `assigned`: `repo.assignedOnForm` for the caller.
- */
-export function canReadForm(auth: AuthContext, form: Pick<repo.FormRow, 'visible_role_ids'>, assigned: boolean) {
-  return canUseForm(auth, form) || assigned;
+/** Whether the organization has a form that is not deleted. */
+export async function organizationHasForms(db: Queryable, organizationId: string): Promise<boolean> {
+  return (await repo.listForms(db, organizationId)).length > 0;
 }
 
 /** Definitions of forms by id (deleted forms included: their tasks stay readable). */

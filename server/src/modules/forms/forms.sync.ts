@@ -6,9 +6,10 @@ import {
   syncColumns,
   tombstone,
 } from '../../platform/sync/sync-source';
+import { canReadForm } from './forms.policy';
 import { presentForm } from './forms.presenter';
 import { assignedOnForm, type FormRow } from './forms.repo';
-import { canReadForm, loadFormDefinitions } from './forms.service';
+import { loadFormDefinitions } from './forms.service';
 
 const FORM_COLUMNS = `f.id, f.name, f.qr_generation_enabled, f.visible_role_ids::text[] AS visible_role_ids, f.created_at, f.updated_at, f.deleted_at`;
 

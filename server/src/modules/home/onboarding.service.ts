@@ -1,18 +1,13 @@
 import type { Onboarding } from '@shared/api/tasks';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
-import type { Db, Queryable } from '../../platform/db/db';
-import { listForms } from '../forms/forms.repo';
+import type { Db } from '../../platform/db/db';
+import { organizationHasForms } from '../forms/forms.service';
 import * as members from '../identity/members.service';
 import { organizationHasTasks } from '../tasks/tasks.service';
 
 export interface OnboardingDeps {
   db: Db;
-}
-
-/** Whether the organization has a form that is not deleted. */
-async function organizationHasForms(db: Queryable, organizationId: string): Promise<boolean> {
-  return (await listForms(db, organizationId)).length > 0;
 }
 
 /**

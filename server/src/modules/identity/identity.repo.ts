@@ -482,3 +482,51 @@ export async function setSubjectModules(
     modules,
   ]);
 }
+
+/** Memberships of active users in these roles. */
+export async function activeRoleMemberships(
+  db: Queryable,
+  organizationId: string,
+  roleIds: readonly string[],
+): Promise<{ role_id: string; user_id: string }[]> {
+  const { rows } = await db.query<{ role_id: string; user_id: string }>(
+    `SELECT rm.role_id, rm.user_id FROM role_members rm JOIN users u ON u.id = rm.user_id
+      WHERE rm.organization_id = $1 AND rm.role_id = ANY($2::uuid[]) AND u.status = 'active'
+      ORDER BY rm.user_id`,
+    [organizationId, roleIds],
+  );
+  return rows;
+}
+
+/** Ids among `ids` that are active users of the organization. */
+export async function activeUserIds(db: Queryable, organizationId: string, ids: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM users WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND status = 'active'`,
+    [organizationId, ids],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** How many people the organization has (invited ones included). */
+export async function memberCount(db: Queryable, organizationId: string): Promise<number> {
+  const { rows } = await db.query<{ count: string }>(
+    "SELECT count(*) AS count FROM users WHERE organization_id = $1 AND status <> 'deactivated'",
+    [organizationId],
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+export async function onboardingDismissed(db: Queryable, organizationId: string): Promise<boolean> {
+  const { rows } = await db.query<{ dismissed: boolean }>(
+    'SELECT onboarding_dismissed_at IS NOT NULL AS dismissed FROM organizations WHERE id = $1',
+    [organizationId],
+  );
+  return rows[0]?.dismissed ?? false;
+}
+
+export async function dismissOnboarding(db: Queryable, organizationId: string): Promise<void> {
+  await db.query(
+    'UPDATE organizations SET onboarding_dismissed_at = COALESCE(onboarding_dismissed_at, now()) WHERE id = $1',
+    [organizationId],
+  );
+}

@@ -25,11 +25,9 @@ import {
 } from '@shared/api/identity';
 import type { Request } from 'express';
 import { z } from 'zod';
-import { Problem } from '../../platform/http/problem';
 import { defineRoute } from '../../platform/http/routes';
 import * as auth from './auth.service';
-import { presentOrganization } from './identity.presenter';
-import * as repo from './identity.repo';
+import * as organization from './organization.service';
 import { endSessionFamily, refreshSession } from './sessions.service';
 import * as users from './users.service';
 
@@ -165,9 +163,7 @@ export function organizationRoutes(deps: auth.AuthDeps) {
       tags: ['organization'],
       responses: { 200: { description: 'Organization', schema: Organization } },
       handler: async ({ auth: caller }) => {
-        const row = await repo.findOrganization(deps.db, caller.organizationId);
-        if (!row) throw Problem.of('not_found', 'The organization no longer exists.');
-        return { status: 200, body: presentOrganization(row) };
+        return { status: 200, body: await organization.getOrganization(deps, caller) };
       },
     }),
     defineRoute({
@@ -180,9 +176,7 @@ export function organizationRoutes(deps: auth.AuthDeps) {
       request: { body: UpdateOrganizationRequest },
       responses: { 200: { description: 'Organization', schema: Organization } },
       handler: async ({ auth: caller, body }) => {
-        await repo.updateOrganization(deps.db, caller.organizationId, body);
-        const row = await repo.findOrganization(deps.db, caller.organizationId);
-        return { status: 200, body: presentOrganization(row as repo.OrganizationRow) };
+        return { status: 200, body: await organization.updateOrganization(deps, caller, body) };
       },
     }),
     defineRoute({

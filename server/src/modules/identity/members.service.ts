@@ -22,48 +22,28 @@ export async function activeRoleMembers(
 ): Promise<Map<string, string[]>> {
   const members = new Map<string, string[]>(roleIds.map((id) => [id, []]));
   if (roleIds.length === 0) return members;
-  const { rows } = await db.query<{ role_id: string; user_id: string }>(
-    `SELECT rm.role_id, rm.user_id FROM role_members rm JOIN users u ON u.id = rm.user_id
-      WHERE rm.organization_id = $1 AND rm.role_id = ANY($2::uuid[]) AND u.status = 'active'
-      ORDER BY rm.user_id`,
-    [organizationId, roleIds],
-  );
-  for (const row of rows) members.get(row.role_id)?.push(row.user_id);
+  for (const row of await repo.activeRoleMemberships(db, organizationId, roleIds)) {
+    members.get(row.role_id)?.push(row.user_id);
+  }
   return members;
 }
 
 /** Ids among `ids` that are active users of the organization (assignable). */
-export async function activeUserIds(db: Queryable, organizationId: string, ids: readonly string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM users WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND status = 'active'`,
-    [organizationId, ids],
-  );
-  return rows.map((row) => row.id);
+export function activeUserIds(db: Queryable, organizationId: string, ids: readonly string[]): Promise<string[]> {
+  return ids.length === 0 ? Promise.resolve([]) : repo.activeUserIds(db, organizationId, ids);
 }
 
 /** How many people the organization has (invited ones included). */
-export async function memberCount(db: Queryable, organizationId: string): Promise<number> {
-  const { rows } = await db.query<{ count: string }>(
-    "SELECT count(*) AS count FROM users WHERE organization_id = $1 AND status <> 'deactivated'",
-    [organizationId],
-  );
-  return Number(rows[0]?.count ?? 0);
+export function memberCount(db: Queryable, organizationId: string): Promise<number> {
+  return repo.memberCount(db, organizationId);
 }
 
-export async function onboardingDismissed(db: Queryable, organizationId: string): Promise<boolean> {
-  const { rows } = await db.query<{ dismissed: boolean }>(
-    'SELECT onboarding_dismissed_at IS NOT NULL AS dismissed FROM organizations WHERE id = $1',
-    [organizationId],
-  );
-  return rows[0]?.dismissed ?? false;
+export function onboardingDismissed(db: Queryable, organizationId: string): Promise<boolean> {
+  return repo.onboardingDismissed(db, organizationId);
 }
 
-export async function dismissOnboarding(db: Queryable, organizationId: string): Promise<void> {
-  await db.query(
-    'UPDATE organizations SET onboarding_dismissed_at = COALESCE(onboarding_dismissed_at, now()) WHERE id = $1',
-    [organizationId],
-  );
+export function dismissOnboarding(db: Queryable, organizationId: string): Promise<void> {
+  return repo.dismissOnboarding(db, organizationId);
 }
 
 /**

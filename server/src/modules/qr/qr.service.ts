@@ -5,10 +5,8 @@ import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Db } from '../../platform/db/db';
 import { Problem } from '../../platform/http/problem';
-import * as forms from '../forms/forms.repo';
-import { canUseForm, formNotFound } from '../forms/forms.service';
-import * as tasks from '../tasks/tasks.repo';
-import { taskNotFound, visibility } from '../tasks/tasks.service';
+import * as forms from '../forms/forms.service';
+import * as tasks from '../tasks/tasks.service';
 import { qrPng } from './qr-image';
 
 export interface QrDeps {
@@ -30,19 +28,18 @@ const disabled = (name: string) =>
     `QR codes are turned off for the form “${name}”. An administrator turns them on in the form's settings.`,
   );
 
-async function qrForm(db: Db, auth: AuthContext, formId: string): Promise<forms.FormRow> {
+async function qrForm(db: Db, auth: AuthContext, formId: string) {
   const form = await forms.findForm(db, auth.organizationId, formId);
-  if (!form || !canUseForm(auth, form)) throw formNotFound(formId);
+  if (!form || !forms.canUseForm(auth, form)) throw forms.formNotFound(formId);
   if (!form.qr_generation_enabled) throw disabled(form.name);
   return form;
 }
 
 /** The code of one task the caller can see, as a PNG. */
 export async function taskCode(deps: QrDeps, auth: AuthContext, taskId: string, size: number): Promise<Buffer> {
-  const task = await tasks.findVisibleTask(deps.db, visibility(auth), taskId);
-  if (!task) throw taskNotFound(taskId);
-  const form = await forms.findForm(deps.db, auth.organizationId, task.form_id);
-  if (!form?.qr_generation_enabled) throw disabled(form?.name ?? task.form_id);
+  const task = await tasks.visibleTaskSummary(deps.db, auth, taskId);
+  const form = await forms.findForm(deps.db, auth.organizationId, task.formId);
+  if (!form?.qr_generation_enabled) throw disabled(form?.name ?? task.formId);
   return qrPng(taskLink(deps.publicUrl, task.id), size);
 }
 
@@ -56,11 +53,12 @@ function fileTitle(title: string): string {
 }
 
 async function chosenTasks(deps: QrDeps, auth: AuthContext, formId: string, taskIds: string[] | undefined) {
-  const seen = visibility(auth);
   const max = deps.maxBatch ?? MAX_QR_BATCH;
   if (taskIds) {
     const found = new Map(
-      (await tasks.visibleTasksByIds(deps.db, seen, taskIds)).filter((t) => t.form_id === formId).map((t) => [t.id, t]),
+      (await tasks.visibleTaskSummaries(deps.db, auth, taskIds))
+        .filter((t) => t.formId === formId)
+        .map((t) => [t.id, t]),
     );
     const errors = taskIds.flatMap((id, index) =>
       found.has(id)
@@ -79,16 +77,16 @@ async function chosenTasks(deps: QrDeps, auth: AuthContext, formId: string, task
         errors,
       });
     }
-    return [...new Set(taskIds)].map((id) => found.get(id) as tasks.TaskRow);
+    return [...new Set(taskIds)].map((id) => found.get(id) as tasks.TaskSummary);
   }
-  const rows = await tasks.listVisibleTasks(deps.db, seen, { formId, limit: max + 1 });
+  const rows = await tasks.visibleTaskSummariesOfForm(deps.db, auth, formId, max + 1);
   if (rows.length > max) {
     throw Problem.of(
       'batch_too_large',
       `The form has more than ${max} tasks you can see; choose at most ${max} of them (taskIds) for one archive.`,
     );
   }
-  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));
+  return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
 }
 
 /**

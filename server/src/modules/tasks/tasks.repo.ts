@@ -24,11 +24,19 @@ export interface AssigneeRow {
   added_at: Date;
 }
 
+/**
+ * What an actor may see of tasks, as the parameters $1..$5 of every visible-task query
+ * (`tasks.policy.ts` `taskVisibility` makes it; `canSeeTask` is the same rule in code).
+ */
 export interface Visibility {
   organizationId: string;
-  userId: string;
-  isAdmin: boolean;
+  /** The member whose roles and assignments open tasks to them; null for bots and automations. */
+  userId: string | null;
+  /** Sees every task of the organization (administrators, automations, bots whose key names no forms). */
+  seesAll: boolean;
   roleIds: readonly string[];
+  /** Forms whose tasks a bot's key reaches; null for others. */
+  formIds: readonly string[] | null;
 }
 
 /** The columns a task is presented from (`TaskRow`), of `tasks t`. */
@@ -36,21 +44,25 @@ export const TASK_COLUMNS = `t.id, t.form_id, t.status_id, t.title, t.descriptio
   t.deleted_at, (extract(epoch FROM t.updated_at) * 1000000)::bigint::text AS updated_us`;
 
 /**
- * The caller sees a task when its form is open to everyone, to one of their roles, when they are
- * an administrator, or when they are among its assignees. Parameters $1..$4 of the query.
+ * The one SQL form of task visibility, for `tasks t` and the parameters $1..$5 of `visibilityParams`:
+ * everything to those who see all, the forms in a bot's scope, and to a member the tasks of forms
+ * open to everyone or to one of their roles and the tasks they are assigned to.
  */
-const SHARED = `t.organization_id = $1 AND (
-  $3::boolean OR EXISTS (SELECT 1 FROM forms f WHERE f.id = t.form_id
-                           AND (f.visible_role_ids = '{}' OR f.visible_role_ids && $4::uuid[]))
-  OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $2))`;
+const VISIBLE_TO = `($3::boolean
+  OR ($5::uuid[] IS NOT NULL AND t.form_id = ANY($5::uuid[]))
+  OR ($2::uuid IS NOT NULL AND (
+    EXISTS (SELECT 1 FROM forms f WHERE f.id = t.form_id
+              AND (f.visible_role_ids = '{}' OR f.visible_role_ids && $4::uuid[]))
+    OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $2::uuid))))`;
+const SHARED = `t.organization_id = $1 AND ${VISIBLE_TO}`;
 const VISIBLE = `t.deleted_at IS NULL AND ${SHARED}`;
 
 function visibilityParams(v: Visibility): unknown[] {
-  return [v.organizationId, v.userId, v.isAdmin, v.roleIds];
+  return [v.organizationId, v.userId, v.seesAll, v.roleIds, v.formIds];
 }
 
 export async function findVisibleTask(db: Queryable, v: Visibility, taskId: string): Promise<TaskRow | undefined> {
-  const { rows } = await db.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${VISIBLE} AND t.id = $5`, [
+  const { rows } = await db.query<TaskRow>(`SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${VISIBLE} AND t.id = $6`, [
     ...visibilityParams(v),
     taskId,
   ]);
@@ -93,12 +105,12 @@ export async function listVisibleTasks(db: Queryable, v: Visibility, filter: Tas
   const { rows } = await db.query<TaskRow>(
     `SELECT ${TASK_COLUMNS} FROM tasks t
       WHERE ${VISIBLE}
-        AND ($5::uuid IS NULL OR t.form_id = $5)
-        AND ($6::uuid IS NULL OR t.status_id = $6)
-        AND ($7::uuid IS NULL OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $7))
-        AND ($8::timestamptz IS NULL OR t.updated_at >= $8)
-        AND ($9::bigint IS NULL OR (t.updated_at, t.id) < ('epoch'::timestamptz + $9::bigint * interval '1 microsecond', $10::uuid))
-      ORDER BY t.updated_at DESC, t.id DESC LIMIT $11`,
+        AND ($6::uuid IS NULL OR t.form_id = $6)
+        AND ($7::uuid IS NULL OR t.status_id = $7)
+        AND ($8::uuid IS NULL OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $8))
+        AND ($9::timestamptz IS NULL OR t.updated_at >= $9)
+        AND ($10::bigint IS NULL OR (t.updated_at, t.id) < ('epoch'::timestamptz + $10::bigint * interval '1 microsecond', $11::uuid))
+      ORDER BY t.updated_at DESC, t.id DESC LIMIT $12`,
     [
       ...visibilityParams(v),
       filter.formId ?? null,
@@ -132,9 +144,9 @@ export async function searchVisibleTasks(
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const { rows } = await db.query<TaskRow>(
     `SELECT ${TASK_COLUMNS} FROM tasks t
-      WHERE ${VISIBLE} AND (t.title ILIKE $5 OR t.description ILIKE $5)
-      ORDER BY greatest(similarity(t.title, $6), similarity(t.description, $6)) DESC, t.updated_at DESC, t.id
-      LIMIT $7`,
+      WHERE ${VISIBLE} AND (t.title ILIKE $6 OR t.description ILIKE $6)
+      ORDER BY greatest(similarity(t.title, $7), similarity(t.description, $7)) DESC, t.updated_at DESC, t.id
+      LIMIT $8`,
     [...visibilityParams(v), pattern, text, limit],
   );
   return rows;
@@ -142,7 +154,7 @@ export async function searchVisibleTasks(
 
 export async function visibleTasksByIds(db: Queryable, v: Visibility, ids: readonly string[]): Promise<TaskRow[]> {
   const { rows } = await db.query<TaskRow>(
-    `SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${VISIBLE} AND t.id = ANY($5::uuid[])`,
+    `SELECT ${TASK_COLUMNS} FROM tasks t WHERE ${VISIBLE} AND t.id = ANY($6::uuid[])`,
     [...visibilityParams(v), ids],
   );
   return rows;
@@ -202,7 +214,7 @@ export async function lockDeletedTask(db: Queryable, v: Visibility, taskId: stri
     [v.organizationId, taskId],
   );
   const { rows } = await db.query<TaskRow>(
-    `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.deleted_at IS NOT NULL AND ${SHARED} AND t.id = $5 FOR UPDATE OF t`,
+    `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.deleted_at IS NOT NULL AND ${SHARED} AND t.id = $6 FOR UPDATE OF t`,
     [...visibilityParams(v), taskId],
   );
   return rows[0];
@@ -454,7 +466,7 @@ export async function recentViews(db: Queryable, v: Visibility, limit: number) {
   const { rows } = await db.query<TaskRow & { viewed_at: Date }>(
     `SELECT ${TASK_COLUMNS}, tv.viewed_at FROM task_views tv JOIN tasks t ON t.id = tv.task_id
       WHERE tv.organization_id = $1 AND tv.user_id = $2 AND ${VISIBLE}
-      ORDER BY tv.viewed_at DESC, t.id LIMIT $5`,
+      ORDER BY tv.viewed_at DESC, t.id LIMIT $6`,
     [...visibilityParams(v), limit],
   );
   return rows;
@@ -478,7 +490,7 @@ export async function inbox(db: Queryable, v: Visibility, limit: number) {
          JOIN tasks t ON t.id = m.task_id
          LEFT JOIN task_views tv ON tv.task_id = t.id AND tv.user_id = $2
         WHERE (tv.viewed_at IS NULL OR tv.viewed_at < m.at) AND ${VISIBLE}
-     ) items ORDER BY at DESC, id LIMIT $5`,
+     ) items ORDER BY at DESC, id LIMIT $6`,
     [...visibilityParams(v), limit],
   );
   return rows;

@@ -3,6 +3,7 @@ import type { ProblemFieldError } from '@shared/api/problem';
 import type { BatchTaskInput, CreateTaskRequest, DeletedTaskList, Task, UpdateTaskRequest } from '@shared/api/tasks';
 import { userEntries } from '@shared/values';
 import type { z } from 'zod';
+import type { Actor } from '../../platform/auth/actor';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Db, Queryable } from '../../platform/db/db';
 import { inUnit, type Unit } from '../../platform/db/unit-of-work';
@@ -13,6 +14,7 @@ import { newId } from '../../platform/ids';
 import { canUseForm, type FormDefinition, formNotFound, getFormDefinition } from '../forms/forms.service';
 import * as members from '../identity/members.service';
 import { checkFieldValues, sameValue } from './task-values';
+import { mayDeleteTask, taskVisibility } from './tasks.policy';
 import { presentTasks } from './tasks.presenter';
 import * as repo from './tasks.repo';
 
@@ -165,18 +167,13 @@ async function insertOne(
   return { id };
 }
 
-/** What the caller may see of tasks: the parameters of every visible-task query. */
-export function visibility(auth: AuthContext): repo.Visibility {
-  return { organizationId: auth.organizationId, userId: auth.userId, isAdmin: auth.isAdmin, roleIds: auth.roleIds };
-}
-
 export async function getTask(
   deps: Pick<TasksDeps, 'db'>,
   auth: AuthContext,
   taskId: string,
   db: Queryable = deps.db,
 ): Promise<Task> {
-  const row = await repo.findVisibleTask(db, visibility(auth), taskId);
+  const row = await repo.findVisibleTask(db, taskVisibility(auth), taskId);
   if (!row) throw taskNotFound(taskId);
   return (await presentTasks(db, auth.organizationId, [row]))[0] as Task;
 }
@@ -212,7 +209,7 @@ export async function listTasks(
   },
 ) {
   const after = decodeCursor(query.cursor) as [string, string] | undefined;
-  const rows = await repo.listVisibleTasks(deps.db, visibility(auth), { ...query, after, limit: query.limit + 1 });
+  const rows = await repo.listVisibleTasks(deps.db, taskVisibility(auth), { ...query, after, limit: query.limit + 1 });
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
@@ -229,7 +226,7 @@ export async function updateTask(
   patch: z.infer<typeof UpdateTaskRequest>,
 ) {
   await inUnit(deps, async (unit) => {
-    if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
     const task = await repo.lockTask(unit.tx, auth.organizationId, taskId);
     if (!task) throw taskNotFound(taskId);
     const definition = (await getFormDefinition(unit.tx, auth.organizationId, task.form_id)) as FormDefinition;
@@ -278,10 +275,16 @@ export async function updateTask(
   return getTask(deps, auth, taskId);
 }
 
-/** Who may delete a task, and restore it once deleted: its author, an administrator, anyone the form is open to. */
+/** Refuses a deletion or restoration the tasks policy does not allow (`mayDeleteTask`). */
 async function ensureMayDelete(unit: Unit, auth: AuthContext, task: repo.TaskRow, what: 'delete' | 'restore') {
-  const definition = await getFormDefinition(unit.tx, auth.organizationId, task.form_id);
-  if (!auth.isAdmin && task.created_by !== auth.userId && !(definition && canUseForm(auth, definition.form))) {
+  const definition = (await getFormDefinition(unit.tx, auth.organizationId, task.form_id)) as FormDefinition;
+  const facts = {
+    formId: task.form_id,
+    formVisibleRoleIds: definition.form.visible_role_ids,
+    createdBy: task.created_by,
+    assigneeIds: [],
+  };
+  if (!mayDeleteTask(auth, facts)) {
     throw Problem.of(
       'forbidden',
       `Only the author, an administrator or someone the form is open to may ${what} this task.`,
@@ -291,7 +294,7 @@ async function ensureMayDelete(unit: Unit, auth: AuthContext, task: repo.TaskRow
 
 export async function deleteTask(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<void> {
   await inUnit(deps, async (unit) => {
-    const task = await repo.findVisibleTask(unit.tx, visibility(auth), taskId);
+    const task = await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId);
     if (!task) throw taskNotFound(taskId);
     await ensureMayDelete(unit, auth, task, 'delete');
     await repo.softDeleteTask(unit.tx, auth.organizationId, taskId);
@@ -334,7 +337,7 @@ export async function restoreTask(deps: TasksDeps, auth: AuthContext, taskId: st
 /** `restoreTask`'s work: true when a deleted task the caller could see was brought back. */
 export async function restoreDeletedTask(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<boolean> {
   return inUnit(deps, async (unit) => {
-    const task = await repo.lockDeletedTask(unit.tx, visibility(auth), taskId);
+    const task = await repo.lockDeletedTask(unit.tx, taskVisibility(auth), taskId);
     if (!task) return false;
     await ensureMayDelete(unit, auth, task, 'restore');
     await repo.restoreTask(unit.tx, auth.organizationId, taskId);
@@ -354,7 +357,7 @@ export async function executeTaskTransition(
   input: { statusId: string; comment?: string },
 ): Promise<Task> {
   await inUnit(deps, async (unit) => {
-    if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
     const task = await repo.lockTask(unit.tx, auth.organizationId, taskId);
     if (!task) throw taskNotFound(taskId);
     const definition = (await getFormDefinition(unit.tx, auth.organizationId, task.form_id)) as FormDefinition;
@@ -409,7 +412,7 @@ export async function assignManually(
   userId: string,
 ): Promise<Task> {
   await inUnit(deps, async (unit) => {
-    if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
     const known = await members.activeUserIds(unit.tx, auth.organizationId, [userId]);
     if (known.length === 0) {
       throw Problem.of('validation_failed', `There is no active user ${userId} in your organization.`, {
@@ -427,7 +430,7 @@ export async function assignManually(
  */
 export async function unassign(deps: TasksDeps, auth: AuthContext, taskId: string, userId: string): Promise<Task> {
   await inUnit(deps, async (unit) => {
-    if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
     // Locked: a change of its fields waits, so the fields read here are the ones that stand.
     const task = await repo.lockTask(unit.tx, auth.organizationId, taskId);
     if (!task) throw taskNotFound(taskId);
@@ -465,7 +468,7 @@ export async function resyncRoleAssignees(deps: TasksDeps, organizationId: strin
 // ---- history, audit, chat, views ----
 
 export async function fieldHistory(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
-  if (!(await repo.findVisibleTask(deps.db, visibility(auth), taskId))) throw taskNotFound(taskId);
+  if (!(await repo.findVisibleTask(deps.db, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
   const rows = await repo.listFieldHistory(deps.db, auth.organizationId, taskId);
   return {
     items: rows.map((r) => ({
@@ -481,7 +484,7 @@ export async function fieldHistory(deps: Pick<TasksDeps, 'db'>, auth: AuthContex
 }
 
 export async function auditLog(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
-  if (!(await repo.findVisibleTask(deps.db, visibility(auth), taskId))) throw taskNotFound(taskId);
+  if (!(await repo.findVisibleTask(deps.db, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
   const rows = await repo.listAudit(deps.db, auth.organizationId, taskId);
   return {
     items: rows.map((r) => ({
@@ -508,7 +511,7 @@ function presentMessage(row: repo.MessageRow) {
 }
 
 export async function messages(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
-  if (!(await repo.findVisibleTask(deps.db, visibility(auth), taskId))) throw taskNotFound(taskId);
+  if (!(await repo.findVisibleTask(deps.db, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
   return { items: (await repo.listMessages(deps.db, auth.organizationId, taskId)).map(presentMessage) };
 }
 
@@ -520,7 +523,7 @@ export async function postMessage(
 ) {
   const id = newId();
   await inUnit(deps, async (unit) => {
-    if (!(await repo.findVisibleTask(unit.tx, visibility(auth), taskId))) throw taskNotFound(taskId);
+    if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
     const mentions = [...new Set(input.mentions)];
     const known = new Set(await members.knownUserIds(unit.tx, auth.organizationId, mentions));
     const unknown = mentions.filter((userId) => !known.has(userId));
@@ -548,18 +551,18 @@ export async function postMessage(
 }
 
 export async function recordView(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string): Promise<void> {
-  if (!(await repo.findVisibleTask(deps.db, visibility(auth), taskId))) throw taskNotFound(taskId);
+  if (!(await repo.findVisibleTask(deps.db, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
   await repo.recordView(deps.db, auth.organizationId, taskId, auth.userId);
 }
 
 export async function recentTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, limit: number) {
-  const rows = await repo.recentViews(deps.db, visibility(auth), limit);
+  const rows = await repo.recentViews(deps.db, taskVisibility(auth), limit);
   const tasks = await presentTasks(deps.db, auth.organizationId, rows);
   return { items: rows.map((row, i) => ({ task: tasks[i] as Task, viewedAt: row.viewed_at.toISOString() })) };
 }
 
 export async function inbox(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, reason: string | undefined, limit: number) {
-  const rows = (await repo.inbox(deps.db, visibility(auth), 500))
+  const rows = (await repo.inbox(deps.db, taskVisibility(auth), 500))
     .filter((row) => !reason || row.reason === reason)
     .slice(0, limit);
   const tasks = await presentTasks(deps.db, auth.organizationId, rows);
@@ -573,13 +576,51 @@ export async function inbox(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, reas
 }
 
 export async function searchTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, text: string, limit: number) {
-  const rows = await repo.searchVisibleTasks(deps.db, visibility(auth), text, limit);
+  const rows = await repo.searchVisibleTasks(deps.db, taskVisibility(auth), text, limit);
   return { items: await presentTasks(deps.db, auth.organizationId, rows), nextCursor: null };
 }
 
 /** How many tasks the caller can see: what a first sync of their replica brings (its progress). */
 export async function countTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext) {
-  return { count: await repo.countVisibleTasks(deps.db, visibility(auth)) };
+  return { count: await repo.countVisibleTasks(deps.db, taskVisibility(auth)) };
+}
+
+/** A task as other modules name it: no values, no assignees. */
+export interface TaskSummary {
+  id: string;
+  formId: string;
+  title: string;
+  createdAt: Date;
+}
+
+function summary(row: repo.TaskRow): TaskSummary {
+  return { id: row.id, formId: row.form_id, title: row.title, createdAt: row.created_at };
+}
+
+/** The task if the actor sees it, else a 404 problem. */
+export async function visibleTaskSummary(db: Queryable, actor: Actor, taskId: string): Promise<TaskSummary> {
+  const row = await repo.findVisibleTask(db, taskVisibility(actor), taskId);
+  if (!row) throw taskNotFound(taskId);
+  return summary(row);
+}
+
+/** Those of `ids` the actor sees. */
+export async function visibleTaskSummaries(
+  db: Queryable,
+  actor: Actor,
+  ids: readonly string[],
+): Promise<TaskSummary[]> {
+  return (await repo.visibleTasksByIds(db, taskVisibility(actor), ids)).map(summary);
+}
+
+/** Up to `limit` tasks of the form the actor sees, most recently changed first. */
+export async function visibleTaskSummariesOfForm(
+  db: Queryable,
+  actor: Actor,
+  formId: string,
+  limit: number,
+): Promise<TaskSummary[]> {
+  return (await repo.listVisibleTasks(db, taskVisibility(actor), { formId, limit })).map(summary);
 }
 
 export function organizationHasTasks(db: Queryable, organizationId: string): Promise<boolean> {
@@ -641,7 +682,7 @@ export async function createBatch(
         { errors },
       );
     }
-    const rows = await repo.visibleTasksByIds(unit.tx, visibility(auth), ids);
+    const rows = await repo.visibleTasksByIds(unit.tx, taskVisibility(auth), ids);
     const inOrder = ids.map((id) => rows.find((row) => row.id === id)).filter((row) => row !== undefined);
     const body = { items: await presentTasks(unit.tx, auth.organizationId, inOrder) };
     if (idempotencyKey) await repo.storeIdempotentResponse(unit.tx, auth.organizationId, idempotencyKey, 201, body);
