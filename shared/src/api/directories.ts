@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { endpoint } from './endpoint';
 
 export const ColumnType = z.enum(['text', 'number', 'date', 'checkbox']);
 
@@ -215,3 +216,166 @@ export const CsvImportResult = z
     errors: z.array(z.object({ line: z.number().int(), column: z.string().nullable(), detail: z.string() })),
   })
   .meta({ id: 'CsvImportResult' });
+
+const DirectoryParams = z.object({ directoryId: z.uuid() });
+const RowParams = DirectoryParams.extend({ rowId: z.uuid() });
+
+/** The operations on directories, their rows, row trees and CSV import and export. */
+export const directoriesApi = {
+  listDirectories: endpoint({
+    method: 'get',
+    path: '/api/directories',
+    operationId: 'listDirectories',
+    summary: 'Directories (reference tables) of the organization',
+    tags: ['directories'],
+    responses: { 200: { description: 'Directories', schema: DirectoryList } },
+  }),
+  listDeletedDirectories: endpoint({
+    method: 'get',
+    path: '/api/directories/deleted',
+    operationId: 'listDeletedDirectories',
+    summary: 'The organization’s deleted directories, most recently deleted first (restore brings one back)',
+    tags: ['directories'],
+    responses: { 200: { description: 'Deleted directories', schema: DeletedDirectoryList } },
+  }),
+  restoreDirectory: endpoint({
+    method: 'post',
+    path: '/api/directories/:directoryId/restore',
+    operationId: 'restoreDirectory',
+    summary: 'Bring a deleted directory back with its rows; a directory not deleted is returned as it is',
+    description: 'A sub-directory whose parent directory is deleted answers 409: restore the parent first.',
+    tags: ['directories'],
+    request: { params: DirectoryParams },
+    responses: { 200: { description: 'Directory', schema: Directory } },
+  }),
+  createDirectory: endpoint({
+    method: 'post',
+    path: '/api/directories',
+    operationId: 'createDirectory',
+    summary: 'Create a directory, or a sub-directory bound to rows of its parent',
+    tags: ['directories'],
+    request: { body: CreateDirectoryRequest },
+    responses: { 201: { description: 'Directory', schema: Directory } },
+  }),
+  getDirectory: endpoint({
+    method: 'get',
+    path: '/api/directories/:directoryId',
+    operationId: 'getDirectory',
+    summary: 'One directory',
+    tags: ['directories'],
+    request: { params: DirectoryParams },
+    responses: { 200: { description: 'Directory', schema: Directory } },
+  }),
+  updateDirectory: endpoint({
+    method: 'patch',
+    path: '/api/directories/:directoryId',
+    operationId: 'updateDirectory',
+    summary: 'Rename, add columns, set the tree columns or the bound parent rows',
+    tags: ['directories'],
+    request: { params: DirectoryParams, body: UpdateDirectoryRequest },
+    responses: { 200: { description: 'Directory', schema: Directory } },
+  }),
+  deleteDirectory: endpoint({
+    method: 'delete',
+    path: '/api/directories/:directoryId',
+    operationId: 'deleteDirectory',
+    summary: 'Delete a directory (tasks keep showing the rows they chose, as deleted)',
+    tags: ['directories'],
+    request: { params: DirectoryParams },
+    responses: { 204: { description: 'Deleted' } },
+  }),
+  getRowTree: endpoint({
+    method: 'get',
+    path: '/api/directories/:directoryId/rows/tree',
+    operationId: 'getRowTree',
+    summary: 'The rows as a tree (by parent links, or grouped by a column’s values)',
+    tags: ['directories'],
+    request: { params: DirectoryParams, query: TreeQuery },
+    responses: { 200: { description: 'Tree', schema: RowTree } },
+  }),
+  listRows: endpoint({
+    method: 'get',
+    path: '/api/directories/:directoryId/rows',
+    operationId: 'listRows',
+    summary: 'Rows, page by page, sorted by a column or by position, searched by substring',
+    tags: ['directories'],
+    request: { params: DirectoryParams, query: RowListQuery },
+    responses: { 200: { description: 'A page of rows', schema: RowList } },
+  }),
+  createRow: endpoint({
+    method: 'post',
+    path: '/api/directories/:directoryId/rows',
+    operationId: 'createRow',
+    summary: 'Add a row (cells in column order)',
+    tags: ['directories'],
+    request: { params: DirectoryParams, body: RowInput },
+    responses: { 201: { description: 'Row', schema: Row } },
+  }),
+  updateRow: endpoint({
+    method: 'patch',
+    path: '/api/directories/:directoryId/rows/:rowId',
+    operationId: 'updateRow',
+    summary: 'Edit a row’s cells or bound parent rows',
+    tags: ['directories'],
+    request: { params: RowParams, body: UpdateRowRequest },
+    responses: { 200: { description: 'Row', schema: Row } },
+  }),
+  deleteRow: endpoint({
+    method: 'delete',
+    path: '/api/directories/:directoryId/rows/:rowId',
+    operationId: 'deleteRow',
+    summary: 'Delete a row (its children move up to its parent)',
+    tags: ['directories'],
+    request: { params: RowParams },
+    responses: { 204: { description: 'Deleted' } },
+  }),
+  listDeletedRows: endpoint({
+    method: 'get',
+    path: '/api/directories/:directoryId/rows/deleted',
+    operationId: 'listDeletedRows',
+    summary: 'The directory’s deleted rows, most recently deleted first (restore brings one back)',
+    tags: ['directories'],
+    request: { params: DirectoryParams, query: DeletedRowQuery },
+    responses: { 200: { description: 'A page of deleted rows', schema: DeletedRowList } },
+  }),
+  restoreRow: endpoint({
+    method: 'post',
+    path: '/api/directories/:directoryId/rows/:rowId/restore',
+    operationId: 'restoreRow',
+    summary: 'Restore a deleted row, in its place, with the children its deletion moved up',
+    description:
+      'A row not deleted is answered as it is. A row whose parent was deleted too comes back under its nearest live ancestor.',
+    tags: ['directories'],
+    request: { params: RowParams },
+    responses: { 200: { description: 'Row', schema: Row } },
+  }),
+  moveRow: endpoint({
+    method: 'patch',
+    path: '/api/directories/:directoryId/rows/:rowId/move',
+    operationId: 'moveRow',
+    summary: 'Re-parent a row and place it among its siblings (drag and drop)',
+    description:
+      'A move under the row itself or its descendants answers 409 `tree_cycle`; a parent of another directory 409 `cross_directory`.',
+    tags: ['directories'],
+    request: { params: RowParams, body: MoveRowRequest },
+    responses: { 200: { description: 'Row', schema: Row } },
+  }),
+  importRows: endpoint({
+    method: 'post',
+    path: '/api/directories/:directoryId/import',
+    operationId: 'importRows',
+    summary: 'Import rows from CSV, all or nothing (dryRun previews every error)',
+    tags: ['directories'],
+    request: { params: DirectoryParams, body: CsvImportRequest },
+    responses: { 200: { description: 'Import result', schema: CsvImportResult } },
+  }),
+  exportRows: endpoint({
+    method: 'get',
+    path: '/api/directories/:directoryId/export',
+    operationId: 'exportRows',
+    summary: 'The rows as CSV (id, parent_id, then the columns)',
+    tags: ['directories'],
+    request: { params: DirectoryParams },
+    responses: { 200: { description: 'CSV file', contentType: 'text/csv' } },
+  }),
+};

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { endpoint } from './endpoint';
 
 const DateTime = z.iso.datetime({ offset: true });
 
@@ -57,3 +58,29 @@ export const DeleteErrorLogsQuery = z
   });
 
 export const ErrorLogsDeleted = z.object({ deleted: z.number().int().nonnegative() }).meta({ id: 'ErrorLogsDeleted' });
+
+/** Administrators read and clear their organization's error log. */
+export const errorLogApi = {
+  listErrorLogs: endpoint({
+    method: 'get',
+    path: '/api/error-logs',
+    operationId: 'listErrorLogs',
+    summary: 'Errors of the organization’s requests, newest first',
+    description:
+      'Responses with status 400 or higher, except 401, health checks and the event stream. Identical errors ' +
+      '(same method, path, status and code) within 60 seconds of the first are one entry with a count.',
+    tags: ['error-log'],
+    request: { query: ErrorLogQuery },
+    responses: { 200: { description: 'A page of entries', schema: ErrorLogList } },
+  }),
+  deleteErrorLogs: endpoint({
+    method: 'delete',
+    path: '/api/error-logs',
+    operationId: 'deleteErrorLogs',
+    summary: 'Delete entries of the error log: the listed ones, the older ones, or all',
+    description: 'With `ids`, those entries; with `before`, the entries last seen before it; with neither, all.',
+    tags: ['error-log'],
+    request: { query: DeleteErrorLogsQuery },
+    responses: { 200: { description: 'How many entries were deleted', schema: ErrorLogsDeleted } },
+  }),
+};

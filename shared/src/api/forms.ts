@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { endpoint } from './endpoint';
 
 /** Field types of forms (SPEC §2.4). `table` selects directory rows; `document_template` is reserved. */
 export const FieldType = z.enum(['text', 'number', 'date', 'checkbox', 'select', 'user', 'table', 'document_template']);
@@ -133,3 +134,90 @@ export const DeletedFormList = z
   .object({ items: z.array(DeletedForm) })
   .meta({ id: 'DeletedFormList', description: 'Deleted forms, most recently deleted first' });
 export type DeletedFormList = z.infer<typeof DeletedFormList>;
+
+const FormParams = z.object({ formId: z.uuid() });
+
+/** The operations on forms and their workflows. */
+export const formsApi = {
+  listForms: endpoint({
+    method: 'get',
+    path: '/api/forms',
+    operationId: 'listForms',
+    summary: 'Forms the caller may use, with fields and workflow',
+    tags: ['forms'],
+    responses: { 200: { description: 'Forms', schema: FormList } },
+  }),
+  listDeletedForms: endpoint({
+    method: 'get',
+    path: '/api/forms/deleted',
+    operationId: 'listDeletedForms',
+    summary: 'The organization’s deleted forms, most recently deleted first (restore brings one back)',
+    tags: ['forms'],
+    responses: { 200: { description: 'Deleted forms', schema: DeletedFormList } },
+  }),
+  restoreForm: endpoint({
+    method: 'post',
+    path: '/api/forms/:formId/restore',
+    operationId: 'restoreForm',
+    summary: 'Bring a deleted form back; a form not deleted is returned as it is',
+    tags: ['forms'],
+    request: { params: FormParams },
+    responses: { 200: { description: 'The form', schema: Form } },
+  }),
+  createForm: endpoint({
+    method: 'post',
+    path: '/api/forms',
+    operationId: 'createForm',
+    summary: 'Create a form (without statuses: New → In progress → Done)',
+    tags: ['forms'],
+    request: { body: CreateFormRequest },
+    responses: { 201: { description: 'The whole form with its ids', schema: Form } },
+  }),
+  getForm: endpoint({
+    method: 'get',
+    path: '/api/forms/:formId',
+    operationId: 'getForm',
+    summary: 'One form',
+    tags: ['forms'],
+    request: { params: FormParams },
+    responses: { 200: { description: 'Form', schema: Form } },
+  }),
+  updateForm: endpoint({
+    method: 'patch',
+    path: '/api/forms/:formId',
+    operationId: 'updateForm',
+    summary: 'Edit a form: name, fields (the whole list), QR button, visibility',
+    description: 'A field that tasks hold values for keeps its type. Removed fields keep their values in tasks.',
+    tags: ['forms'],
+    request: { params: FormParams, body: UpdateFormRequest },
+    responses: { 200: { description: 'Form', schema: Form } },
+  }),
+  deleteForm: endpoint({
+    method: 'delete',
+    path: '/api/forms/:formId',
+    operationId: 'deleteForm',
+    summary: 'Delete a form (its tasks stay readable)',
+    tags: ['forms'],
+    request: { params: FormParams },
+    responses: { 204: { description: 'Deleted' } },
+  }),
+  getWorkflow: endpoint({
+    method: 'get',
+    path: '/api/forms/:formId/statuses',
+    operationId: 'getWorkflow',
+    summary: 'Statuses of a form and the moves allowed between them',
+    tags: ['forms'],
+    request: { params: FormParams },
+    responses: { 200: { description: 'Workflow', schema: Workflow } },
+  }),
+  setWorkflow: endpoint({
+    method: 'put',
+    path: '/api/forms/:formId/statuses',
+    operationId: 'setWorkflow',
+    summary: 'Replace the statuses and allowed moves of a form',
+    description: 'Exactly one status is initial. A status that tasks are in cannot be removed (409).',
+    tags: ['forms'],
+    request: { params: FormParams, body: WorkflowRequest },
+    responses: { 200: { description: 'Workflow', schema: Workflow } },
+  }),
+};

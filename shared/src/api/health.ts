@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { endpoint } from './endpoint';
 
 /** The database the server stands on: a PostgreSQL server, or the embedded PGlite engine. */
 export const DatabaseEngine = z.enum(['postgres', 'pglite']);
@@ -30,3 +31,20 @@ export const Health = z
   })
   .meta({ id: 'Health' });
 export type Health = z.infer<typeof Health>;
+
+/** The server's health check. */
+export const healthApi = {
+  getHealth: endpoint({
+    method: 'get',
+    path: '/api/health',
+    operationId: 'getHealth',
+    summary: 'Server, database and (when shared) Redis state',
+    description:
+      'Answers 200 while the database answers, 503 when it does not or the server is stopping. Redis, when configured, is reported without affecting the status.',
+    tags: ['platform'],
+    responses: {
+      200: { description: 'Serving', schema: Health },
+      503: { description: 'Database down or server stopping', schema: Health },
+    },
+  }),
+};

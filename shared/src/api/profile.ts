@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { endpoint } from './endpoint';
 import { FieldType } from './forms';
 
 /**
@@ -92,3 +93,79 @@ export const UserFieldHistory = z
   .object({ period: HistoryPeriod, fieldId: z.uuid(), buckets: z.array(FieldHistoryBucket) })
   .meta({ id: 'UserFieldHistory', description: 'Buckets holding at least one value, oldest first' });
 export type UserFieldHistory = z.infer<typeof UserFieldHistory>;
+
+const FieldParams = z.object({ fieldId: z.uuid() });
+const UserParams = z.object({ userId: z.uuid() });
+const UserFieldParams = z.object({ userId: z.uuid(), fieldId: z.uuid() });
+
+/** Profile field definitions, users' values and the history of `history-number` fields. */
+export const profileApi = {
+  listProfileFields: endpoint({
+    method: 'get',
+    path: '/api/profile-fields',
+    operationId: 'listProfileFields',
+    summary: 'Profile fields of the organization, in order',
+    tags: ['profile'],
+    responses: { 200: { description: 'Fields', schema: ProfileFieldList } },
+  }),
+  createProfileField: endpoint({
+    method: 'post',
+    path: '/api/profile-fields',
+    operationId: 'createProfileField',
+    summary: 'Add a profile field (after the last one)',
+    tags: ['profile'],
+    request: { body: CreateProfileFieldRequest },
+    responses: { 201: { description: 'Field', schema: ProfileField } },
+  }),
+  updateProfileField: endpoint({
+    method: 'patch',
+    path: '/api/profile-fields/:fieldId',
+    operationId: 'updateProfileField',
+    summary: 'Rename a profile field or change its choices (its type only while it has no values)',
+    tags: ['profile'],
+    request: { params: FieldParams, body: UpdateProfileFieldRequest },
+    responses: { 200: { description: 'Field', schema: ProfileField } },
+  }),
+  deleteProfileField: endpoint({
+    method: 'delete',
+    path: '/api/profile-fields/:fieldId',
+    operationId: 'deleteProfileField',
+    summary: 'Delete a profile field (its values and history are kept, hidden)',
+    tags: ['profile'],
+    request: { params: FieldParams },
+    responses: { 204: { description: 'Deleted' } },
+  }),
+  getUserFieldValues: endpoint({
+    method: 'get',
+    path: '/api/users/:userId/fields',
+    operationId: 'getUserFieldValues',
+    summary: 'A user’s profile values (every member may read them)',
+    tags: ['profile'],
+    request: { params: UserParams },
+    responses: { 200: { description: 'Values', schema: UserProfileValues } },
+  }),
+  setUserFieldValues: endpoint({
+    method: 'put',
+    path: '/api/users/:userId/fields',
+    operationId: 'setUserFieldValues',
+    summary: 'Write profile values (own; administrators: anyone’s)',
+    description:
+      'Only the listed fields change. Every write of a history-number value appends to its history, ' +
+      'the same value again too; null clears a value and records nothing.',
+    tags: ['profile'],
+    request: { params: UserParams, body: SetProfileValuesRequest },
+    responses: { 200: { description: 'All values of the user after the change', schema: UserProfileValues } },
+  }),
+  getUserFieldHistory: endpoint({
+    method: 'get',
+    path: '/api/users/:userId/field-history/:fieldId',
+    operationId: 'getUserFieldHistory',
+    summary: 'History of a history-number field: AVG per week, month, quarter or year (Moscow time)',
+    description:
+      'Readable by the user themself and administrators. `from` (inclusive) and `to` (exclusive) limit the ' +
+      'values averaged; a bucket the range cuts averages only the values inside it.',
+    tags: ['profile'],
+    request: { params: UserFieldParams, query: FieldHistoryQuery },
+    responses: { 200: { description: 'Buckets, oldest first', schema: UserFieldHistory } },
+  }),
+};

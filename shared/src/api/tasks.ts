@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { endpoint } from './endpoint';
 
 /** Field values by field id. Numbers travel as strings (normalised), users as `user:<id>` / `role:<id>`. */
 export const FieldValues = z
@@ -163,3 +164,197 @@ export const Onboarding = z
     dismissed: z.boolean(),
   })
   .meta({ id: 'Onboarding' });
+
+const TaskParams = z.object({ taskId: z.uuid() });
+const FormParams = z.object({ formId: z.uuid() });
+
+/** The operations on tasks, their conversation and history, and the home page's lists. */
+export const tasksApi = {
+  countTasks: endpoint({
+    method: 'get',
+    path: '/api/tasks/count',
+    operationId: 'countTasks',
+    summary: 'How many tasks the caller can see (what a first sync of their replica brings)',
+    tags: ['tasks'],
+    responses: { 200: { description: 'The number of tasks', schema: TaskCount } },
+  }),
+  listDeletedTasks: endpoint({
+    method: 'get',
+    path: '/api/tasks/deleted',
+    operationId: 'listDeletedTasks',
+    summary: 'The organization’s deleted tasks, most recently deleted first (administrators; restore brings one back)',
+    tags: ['tasks'],
+    request: { query: DeletedTaskQuery },
+    responses: { 200: { description: 'A page of deleted tasks', schema: DeletedTaskList } },
+  }),
+  searchTasks: endpoint({
+    method: 'get',
+    path: '/api/tasks/search',
+    operationId: 'searchTasks',
+    summary: 'Tasks whose title or description contains the text (case-insensitive), best first',
+    tags: ['tasks'],
+    request: { query: SearchQuery },
+    responses: { 200: { description: 'Matching tasks', schema: TaskList } },
+  }),
+  listTasks: endpoint({
+    method: 'get',
+    path: '/api/tasks',
+    operationId: 'listTasks',
+    summary: 'Tasks the caller can see, newest change first, filtered',
+    tags: ['tasks'],
+    request: { query: TaskListQuery },
+    responses: { 200: { description: 'A page of tasks', schema: TaskList } },
+  }),
+  createTask: endpoint({
+    method: 'post',
+    path: '/api/tasks',
+    operationId: 'createTask',
+    summary: 'Create a task of a form (in its initial status)',
+    tags: ['tasks'],
+    request: { body: CreateTaskRequest },
+    responses: { 201: { description: 'The task', schema: Task } },
+  }),
+  createTaskBatch: endpoint({
+    method: 'post',
+    path: '/api/forms/:formId/tasks/batch',
+    operationId: 'createTaskBatch',
+    summary: 'Create up to 100 tasks at once, all or none',
+    description:
+      'Send an `Idempotency-Key` header (one per chunk): a repeat returns the first result and creates nothing; ' +
+      'the same key with another body answers 422. More than 100 tasks answers 400 `batch_too_large`.',
+    tags: ['tasks'],
+    request: { params: FormParams, body: BatchCreateRequest },
+    responses: { 201: { description: 'The created tasks, in request order', schema: BatchCreateResponse } },
+  }),
+  getTask: endpoint({
+    method: 'get',
+    path: '/api/tasks/:taskId',
+    operationId: 'getTask',
+    summary: 'One task',
+    tags: ['tasks'],
+    request: { params: TaskParams },
+    responses: { 200: { description: 'Task', schema: Task } },
+  }),
+  updateTask: endpoint({
+    method: 'patch',
+    path: '/api/tasks/:taskId',
+    operationId: 'updateTask',
+    summary: 'Edit title, description and field values',
+    tags: ['tasks'],
+    request: { params: TaskParams, body: UpdateTaskRequest },
+    responses: { 200: { description: 'Task', schema: Task } },
+  }),
+  deleteTask: endpoint({
+    method: 'delete',
+    path: '/api/tasks/:taskId',
+    operationId: 'deleteTask',
+    summary: 'Delete a task',
+    tags: ['tasks'],
+    request: { params: TaskParams },
+    responses: { 204: { description: 'Deleted' } },
+  }),
+  restoreTask: endpoint({
+    method: 'post',
+    path: '/api/tasks/:taskId/restore',
+    operationId: 'restoreTask',
+    summary: 'Bring a deleted task back (undo its deletion); a task not deleted is returned as it is',
+    tags: ['tasks'],
+    request: { params: TaskParams },
+    responses: { 200: { description: 'Task', schema: Task } },
+  }),
+  transitionTask: endpoint({
+    method: 'post',
+    path: '/api/tasks/:taskId/transition',
+    operationId: 'transitionTask',
+    summary: 'Move a task to another status, as the workflow allows',
+    tags: ['tasks'],
+    request: { params: TaskParams, body: TransitionRequest },
+    responses: { 200: { description: 'Task in its new status', schema: Task } },
+  }),
+  addAssignee: endpoint({
+    method: 'post',
+    path: '/api/tasks/:taskId/assignees',
+    operationId: 'addAssignee',
+    summary: 'Assign a user to a task',
+    tags: ['tasks'],
+    request: { params: TaskParams, body: AddAssigneeRequest },
+    responses: { 200: { description: 'Task', schema: Task } },
+  }),
+  removeAssignee: endpoint({
+    method: 'delete',
+    path: '/api/tasks/:taskId/assignees/:userId',
+    operationId: 'removeAssignee',
+    summary: 'Remove an assignee from a task',
+    description:
+      'A person whom the task’s `user` fields name (directly or through a role) stays assigned while the field names them: ' +
+      'removing them is refused with `409 assigned_by_field`; change the field instead.',
+    tags: ['tasks'],
+    request: { params: TaskParams.extend({ userId: z.uuid() }) },
+    responses: { 200: { description: 'Task', schema: Task } },
+  }),
+  getTaskFieldHistory: endpoint({
+    method: 'get',
+    path: '/api/tasks/:taskId/history',
+    operationId: 'getTaskFieldHistory',
+    summary: 'Changes of field values, newest first',
+    tags: ['tasks'],
+    request: { params: TaskParams },
+    responses: { 200: { description: 'History', schema: z.object({ items: z.array(FieldHistoryEntry) }) } },
+  }),
+  getTaskAudit: endpoint({
+    method: 'get',
+    path: '/api/tasks/:taskId/audit',
+    operationId: 'getTaskAudit',
+    summary: 'Every action on the task, newest first',
+    tags: ['tasks'],
+    request: { params: TaskParams },
+    responses: { 200: { description: 'Audit log', schema: z.object({ items: z.array(AuditEntry) }) } },
+  }),
+  listTaskMessages: endpoint({
+    method: 'get',
+    path: '/api/tasks/:taskId/messages',
+    operationId: 'listTaskMessages',
+    summary: 'The task’s conversation, oldest first',
+    tags: ['tasks'],
+    request: { params: TaskParams },
+    responses: { 200: { description: 'Messages', schema: z.object({ items: z.array(TaskMessage) }) } },
+  }),
+  postTaskMessage: endpoint({
+    method: 'post',
+    path: '/api/tasks/:taskId/messages',
+    operationId: 'postTaskMessage',
+    summary: 'Write in the task’s conversation, mentioning colleagues',
+    tags: ['tasks'],
+    request: { params: TaskParams, body: PostMessageRequest },
+    responses: { 201: { description: 'The message', schema: TaskMessage } },
+  }),
+  recordTaskView: endpoint({
+    method: 'post',
+    path: '/api/tasks/:taskId/view',
+    operationId: 'recordTaskView',
+    summary: 'Record that the caller viewed the task',
+    tags: ['tasks'],
+    request: { params: TaskParams },
+    responses: { 204: { description: 'Recorded' } },
+  }),
+  getRecentTasks: endpoint({
+    method: 'get',
+    path: '/api/home/recent',
+    operationId: 'getRecentTasks',
+    summary: 'Tasks the caller viewed recently, newest first',
+    tags: ['home'],
+    request: { query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }) },
+    responses: { 200: { description: 'Recent tasks', schema: RecentList } },
+  }),
+  getInbox: endpoint({
+    method: 'get',
+    path: '/api/home/inbox',
+    operationId: 'getInbox',
+    summary: 'Tasks needing the caller, each with its reason',
+    tags: ['home'],
+    request: {
+      query: z.object({ reason: InboxReason.optional(), limit: z.coerce.number().int().min(1).max(200).default(50) }),
+    },
+    responses: { 200: { description: 'Inbox', schema: Inbox } },
+  }),
+};

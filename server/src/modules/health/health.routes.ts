@@ -1,4 +1,4 @@
-import { Health } from '@shared/api/health';
+import { type Health, healthApi } from '@shared/api/health';
 import { defineRoute } from '../../platform/http/routes';
 import type { ModuleContext } from '../../platform/module';
 import { checkDatabase } from './health.service';
@@ -6,18 +6,8 @@ import { checkDatabase } from './health.service';
 export function healthRoutes(context: ModuleContext) {
   return [
     defineRoute({
-      method: 'get',
-      path: '/api/health',
+      ...healthApi.getHealth,
       access: 'public',
-      operationId: 'getHealth',
-      summary: 'Server, database and (when shared) Redis state',
-      description:
-        'Answers 200 while the database answers, 503 when it does not or the server is stopping. Redis, when configured, is reported without affecting the status.',
-      tags: ['platform'],
-      responses: {
-        200: { description: 'Serving', schema: Health },
-        503: { description: 'Database down or server stopping', schema: Health },
-      },
       handler: async ({ log }) => {
         const database = await checkDatabase(context.db, log);
         const status = context.state.stopping ? 'stopping' : database.status === 'up' ? 'ok' : 'degraded';

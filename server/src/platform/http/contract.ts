@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ProblemCatalogueEntry, problemCatalogue } from '@shared/api/problem';
+import { platformApi } from '@shared/api/platform';
+import { problemCatalogue } from '@shared/api/problem';
 import express, { type Router } from 'express';
-import { z } from 'zod';
 import { buildOpenApiDocument } from './openapi';
 import { catalogueEntry, Problem } from './problem';
 import { type AnyRoute, defineRoute } from './routes';
@@ -36,50 +36,29 @@ export function contractRoutes(allRoutes: () => readonly AnyRoute[], version: st
   let document: unknown;
   return [
     defineRoute({
-      method: 'get',
-      path: '/api/openapi.json',
+      ...platformApi.getOpenApiDocument,
       access: 'public',
-      operationId: 'getOpenApiDocument',
-      summary: 'The OpenAPI 3.1 document of this API',
-      tags: ['platform'],
-      responses: { 200: { description: 'OpenAPI 3.1 document', schema: z.record(z.string(), z.unknown()) } },
       handler: () => {
         document ??= buildOpenApiDocument(allRoutes(), { version });
         return { status: 200, body: document };
       },
     }),
     defineRoute({
-      method: 'get',
-      path: '/api/docs',
+      ...platformApi.getApiDocs,
       access: 'public',
-      operationId: 'getApiDocs',
-      summary: 'Browsable documentation of this API',
-      tags: ['platform'],
-      responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
       handler: () => ({ status: 200, body: DOCS_PAGE }),
     }),
     defineRoute({
-      method: 'get',
-      path: '/api/problems',
+      ...platformApi.listProblemTypes,
       access: 'public',
-      operationId: 'listProblemTypes',
-      summary: 'The catalogue of problem codes',
-      tags: ['platform'],
-      responses: { 200: { description: 'Every problem code', schema: z.array(ProblemCatalogueEntry) } },
       handler: () => ({
         status: 200,
         body: Object.entries(problemCatalogue).map(([code, entry]) => ({ code, ...entry })),
       }),
     }),
     defineRoute({
-      method: 'get',
-      path: '/api/problems/:code',
+      ...platformApi.getProblemType,
       access: 'public',
-      operationId: 'getProblemType',
-      summary: 'What a problem code means',
-      tags: ['platform'],
-      request: { params: z.object({ code: z.string() }) },
-      responses: { 200: { description: 'The catalogue entry', schema: ProblemCatalogueEntry } },
       handler: ({ params }) => {
         const entry = catalogueEntry(params.code);
         if (!entry) throw Problem.of('not_found', `There is no problem code "${params.code}". See /api/problems.`);

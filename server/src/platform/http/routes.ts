@@ -1,18 +1,10 @@
+import type { Endpoint } from '@shared/api/endpoint';
 import type { Request, Response, Router } from 'express';
 import { match } from 'path-to-regexp';
 import type { z } from 'zod';
 import type { Access, AuthContext, Authenticate } from '../auth/auth-context';
 import type { Logger } from '../logging';
 import { fieldErrors, inadmissibleValues, Problem } from './problem';
-
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-/** One documented response of an operation. JSON unless `contentType` says otherwise. */
-export interface ResponseSpec {
-  description: string;
-  schema?: z.ZodType;
-  contentType?: string;
-}
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -36,36 +28,27 @@ export interface HandlerInput<P, Q, B, A extends Access = Access> {
 }
 
 /**
- * An `/api` operation: its contract (zod schemas of each request part and of each response) and
- * its handler. The same definition mounts the Express route and writes the OpenAPI document, so
- * every route is documented and every input validated at the edge.
+ * An `/api` operation: its contract (zod schemas of each request part and of each response, from
+ * `shared/src/api`) and its handler. The same definition mounts the Express route and writes the
+ * OpenAPI document, so every route is documented and every input validated at the edge.
  */
 export interface RouteDefinition<
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   A extends Access = Access,
-> {
-  method: HttpMethod;
+> extends Endpoint<P, Q, B> {
   /** Who may call it; signed-in members (`user`) unless said otherwise. */
   access?: A;
-  /** Express-style path, e.g. `/api/tasks/:taskId`. */
-  path: `/api/${string}` | '/api';
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
-  request?: { params?: P; query?: Q; body?: B };
   /** Largest JSON body this route takes when it must exceed the server's `BODY_LIMIT` (e.g. `'64mb'`). */
   bodyLimit?: string;
-  responses: Record<number, ResponseSpec>;
   handler: (input: HandlerInput<P, Q, B, A>) => RouteResult | Promise<RouteResult>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a list of routes holds routes of any schema types.
 export type AnyRoute = RouteDefinition<any, any, any, any>;
 
-/** Declares a route with its schemas' types flowing into the handler. */
+/** Declares a route (usually an endpoint of the contract, spread) with its schemas' types flowing into the handler. */
 export function defineRoute<
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
