@@ -1,4 +1,6 @@
+import type { SyncCheckpoint } from '@shared/sync';
 import type { Queryable } from '../../platform/db/db';
+import { changedSince, checkpointParams, syncColumns } from '../../platform/sync/sync-source';
 
 export interface ColumnDef {
   name: string;
@@ -430,4 +432,44 @@ export async function hardDeleteRows(
     'DELETE FROM directory_rows WHERE organization_id = $1 AND directory_id = $2 AND id = ANY($3::uuid[])',
     [organizationId, directoryId, ids],
   );
+}
+
+/** Where a record stands in commit order, as a pull reads it. */
+interface SyncPosition {
+  sync_xid: string;
+  sync_seq: string;
+}
+
+/** Directories changed after `checkpoint`, in commit order. */
+export async function directoryChanges(
+  db: Queryable,
+  organizationId: string,
+  checkpoint: SyncCheckpoint | null,
+  limit: number,
+): Promise<(DirectoryRow & SyncPosition & { deleted_at: Date | null })[]> {
+  const { rows } = await db.query<DirectoryRow & SyncPosition & { deleted_at: Date | null }>(
+    `SELECT d.id, d.name, d.columns, d.parent_directory_id, d.parent_row_ids::text[] AS parent_row_ids,
+            d.tree_display_column_index, d.tree_column_index, d.created_at, d.updated_at, d.deleted_at, ${syncColumns('d')}
+       FROM directories d WHERE d.organization_id = $1 AND ${changedSince('d', 2, 3)}
+      ORDER BY d.sync_xid, d.sync_seq LIMIT $4`,
+    [organizationId, ...checkpointParams(checkpoint), limit],
+  );
+  return rows;
+}
+
+/** Directory rows changed after `checkpoint`, in commit order. */
+export async function rowChanges(
+  db: Queryable,
+  organizationId: string,
+  checkpoint: SyncCheckpoint | null,
+  limit: number,
+): Promise<(RowRecord & SyncPosition)[]> {
+  const { rows } = await db.query<RowRecord & SyncPosition>(
+    `SELECT r.id, r.directory_id, r.parent_id, r.position, r.cells, r.parent_row_ids::text[] AS parent_row_ids,
+            r.updated_at, r.deleted_at, ${syncColumns('r')}
+       FROM directory_rows r WHERE r.organization_id = $1 AND ${changedSince('r', 2, 3)}
+      ORDER BY r.sync_xid, r.sync_seq LIMIT $4`,
+    [organizationId, ...checkpointParams(checkpoint), limit],
+  );
+  return rows;
 }

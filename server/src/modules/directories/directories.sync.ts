@@ -1,55 +1,38 @@
-type Cell = string | number | boolean | null;
-
-import type { GoneRecord, LostEdit, PushResponse, SyncDocument } from '@shared/sync';
+import type { GoneRecord, LostEdit, SyncDocument } from '@shared/sync';
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
-import { Problem } from '../../platform/http/problem';
+import { defineSyncCollection } from '../../platform/sync/sync-collection';
 import {
-  appliedTogether,
-  refusedAsLost as attempt,
-  changedSince,
-  checkpointParams,
+  clientChanges,
   clientWins,
   createdOrMerged,
   keptValuesWithoutBase,
   keptWithoutBase,
   knownBase,
   lostWithRecord,
-  malformedPush,
-  nextCheckpoint,
-  refusedRecordAsLost,
+  refusedAsLost,
   refusedValuesAsLost,
   type SyncSource,
-  sameValue as same,
-  syncColumns,
-  tombstone,
+  sameValue,
   withValuesLeftOut,
 } from '../../platform/sync/sync-source';
 import { presentDirectory, presentRow } from './directories.presenter';
-import type { DirectoryRow, RowRecord } from './directories.repo';
+import type { RowRecord } from './directories.repo';
 import * as repo from './directories.repo';
 import type { DirectoriesDeps } from './directories.service';
 import { createRow, deleteRow, moveRow, restoreDeletedRow, updateRow } from './rows.service';
 
+type Cell = string | number | boolean | null;
+
 /** Directories, read-only on replicas. */
-export const directoriesSyncSource: SyncSource = {
+export const directoriesSyncSource: SyncSource = defineSyncCollection({
   collection: 'directories',
-  async pull(db, auth, checkpoint, limit) {
-    const { rows } = await db.query<DirectoryRow & { deleted_at: Date | null; sync_xid: string; sync_seq: string }>(
-      `SELECT d.id, d.name, d.columns, d.parent_directory_id, d.parent_row_ids::text[] AS parent_row_ids,
-              d.tree_display_column_index, d.tree_column_index, d.created_at, d.updated_at, d.deleted_at, ${syncColumns('d')}
-         FROM directories d WHERE d.organization_id = $1 AND ${changedSince('d', 2, 3)}
-        ORDER BY d.sync_xid, d.sync_seq LIMIT $4`,
-      [auth.organizationId, ...checkpointParams(checkpoint), limit],
-    );
-    return {
-      documents: rows.map((row) =>
-        row.deleted_at ? tombstone(row.id) : { ...presentDirectory(row), _deleted: false },
-      ),
-      checkpoint: nextCheckpoint(rows, checkpoint),
-    };
+  pull: {
+    changes: (db, auth, checkpoint, limit) => repo.directoryChanges(db, auth.organizationId, checkpoint, limit),
+    present: (_db, _auth, rows) =>
+      new Map(rows.map((row) => [row.id, { ...presentDirectory(row), _deleted: false } as SyncDocument])),
   },
-};
+});
 
 type RowState = Pick<SyncDocument, 'id'> & Record<string, unknown>;
 
@@ -131,7 +114,7 @@ async function pushRow(
       if (pushedBase._deleted && stored?.deleted_at) {
         let restored = false;
         const before = lost.length;
-        await attempt(
+        await refusedAsLost(
           lost,
           { id, path: '_deleted', attempted: false, kept: true, record: await rowRecord(deps, auth, next) },
           async () => {
@@ -183,40 +166,40 @@ async function pushRow(
   }
   const directoryId = String(current.directoryId);
   if (next._deleted && !base._deleted) {
-    const changed = ['cells', 'parentId', 'parentRowIds'].some((key) => !same(current[key], base[key]));
+    const changed = ['cells', 'parentId', 'parentRowIds'].some((key) => !sameValue(current[key], base[key]));
     if (changed) lost.push({ id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' });
     else await deleteRow(deps, auth, directoryId, id);
     return;
   }
-  const baseCells = (base.cells as Cell[]) ?? [];
-  const nextCells = (next.cells as Cell[]) ?? [];
+  const won = clientChanges(
+    lost,
+    id,
+    { base: rowValues(base), current: rowValues(current), next: rowValues(next) },
+    (path) => path.startsWith('cells.') || path === 'parentRowIds',
+  );
   const merged = [...((current.cells as Cell[]) ?? [])];
-  let cellsChanged = false;
-  for (let i = 0; i < Math.max(baseCells.length, nextCells.length); i++) {
-    if (clientWins(lost, { id, path: `cells.${i}` }, { base: baseCells[i], current: merged[i], next: nextCells[i] })) {
-      merged[i] = nextCells[i] ?? null;
-      cellsChanged = true;
+  const patch: { cells?: Cell[]; parentRowIds?: string[] } = {};
+  for (const [path, value] of won) {
+    if (path === 'parentRowIds') patch.parentRowIds = (value as string[] | null) ?? [];
+    else {
+      merged[Number(path.slice('cells.'.length))] = value as Cell;
+      patch.cells = merged;
     }
   }
-  const patch: { cells?: Cell[]; parentRowIds?: string[] } = {};
-  if (cellsChanged) patch.cells = merged;
-  const bindings = { base: base.parentRowIds, current: current.parentRowIds, next: next.parentRowIds };
-  if (clientWins(lost, { id, path: 'parentRowIds' }, bindings))
-    patch.parentRowIds = (next.parentRowIds as string[]) ?? [];
   if (Object.keys(patch).length > 0) {
     const currentValues = rowValues(current);
     const changed = [
       ...(patch.cells ?? [])
         .map((cell, index) => ({ path: `cells.${index}`, attempted: cell }))
-        .filter(({ path, attempted }) => !same(attempted, currentValues.get(path))),
+        .filter(({ path, attempted }) => !sameValue(attempted, currentValues.get(path))),
       ...(patch.parentRowIds ? [{ path: 'parentRowIds', attempted: patch.parentRowIds }] : []),
     ].map((value) => ({ ...value, kept: currentValues.get(value.path) ?? null }));
     await refusedValuesAsLost(lost, id, changed, () => updateRow(deps, auth, directoryId, id, patch));
   }
-  const moved = !same(next.parentId, base.parentId) || !same(next.position, base.position);
+  const moved = !sameValue(next.parentId, base.parentId) || !sameValue(next.position, base.position);
   if (!moved) return;
   // Moved by the server meanwhile: its place stands (lost when the parents differ).
-  if (!same(current.parentId, base.parentId)) {
+  if (!sameValue(current.parentId, base.parentId)) {
     clientWins(lost, { id, path: 'parentId' }, { base: base.parentId, current: current.parentId, next: next.parentId });
     return;
   }
@@ -224,7 +207,7 @@ async function pushRow(
   // renumber rows it does not own): the row goes after the siblings whose positions are lower.
   const parentId = typeof next.parentId === 'string' ? next.parentId : null;
   const order = typeof next.position === 'number' && Number.isFinite(next.position) ? next.position : 0;
-  await attempt(lost, { id, path: 'parentId', attempted: next.parentId, kept: current.parentId }, async () => {
+  await refusedAsLost(lost, { id, path: 'parentId', attempted: next.parentId, kept: current.parentId }, async () => {
     const position = await repo.countSiblingsBefore(deps.db, auth.organizationId, directoryId, parentId, id, order);
     await moveRow(deps, auth, directoryId, id, { parentId, position });
   });
@@ -233,70 +216,34 @@ async function pushRow(
 /** Whether a push ended as sent: both deleted, or both live with the same cells, parent and bindings. */
 function sameRowState(master: SyncDocument, pushed: SyncDocument): boolean {
   if (Boolean(master._deleted) !== Boolean(pushed._deleted)) return false;
-  return master._deleted || ['cells', 'parentId', 'parentRowIds'].every((key) => same(master[key], pushed[key]));
+  return master._deleted || ['cells', 'parentId', 'parentRowIds'].every((key) => sameValue(master[key], pushed[key]));
 }
 
 /** Rows of directories: pulled by everyone, and written offline (cells, new rows, moves, deletions). */
 export function directoryRowsSyncSource(deps: DirectoriesDeps): SyncSource {
-  return {
+  return defineSyncCollection({
     collection: 'directory_rows',
-    async pull(db, auth, checkpoint, limit) {
-      const { rows } = await db.query<RowRecord & { sync_xid: string; sync_seq: string }>(
-        `SELECT r.id, r.directory_id, r.parent_id, r.position, r.cells, r.parent_row_ids::text[] AS parent_row_ids,
-                r.updated_at, r.deleted_at, ${syncColumns('r')}
-           FROM directory_rows r WHERE r.organization_id = $1 AND ${changedSince('r', 2, 3)}
-          ORDER BY r.sync_xid, r.sync_seq LIMIT $4`,
-        [auth.organizationId, ...checkpointParams(checkpoint), limit],
-      );
-      return {
-        documents: rows.map((row) => (row.deleted_at ? tombstone(row.id) : rowDocument(row))),
-        checkpoint: nextCheckpoint(rows, checkpoint),
-      };
+    pull: {
+      changes: (db, auth, checkpoint, limit) => repo.rowChanges(db, auth.organizationId, checkpoint, limit),
+      present: (_db, _auth, rows) => new Map(rows.map((row) => [row.id, rowDocument(row)])),
     },
-    async push(auth, rows): Promise<PushResponse> {
-      const lost: LostEdit[] = [];
-      const conflicts: SyncDocument[] = [];
-      const valid = rows.map((row) => row.newDocumentState.id).filter((id) => z.uuid().safeParse(id).success);
-      const beforePush = new Map(
-        (await repo.findRows(deps.db, auth.organizationId, valid as string[]))
-          .filter((record) => !record.deleted_at)
-          .map((record) => [record.id, rowDocument(record)]),
-      );
-      for (const row of rows) {
-        const next = row.newDocumentState;
-        if (!z.uuid().safeParse(next.id).success) {
-          throw Problem.of('validation_failed', 'Every pushed row needs its UUID in id.');
-        }
-        const refused = malformedPush(PushedRow, row);
-        if (refused) {
-          // One malformed row is refused on its own; the replica lands on the server's state.
-          lost.push(refused);
-          conflicts.push((await currentRow(deps, auth, next.id)) ?? tombstone(next.id));
-          continue;
-        }
-        const before = lost.length;
-        await attempt(lost, { id: next.id, path: '', attempted: next, kept: null }, () =>
-          appliedTogether(deps, (held) =>
-            pushRow(held, auth, row.assumedMasterState, next, lost, beforePush.get(next.id)),
-          ),
-        );
-        const master = (await currentRow(deps, auth, next.id)) ?? tombstone(next.id);
-        // Refused and not on the server (a row made offline): what the user entered, value by value.
-        if (master._deleted && !next._deleted) {
-          await refusedRecordAsLost(
-            lost,
-            lost.length > before ? lost.at(-1) : undefined,
-            () => rowRecord(deps, auth, next),
-            {
-              base: row.assumedMasterState ? rowValues(row.assumedMasterState) : new Map(),
-              next: rowValues(next),
-            },
-          );
-        }
-        const differs = lost.length > before || !sameRowState(master, next);
-        if (differs) conflicts.push(master);
-      }
-      return { conflicts, lost };
+    push: {
+      deps,
+      shape: PushedRow,
+      noun: 'row',
+      values: rowValues,
+      record: (held, auth, document) => rowRecord(held, auth, document),
+      master: async (held, auth, id) => (await currentRow(held, auth, id)) ?? { id, _deleted: true },
+      // The rows as the server held them when the push began (see `pushRow`).
+      prepare: async (held, auth, ids) =>
+        new Map(
+          (await repo.findRows(held.db, auth.organizationId, ids))
+            .filter((record) => !record.deleted_at)
+            .map((record) => [record.id, rowDocument(record)]),
+        ),
+      apply: (held, auth, { base, next, lost }, beforePush) =>
+        pushRow(held, auth, base, next, lost, beforePush.get(next.id)),
+      sameState: sameRowState,
     },
-  };
+  });
 }

@@ -1,5 +1,7 @@
 import type { FieldType } from '@shared/api/forms';
+import type { SyncCheckpoint } from '@shared/sync';
 import type { Queryable } from '../../platform/db/db';
+import { changedSince, checkpointParams, syncColumns } from '../../platform/sync/sync-source';
 
 export interface FormRow {
   id: string;
@@ -313,4 +315,58 @@ export async function replaceWorkflow(
       [organizationId, formId, transition.from_status_id, transition.to_status_id],
     );
   }
+}
+
+/** Where a record stands in commit order, as a pull reads it. */
+interface SyncPosition {
+  sync_xid: string;
+  sync_seq: string;
+}
+
+/** Forms changed after `checkpoint`, in commit order, each with whether `userId` is assigned on it. */
+export async function formChanges(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+  checkpoint: SyncCheckpoint | null,
+  limit: number,
+): Promise<(FormRow & SyncPosition & { assigned: boolean })[]> {
+  const { rows } = await db.query<FormRow & SyncPosition & { assigned: boolean }>(
+    `SELECT f.id, f.name, f.qr_generation_enabled, f.visible_role_ids::text[] AS visible_role_ids, f.created_at,
+            f.updated_at, f.deleted_at, ${assignedOnForm('f', 5)} AS assigned, ${syncColumns('f')}
+       FROM forms f WHERE f.organization_id = $1 AND ${changedSince('f', 2, 3)} ORDER BY f.sync_xid, f.sync_seq LIMIT $4`,
+    [organizationId, ...checkpointParams(checkpoint), limit, userId],
+  );
+  return rows;
+}
+
+/** A status changed since a checkpoint, with its form's restriction and whether the user is assigned on it. */
+export interface StatusChange extends SyncPosition {
+  id: string;
+  form_id: string;
+  name: string;
+  is_initial: boolean;
+  is_final: boolean;
+  position: number;
+  deleted_at: Date | null;
+  visible_role_ids: string[];
+  assigned: boolean;
+}
+
+/** Statuses changed after `checkpoint`, in commit order. */
+export async function statusChanges(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+  checkpoint: SyncCheckpoint | null,
+  limit: number,
+): Promise<StatusChange[]> {
+  const { rows } = await db.query<StatusChange>(
+    `SELECT s.id, s.form_id, s.name, s.is_initial, s.is_final, s.position, s.deleted_at,
+            f.visible_role_ids::text[] AS visible_role_ids, ${assignedOnForm('f', 5)} AS assigned, ${syncColumns('s')}
+       FROM form_statuses s JOIN forms f ON f.id = s.form_id
+      WHERE s.organization_id = $1 AND ${changedSince('s', 2, 3)} ORDER BY s.sync_xid, s.sync_seq LIMIT $4`,
+    [organizationId, ...checkpointParams(checkpoint), limit, userId],
+  );
+  return rows;
 }

@@ -23,6 +23,9 @@ import * as repo from './forms.repo';
 /** Other modules ask whether a form is open to an actor through the forms service. */
 export { canUseForm } from './forms.policy';
 
+/** A field of a form, as other modules check values against it. */
+export type FormField = repo.FieldRow;
+
 /** A form with its current fields, statuses and allowed moves: what tasks are checked against. */
 export interface FormDefinition {
   form: repo.FormRow;

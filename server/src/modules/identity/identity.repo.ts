@@ -1,5 +1,7 @@
 import type { GatedModule } from '@shared/api/access';
+import type { SyncCheckpoint } from '@shared/sync';
 import type { Queryable } from '../../platform/db/db';
+import { changedSince, checkpointParams, syncColumns } from '../../platform/sync/sync-source';
 
 export interface OrganizationRow {
   id: string;
@@ -529,4 +531,64 @@ export async function dismissOnboarding(db: Queryable, organizationId: string): 
     'UPDATE organizations SET onboarding_dismissed_at = COALESCE(onboarding_dismissed_at, now()) WHERE id = $1',
     [organizationId],
   );
+}
+
+/** A colleague changed since a checkpoint (no secrets: the columns are chosen here). */
+export interface UserChange {
+  id: string;
+  email: string;
+  name: string;
+  is_admin: boolean;
+  status: string;
+  locale: string;
+  role_ids: string[];
+  sync_xid: string;
+  sync_seq: string;
+}
+
+/** Users changed after `checkpoint`, in commit order, with their roles. */
+export async function userChanges(
+  db: Queryable,
+  organizationId: string,
+  checkpoint: SyncCheckpoint | null,
+  limit: number,
+): Promise<UserChange[]> {
+  const { rows } = await db.query<UserChange>(
+    `SELECT u.id, u.email, u.name, u.is_admin, u.status, u.locale,
+            ARRAY(SELECT rm.role_id FROM role_members rm WHERE rm.user_id = u.id ORDER BY rm.role_id)::text[] AS role_ids,
+            ${syncColumns('u')}
+       FROM users u WHERE u.organization_id = $1 AND ${changedSince('u', 2, 3)} ORDER BY u.sync_xid, u.sync_seq LIMIT $4`,
+    [organizationId, ...checkpointParams(checkpoint), limit],
+  );
+  return rows;
+}
+
+/** A role changed since a checkpoint; a deleted one has no name and no members (its tombstone). */
+export interface RoleChange {
+  id: string;
+  name: string | null;
+  member_ids: string[] | null;
+  sync_xid: string;
+  sync_seq: string;
+}
+
+/** Roles changed or deleted after `checkpoint`, in commit order, with their members. */
+export async function roleChanges(
+  db: Queryable,
+  organizationId: string,
+  checkpoint: SyncCheckpoint | null,
+  limit: number,
+): Promise<RoleChange[]> {
+  const { rows } = await db.query<RoleChange>(
+    `SELECT * FROM (
+       SELECT r.id, r.name, ARRAY(SELECT rm.user_id FROM role_members rm WHERE rm.role_id = r.id ORDER BY rm.user_id)::text[] AS member_ids,
+              r.sync_xid, r.sync_seq
+         FROM roles r WHERE r.organization_id = $1 AND ${changedSince('r', 2, 3)}
+       UNION ALL
+       SELECT d.document_id AS id, NULL, NULL, d.sync_xid, d.sync_seq
+         FROM sync_tombstones d WHERE d.organization_id = $1 AND d.collection = 'roles' AND ${changedSince('d', 2, 3)}
+     ) changes ORDER BY sync_xid, sync_seq LIMIT $4`,
+    [organizationId, ...checkpointParams(checkpoint), limit],
+  );
+  return rows.map((row) => ({ ...row, sync_xid: String(row.sync_xid), sync_seq: String(row.sync_seq) }));
 }

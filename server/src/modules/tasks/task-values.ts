@@ -3,7 +3,7 @@ import { checkScalar, parseUserEntry, userEntries, type ValueCheck } from '@shar
 import { z } from 'zod';
 import type { Queryable } from '../../platform/db/db';
 import { liveRowIds } from '../directories/directories.service';
-import type { FieldRow } from '../forms/forms.repo';
+import type { FormField } from '../forms/forms.service';
 import * as members from '../identity/members.service';
 
 const UUID = z.uuid();
@@ -15,7 +15,7 @@ function isEmpty(value: unknown): boolean {
 type Check = ValueCheck;
 
 /** Normalises one value of a field of a known type; user and role existence is checked later. */
-function normalizeValue(field: FieldRow, value: unknown): Check {
+function normalizeValue(field: FormField, value: unknown): Check {
   const many = (item: (v: unknown) => Check): Check => {
     if (!field.allow_multiple) return item(value);
     const list = Array.isArray(value) ? value : [value];
@@ -70,7 +70,7 @@ export interface ValuesCheck {
 export async function checkFieldValues(
   db: Queryable,
   organizationId: string,
-  fields: readonly FieldRow[],
+  fields: readonly FormField[],
   input: Record<string, unknown>,
   existing: Record<string, unknown> | undefined,
   pointerPrefix = '#/fields',

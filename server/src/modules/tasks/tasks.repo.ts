@@ -1,4 +1,6 @@
+import type { SyncCheckpoint } from '@shared/sync';
 import type { Queryable } from '../../platform/db/db';
+import { changedSince, checkpointParams, syncColumns } from '../../platform/sync/sync-source';
 
 export interface TaskRow {
   id: string;
@@ -561,4 +563,23 @@ export async function storeIdempotentResponse(
 /** Keys live 24 hours; older ones are removed as new batches come. */
 export async function forgetOldIdempotencyKeys(db: Queryable): Promise<void> {
   await db.query("DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'");
+}
+
+/** A task changed since a replica's checkpoint, with whether the caller sees it. */
+export type TaskChange = TaskRow & { sync_xid: string; sync_seq: string; visible: boolean };
+
+/** Tasks changed after `checkpoint`, in commit order, each with `visible` for the actor (the one condition). */
+export async function taskChanges(
+  db: Queryable,
+  v: Visibility,
+  checkpoint: SyncCheckpoint | null,
+  limit: number,
+): Promise<TaskChange[]> {
+  const { rows } = await db.query<TaskChange>(
+    `SELECT ${TASK_COLUMNS}, ${syncColumns('t')}, ${VISIBLE_TO} AS visible
+       FROM tasks t WHERE t.organization_id = $1 AND ${changedSince('t', 6, 7)}
+      ORDER BY t.sync_xid, t.sync_seq LIMIT $8`,
+    [...visibilityParams(v), ...checkpointParams(checkpoint), limit],
+  );
+  return rows;
 }

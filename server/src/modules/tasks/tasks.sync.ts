@@ -1,38 +1,27 @@
-import type { GoneRecord, LostEdit, PushResponse, SyncDocument } from '@shared/sync';
+import type { GoneRecord, LostEdit, SyncDocument } from '@shared/sync';
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { Problem } from '../../platform/http/problem';
+import { defineSyncCollection } from '../../platform/sync/sync-collection';
 import {
-  appliedTogether,
-  changedSince,
-  checkpointParams,
+  clientChanges,
   clientWins,
   createdOrMerged,
   keptValuesWithoutBase,
   keptWithoutBase,
   knownBase,
   lostWithRecord,
-  malformedPush,
-  nextCheckpoint,
   refusedAsLost,
-  refusedRecordAsLost,
   refusedValuesAsLost,
   type SyncSource,
-  sameValue as same,
-  syncColumns,
+  sameValue,
   tombstone,
   withValuesLeftOut,
 } from '../../platform/sync/sync-source';
+import { taskVisibility } from './tasks.policy';
 import { presentTasks } from './tasks.presenter';
-import { lockTask, TASK_COLUMNS, type TaskRow, taskExists } from './tasks.repo';
+import { lockTask, taskChanges, taskExists } from './tasks.repo';
 import * as tasks from './tasks.service';
-
-/** Same rule as REST: open form, one of the caller's roles, administrator, or assignee. */
-const VISIBLE_TO_CALLER = `($3::boolean OR EXISTS (SELECT 1 FROM forms f WHERE f.id = t.form_id
-                           AND (f.visible_role_ids = '{}' OR f.visible_role_ids && $4::uuid[]))
-  OR EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id AND a.user_id = $2))`;
-
-type Row = TaskRow & { sync_xid: string; sync_seq: string; visible: boolean; assigned: boolean };
 
 /** The users assigned in a task document, sorted (the set a replica edits). */
 function assigneeIds(document: object | null | undefined): string[] {
@@ -222,8 +211,8 @@ async function pushTask(
     // (people assigned or taken off meanwhile included).
     const changed =
       ['title', 'description', 'statusId', 'fields'].some(
-        (key) => !same(current[key as keyof typeof current], base[key]),
-      ) || !same(assigneeIds(current), assigneeIds(base));
+        (key) => !sameValue(current[key as keyof typeof current], base[key]),
+      ) || !sameValue(assigneeIds(current), assigneeIds(base));
     if (changed) lost.push({ id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' });
     // Not the user's to delete (neither its author nor one the form is open to): said so, as a deletion.
     else
@@ -232,26 +221,22 @@ async function pushTask(
       );
     return;
   }
+  const won = clientChanges(
+    lost,
+    id,
+    { base: taskValues(base), current: taskValues(current), next: taskValues(next) },
+    (path) => path === 'title' || path === 'description' || path.startsWith('fields.'),
+  );
   const patch: { title?: string; description?: string; fields?: Record<string, unknown> } = {};
-  for (const key of ['title', 'description'] as const) {
-    if (clientWins(lost, { id, path: key }, { base: base[key], current: current[key], next: next[key] }))
-      patch[key] = String(next[key]);
-  }
-  const baseFields = (base.fields as Record<string, unknown>) ?? {};
-  const nextFields = (next.fields as Record<string, unknown>) ?? {};
   const changedFields: Record<string, unknown> = {};
-  for (const fieldId of new Set([...Object.keys(baseFields), ...Object.keys(nextFields)])) {
-    const values = { base: baseFields[fieldId], current: current.fields[fieldId], next: nextFields[fieldId] };
-    if (clientWins(lost, { id, path: `fields.${fieldId}` }, values))
-      changedFields[fieldId] = nextFields[fieldId] ?? null;
+  for (const [path, value] of won) {
+    if (path === 'title' || path === 'description') patch[path] = String(value);
+    else changedFields[path.slice('fields.'.length)] = value;
   }
   if (Object.keys(changedFields).length > 0) patch.fields = changedFields;
-  if (Object.keys(patch).length > 0) {
+  if (won.size > 0) {
     const currentValues = taskValues(current);
-    const changed = [
-      ...(['title', 'description'] as const).filter((key) => key in patch).map((key) => [key, patch[key]] as const),
-      ...Object.entries(changedFields).map(([fieldId, value]) => [`fields.${fieldId}`, value] as const),
-    ].map(([path, attempted]) => ({ path, attempted, kept: currentValues.get(path) ?? null }));
+    const changed = [...won].map(([path, attempted]) => ({ path, attempted, kept: currentValues.get(path) ?? null }));
     await refusedValuesAsLost(lost, id, changed, () => tasks.updateTask(deps, auth, id, patch));
   }
   // After the fields, whose user values assign people themselves.
@@ -272,93 +257,48 @@ async function pushTask(
   }
 }
 
+/** Whether a push ended as sent: both deleted, or the same values (assignees as a set). */
+function sameTaskState(master: SyncDocument, pushed: SyncDocument): boolean {
+  if (master._deleted && pushed._deleted) return true;
+  const state = (task: SyncDocument) => ({
+    title: task.title,
+    description: task.description,
+    fields: task.fields,
+    statusId: task.statusId,
+    assignees: assigneeIds(task),
+    _deleted: task._deleted,
+  });
+  return sameValue(state(master), state(pushed));
+}
+
+/** Tasks: pulled as the caller sees them (`tasks.policy`), written offline through the tasks service. */
 export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
-  return {
+  return defineSyncCollection({
     collection: 'tasks',
-    async pull(db, auth, checkpoint, limit) {
-      const { rows } = await db.query<Row>(
-        `SELECT ${TASK_COLUMNS}, ${syncColumns('t')},
-                ${VISIBLE_TO_CALLER} AS visible,
-                EXISTS (SELECT 1 FROM task_assignees a WHERE a.task_id = t.id) AS assigned
-           FROM tasks t WHERE t.organization_id = $1 AND ${changedSince('t', 5, 6)}
-          ORDER BY t.sync_xid, t.sync_seq LIMIT $7`,
-        [auth.organizationId, auth.userId, auth.isAdmin, auth.roleIds, ...checkpointParams(checkpoint), limit],
-      );
-      const live = rows.filter((row) => row.visible && !row.deleted_at);
-      const presented = new Map((await presentTasks(db, auth.organizationId, live)).map((task) => [task.id, task]));
-      return {
-        documents: rows.map((row) => {
-          const task = presented.get(row.id);
-          // The presented task is this pull's own object: flag it rather than copy it.
-          return task ? Object.assign(task, { _deleted: false }) : tombstone(row.id);
-        }),
-        checkpoint: nextCheckpoint(rows, checkpoint),
-      };
+    pull: {
+      changes: (db, auth, checkpoint, limit) => taskChanges(db, taskVisibility(auth), checkpoint, limit),
+      visible: (_auth, row) => row.visible,
+      async present(db, auth, rows) {
+        const presented = await presentTasks(db, auth.organizationId, rows);
+        // The presented tasks are this pull's own objects: flagged rather than copied.
+        return new Map(presented.map((task) => [task.id, Object.assign(task, { _deleted: false }) as SyncDocument]));
+      },
     },
-    async push(auth, rows, asCaller): Promise<PushResponse> {
-      const lost: LostEdit[] = [];
-      const conflicts: SyncDocument[] = [];
-      // The server's copy of a task as the caller's replicas hold it now (a tombstone when gone or hidden).
-      const masterOf = (id: string) =>
+    push: {
+      deps,
+      shape: PushedTask,
+      noun: 'task',
+      values: taskValues,
+      record: (_deps, _auth, document) => taskRecord(document),
+      master: (held, _auth, id, asCaller) =>
         asCaller((view) =>
-          tasks.getTask(deps, view, id).then(
+          tasks.getTask(held, view, id).then(
             (task) => ({ ...task, _deleted: false }) as SyncDocument,
             () => tombstone(id),
           ),
-        );
-      for (const row of rows) {
-        if (!z.uuid().safeParse(row.newDocumentState.id).success) {
-          throw Problem.of('validation_failed', 'Every pushed task needs its UUID in id.');
-        }
-        const refused = malformedPush(PushedTask, row);
-        if (refused) {
-          // One malformed task is refused on its own; the replica lands on the server's state.
-          lost.push(refused);
-          conflicts.push(await masterOf(row.newDocumentState.id));
-          continue;
-        }
-        const before = lost.length;
-        await refusedAsLost(
-          lost,
-          { id: row.newDocumentState.id, path: '', attempted: row.newDocumentState, kept: null },
-          () =>
-            appliedTogether(deps, (held) => pushTask(held, auth, row.assumedMasterState, row.newDocumentState, lost)),
-        );
-        const master = await masterOf(row.newDocumentState.id);
-        const pushed = row.newDocumentState;
-        // Refused and not on the server (a task made offline): what the user entered, value by value.
-        if (master._deleted && !pushed._deleted) {
-          await refusedRecordAsLost(lost, lost.length > before ? lost.at(-1) : undefined, () => taskRecord(pushed), {
-            base: row.assumedMasterState ? taskValues(row.assumedMasterState) : new Map(),
-            next: taskValues(pushed),
-          });
-        }
-        // Two tombstones are one state, whatever else they carry.
-        const bothDeleted = Boolean(master._deleted) && Boolean(pushed._deleted);
-        const differs =
-          lost.length > before ||
-          (!bothDeleted &&
-            !same(
-              {
-                title: master.title,
-                description: master.description,
-                fields: master.fields,
-                statusId: master.statusId,
-                assignees: assigneeIds(master),
-                _deleted: master._deleted,
-              },
-              {
-                title: pushed.title,
-                description: pushed.description,
-                fields: pushed.fields,
-                statusId: pushed.statusId,
-                assignees: assigneeIds(pushed),
-                _deleted: pushed._deleted,
-              },
-            ));
-        if (differs) conflicts.push(master);
-      }
-      return { conflicts, lost };
+        ),
+      apply: (held, auth, { base, next, lost }) => pushTask(held, auth, base, next, lost),
+      sameState: sameTaskState,
     },
-  };
+  });
 }

@@ -321,3 +321,28 @@ export function clientWins(
   if (!sameValue(current, next)) lost.push({ ...edit, attempted: next, kept: current, reason: 'changed_on_server' });
   return false;
 }
+
+/**
+ * The three-way merge of a record's values edited offline, value by value (`clientWins` for each
+ * path of base or pushed state that `edited` admits): the values the client's change wins, by
+ * path; a value changed on both sides keeps the server's and is reported lost. Each collection
+ * configures it with its values (`fields.<id>`, `cells.<index>`…) and which of them it merges here.
+ */
+export function clientChanges(
+  lost: LostEdit[],
+  id: string,
+  values: {
+    base: ReadonlyMap<string, unknown>;
+    current: ReadonlyMap<string, unknown>;
+    next: ReadonlyMap<string, unknown>;
+  },
+  edited: (path: string) => boolean,
+): Map<string, unknown> {
+  const won = new Map<string, unknown>();
+  for (const path of new Set([...values.base.keys(), ...values.next.keys()])) {
+    if (!edited(path)) continue;
+    const states = { base: values.base.get(path), current: values.current.get(path), next: values.next.get(path) };
+    if (clientWins(lost, { id, path }, states)) won.set(path, states.next ?? null);
+  }
+  return won;
+}
