@@ -9,13 +9,14 @@ import { newId } from '../../platform/ids';
 import { buildTree } from './directories.presenter';
 import * as repo from './directories.repo';
 import { type DirectoriesDeps, requireDirectory, requireDirectoryTree } from './directories.service';
-import { type Cell, normalizeCells, searchText } from './rows.service';
+import { assertMayEditRows, assertMayReadDirectory, type Cell, normalizeCells, searchText } from './rows.service';
 
 const ID_HEADER = 'id';
 const PARENT_HEADER = 'parent_id';
 
 /** CSV of the directory: `id`, `parent_id`, then one column per directory column (UTF-8 with BOM, for spreadsheets). */
 export async function exportCsv(deps: DirectoriesDeps, auth: AuthContext, directoryId: string): Promise<string> {
+  assertMayReadDirectory(auth, directoryId);
   const directory = await requireDirectory(deps.db, auth, directoryId);
   const rows = await repo.allRows(deps.db, auth.organizationId, directoryId);
   const ordered = buildTree(rows, 0, null);
@@ -50,6 +51,7 @@ export async function importCsv(
   directoryId: string,
   input: { csv: string; mode: 'append' | 'replace'; dryRun: boolean },
 ) {
+  assertMayEditRows(auth, directoryId);
   return inUnit(deps, async ({ tx }) => {
     const directory = await requireDirectoryTree(tx, auth, directoryId);
     const errors: { line: number; column: string | null; detail: string }[] = [];

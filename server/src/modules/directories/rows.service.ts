@@ -3,18 +3,21 @@ import type { ProblemFieldError } from '@shared/api/problem';
 import { normalizeNumber } from '@shared/number';
 import { isIsoDate } from '@shared/values';
 import type { z } from 'zod';
+import type { Actor } from '../../platform/auth/actor';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Queryable } from '../../platform/db/db';
 import { inUnit } from '../../platform/db/unit-of-work';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
+import { mayEditRows, mayReadDirectory } from './directories.policy';
 import { buildTree, presentDeletedRow, presentRow } from './directories.presenter';
 import * as repo from './directories.repo';
 import {
   checkIndexes,
   checkParentRows,
   type DirectoriesDeps,
+  directoryNotFound,
   requireDirectory,
   requireDirectoryTree,
   validationFailed,
@@ -113,6 +116,7 @@ export async function listRows(
   id: string,
   query: { q?: string; sort?: number; order: 'asc' | 'desc'; parentRowId?: string; limit: number; cursor?: string },
 ) {
+  assertMayReadDirectory(auth, id);
   const directory = await requireDirectory(deps.db, auth, id);
   if (query.sort !== undefined && query.sort >= directory.columns.length) {
     throw validationFailed('There is no such column to sort by.', [
@@ -156,6 +160,7 @@ export async function createRow(
   directoryId: string,
   input: z.infer<typeof RowInput>,
 ) {
+  assertMayEditRows(auth, directoryId);
   const id = input.id ?? newId();
   await inUnit(deps, async ({ tx }) => {
     const directory = await requireDirectoryTree(tx, auth, directoryId);
@@ -210,6 +215,7 @@ export async function updateRow(
   rowId: string,
   patch: { cells?: Cell[] | CellChanges; parentRowIds?: string[] },
 ) {
+  assertMayEditRows(auth, directoryId);
   await inUnit(deps, async ({ tx }) => {
     const directory = await requireDirectory(tx, auth, directoryId);
     // The values not patched are written back as read: no other change may come in between.
@@ -239,6 +245,7 @@ export async function updateRow(
 
 /** Deletes a row; its children move up to its parent, in its place. Tasks that chose it show it as deleted. */
 export async function deleteRow(deps: DirectoriesDeps, auth: AuthContext, directoryId: string, rowId: string) {
+  assertMayEditRows(auth, directoryId);
   await inUnit(deps, async ({ tx }) => {
     await requireDirectoryTree(tx, auth, directoryId);
     const row = await requireRow(tx, auth, directoryId, rowId);
@@ -291,6 +298,7 @@ export async function restoreDeletedRow(
   directoryId: string,
   rowId: string,
 ): Promise<boolean> {
+  assertMayEditRows(auth, directoryId);
   return inUnit(deps, async ({ tx }) => {
     await requireDirectoryTree(tx, auth, directoryId);
     const row = await repo.lockDeletedRow(tx, auth.organizationId, directoryId, rowId);
@@ -323,6 +331,7 @@ export async function moveRow(
   rowId: string,
   target: { parentId: string | null; position: number },
 ) {
+  assertMayEditRows(auth, directoryId);
   await inUnit(deps, async ({ tx }) => {
     await requireDirectoryTree(tx, auth, directoryId);
     const row = await requireRow(tx, auth, directoryId, rowId);
@@ -360,6 +369,7 @@ export async function rowTree(
   directoryId: string,
   query: { treeColumnIndex?: number | 'none'; displayColumnIndex?: number },
 ) {
+  assertMayReadDirectory(auth, directoryId);
   const directory = await requireDirectory(deps.db, auth, directoryId);
   const displayColumnIndex = query.displayColumnIndex ?? directory.tree_display_column_index;
   const treeColumnIndex =
@@ -371,4 +381,16 @@ export async function rowTree(
   if (errors.length > 0) throw validationFailed('There is no such column.', errors);
   const rows = await repo.allRows(deps.db, auth.organizationId, directoryId);
   return { displayColumnIndex, treeColumnIndex, nodes: buildTree(rows, displayColumnIndex, treeColumnIndex) };
+}
+
+/** Refuses a bot whose key does not reach the directory (members and automations read every one). */
+export function assertMayReadDirectory(auth: Actor, directoryId: string): void {
+  if (!mayReadDirectory(auth, directoryId)) throw directoryNotFound(directoryId);
+}
+
+/** Refuses a change of rows the directories policy does not allow (`mayEditRows`). */
+export function assertMayEditRows(auth: Actor, directoryId: string): void {
+  if (!mayEditRows(auth, directoryId)) {
+    throw Problem.of('forbidden', 'Your access to this directory is read-only.');
+  }
 }

@@ -14,6 +14,7 @@ import { inUnit, type UnitDeps } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import * as members from '../identity/members.service';
+import { mayManageProfileOf } from './profile.policy';
 import { presentField, presentHistory } from './profile.presenter';
 import * as repo from './profile.repo';
 import { checkProfileValues } from './profile-values';
@@ -30,9 +31,9 @@ async function assertUserExists(db: Queryable, organizationId: string, userId: s
   if (!known.includes(userId)) throw userNotFound(userId);
 }
 
-/** Members read and write their own profile; administrators everyone's. */
+/** Refuses what the profile policy does not allow (`mayManageProfileOf`). */
 function assertOwnOrAdmin(auth: AuthContext, userId: string, action: string): void {
-  if (!auth.isAdmin && auth.userId !== userId) {
+  if (!mayManageProfileOf(auth, userId)) {
     throw Problem.of('forbidden', `Only the user themself or an administrator may ${action}.`);
   }
 }

@@ -122,3 +122,16 @@ export async function presentTasks(
     updatedAt: row.updated_at.toISOString(),
   }));
 }
+
+/** A message of a task's chat as the API answers it. */
+export function presentMessage(row: repo.MessageRow) {
+  return {
+    id: row.id,
+    taskId: row.task_id,
+    authorUserId: row.author_user_id,
+    botId: row.bot_id,
+    body: row.body,
+    mentions: row.mentioned_user_ids,
+    createdAt: row.created_at.toISOString(),
+  };
+}

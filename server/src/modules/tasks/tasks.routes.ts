@@ -1,6 +1,7 @@
 import { tasksApi } from '@shared/api/tasks';
 import { Problem } from '../../platform/http/problem';
 import { defineRoute } from '../../platform/http/routes';
+import * as activity from './task-activity.service';
 import * as tasks from './tasks.service';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/;
@@ -89,39 +90,42 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       ...tasksApi.getTaskFieldHistory,
-      handler: async ({ auth, params }) => ({ status: 200, body: await tasks.fieldHistory(deps, auth, params.taskId) }),
+      handler: async ({ auth, params }) => ({
+        status: 200,
+        body: await activity.fieldHistory(deps, auth, params.taskId),
+      }),
     }),
     defineRoute({
       ...tasksApi.getTaskAudit,
-      handler: async ({ auth, params }) => ({ status: 200, body: await tasks.auditLog(deps, auth, params.taskId) }),
+      handler: async ({ auth, params }) => ({ status: 200, body: await activity.auditLog(deps, auth, params.taskId) }),
     }),
     defineRoute({
       ...tasksApi.listTaskMessages,
-      handler: async ({ auth, params }) => ({ status: 200, body: await tasks.messages(deps, auth, params.taskId) }),
+      handler: async ({ auth, params }) => ({ status: 200, body: await activity.messages(deps, auth, params.taskId) }),
     }),
     defineRoute({
       ...tasksApi.postTaskMessage,
       handler: async ({ auth, params, body }) => ({
         status: 201,
-        body: await tasks.postMessage(deps, auth, params.taskId, body),
+        body: await activity.postMessage(deps, auth, params.taskId, body),
       }),
     }),
     defineRoute({
       ...tasksApi.recordTaskView,
       handler: async ({ auth, params }) => {
-        await tasks.recordView(deps, auth, params.taskId);
+        await activity.recordView(deps, auth, params.taskId);
         return { status: 204 };
       },
     }),
     defineRoute({
       ...tasksApi.getRecentTasks,
-      handler: async ({ auth, query }) => ({ status: 200, body: await tasks.recentTasks(deps, auth, query.limit) }),
+      handler: async ({ auth, query }) => ({ status: 200, body: await activity.recentTasks(deps, auth, query.limit) }),
     }),
     defineRoute({
       ...tasksApi.getInbox,
       handler: async ({ auth, query }) => ({
         status: 200,
-        body: await tasks.inbox(deps, auth, query.reason, query.limit),
+        body: await activity.inbox(deps, auth, query.reason, query.limit),
       }),
     }),
   ];
