@@ -1,7 +1,7 @@
 import type { GoneRecord, LostEdit, SyncDocument } from '@shared/sync';
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
-import { defineSyncCollection } from '../../platform/sync/sync-collection';
+import { defineSyncCollection, presentEach } from '../../platform/sync/sync-collection';
 import {
   clientChanges,
   clientWins,
@@ -29,8 +29,7 @@ export const directoriesSyncSource: SyncSource = defineSyncCollection({
   collection: 'directories',
   pull: {
     changes: (db, auth, checkpoint, limit) => repo.directoryChanges(db, auth.organizationId, checkpoint, limit),
-    present: (_db, _auth, rows) =>
-      new Map(rows.map((row) => [row.id, { ...presentDirectory(row), _deleted: false } as SyncDocument])),
+    present: (_db, _auth, rows) => presentEach(rows, presentDirectory),
   },
 });
 

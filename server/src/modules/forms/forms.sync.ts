@@ -1,5 +1,5 @@
 import type { SyncDocument } from '@shared/sync';
-import { defineSyncCollection } from '../../platform/sync/sync-collection';
+import { defineSyncCollection, presentEach } from '../../platform/sync/sync-collection';
 import type { SyncSource } from '../../platform/sync/sync-source';
 import { canReadForm } from './forms.policy';
 import { presentForm } from './forms.presenter';
@@ -39,19 +39,13 @@ export const statusesSyncSource: SyncSource = defineSyncCollection({
     visible: (auth, row) =>
       canReadForm(auth, { id: row.form_id, visible_role_ids: row.visible_role_ids }, row.assigned),
     present: (_db, _auth, rows) =>
-      new Map(
-        rows.map((row) => [
-          row.id,
-          {
-            id: row.id,
-            formId: row.form_id,
-            name: row.name,
-            initial: row.is_initial,
-            final: row.is_final,
-            position: row.position,
-            _deleted: false,
-          },
-        ]),
-      ),
+      presentEach(rows, (row) => ({
+        id: row.id,
+        formId: row.form_id,
+        name: row.name,
+        initial: row.is_initial,
+        final: row.is_final,
+        position: row.position,
+      })),
   },
 });

@@ -1,6 +1,6 @@
 import { GATED_MODULES, type GatedModule } from '@shared/api/access';
 import type { Organization, Role, User } from '@shared/api/identity';
-import type { OrganizationRow, RoleRow, UserRow } from './identity.repo';
+import type { OrganizationRow, PresentableUser, RoleRow } from './identity.repo';
 
 export function presentOrganization(row: OrganizationRow): Organization {
   return {
@@ -12,7 +12,7 @@ export function presentOrganization(row: OrganizationRow): Organization {
   };
 }
 
-export function presentUser(row: UserRow): User {
+export function presentUser(row: PresentableUser): User {
   return {
     id: row.id,
     email: row.email,

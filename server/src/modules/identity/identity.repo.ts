@@ -534,17 +534,13 @@ export async function dismissOnboarding(db: Queryable, organizationId: string): 
 }
 
 /** A colleague changed since a checkpoint (no secrets: the columns are chosen here). */
-export interface UserChange {
-  id: string;
-  email: string;
-  name: string;
-  is_admin: boolean;
-  status: string;
-  locale: string;
-  role_ids: string[];
-  sync_xid: string;
-  sync_seq: string;
-}
+/** What a user is presented from (no secrets). */
+export type PresentableUser = Pick<
+  UserRow,
+  'id' | 'email' | 'name' | 'is_admin' | 'status' | 'locale' | 'role_ids' | 'created_at'
+>;
+
+export type UserChange = PresentableUser & { sync_xid: string; sync_seq: string };
 
 /** Users changed after `checkpoint`, in commit order, with their roles. */
 export async function userChanges(
@@ -554,7 +550,7 @@ export async function userChanges(
   limit: number,
 ): Promise<UserChange[]> {
   const { rows } = await db.query<UserChange>(
-    `SELECT u.id, u.email, u.name, u.is_admin, u.status, u.locale,
+    `SELECT u.id, u.email, u.name, u.is_admin, u.status, u.locale, u.created_at,
             ARRAY(SELECT rm.role_id FROM role_members rm WHERE rm.user_id = u.id ORDER BY rm.role_id)::text[] AS role_ids,
             ${syncColumns('u')}
        FROM users u WHERE u.organization_id = $1 AND ${changedSince('u', 2, 3)} ORDER BY u.sync_xid, u.sync_seq LIMIT $4`,

@@ -1,29 +1,19 @@
-import { defineSyncCollection } from '../../platform/sync/sync-collection';
+import { defineSyncCollection, presentEach } from '../../platform/sync/sync-collection';
 import type { SyncSource } from '../../platform/sync/sync-source';
+import { presentUser } from './identity.presenter';
 import { roleChanges, userChanges } from './identity.repo';
 
-/** Colleagues, read-only on replicas. */
+/** Colleagues, read-only on replicas: as REST presents them, without the creation time replicas do not keep. */
 export const usersSyncSource: SyncSource = defineSyncCollection({
   collection: 'users',
   pull: {
     changes: (db, auth, checkpoint, limit) => userChanges(db, auth.organizationId, checkpoint, limit),
     gone: () => false,
     present: (_db, _auth, rows) =>
-      new Map(
-        rows.map((row) => [
-          row.id,
-          {
-            id: row.id,
-            email: row.email,
-            name: row.name,
-            isAdmin: row.is_admin,
-            status: row.status,
-            locale: row.locale,
-            roleIds: row.role_ids,
-            _deleted: false,
-          },
-        ]),
-      ),
+      presentEach(rows, (row) => {
+        const { createdAt: _createdAt, ...user } = presentUser(row);
+        return user;
+      }),
   },
 });
 
@@ -34,8 +24,6 @@ export const rolesSyncSource: SyncSource = defineSyncCollection({
     changes: (db, auth, checkpoint, limit) => roleChanges(db, auth.organizationId, checkpoint, limit),
     gone: (row) => row.name === null,
     present: (_db, _auth, rows) =>
-      new Map(
-        rows.map((row) => [row.id, { id: row.id, name: row.name, memberIds: row.member_ids ?? [], _deleted: false }]),
-      ),
+      presentEach(rows, (row) => ({ id: row.id, name: row.name, memberIds: row.member_ids ?? [] })),
   },
 });

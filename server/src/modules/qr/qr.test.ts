@@ -1,7 +1,7 @@
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
-import { scanQr as scan, unzip } from '../../../../test/helpers/codes';
+import { scanQr, unzip } from '../../../../test/helpers/codes';
 import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { formCodes } from './qr.service';
@@ -44,8 +44,8 @@ describe('QR codes of a form’s tasks', () => {
 
     const files = await unzip(Buffer.from(await response.arrayBuffer()));
     expect([...files.keys()].sort()).toEqual(['001 Насос №1 подвал.png', '002 Pump 2.png', 'index.csv']);
-    expect(scan(files.get('001 Насос №1 подвал.png') as Buffer)).toBe(`${PUBLIC_URL}/tasks/${first.id}`);
-    expect(scan(files.get('002 Pump 2.png') as Buffer)).toBe(`${PUBLIC_URL}/tasks/${second.id}`);
+    expect(scanQr(files.get('001 Насос №1 подвал.png') as Buffer)).toBe(`${PUBLIC_URL}/tasks/${first.id}`);
+    expect(scanQr(files.get('002 Pump 2.png') as Buffer)).toBe(`${PUBLIC_URL}/tasks/${second.id}`);
     const index = (files.get('index.csv') as Buffer)
       .toString('utf8')
       .replace(/^\ufeff/, '')
@@ -69,7 +69,7 @@ describe('QR codes of a form’s tasks', () => {
     expect(image.width).toBe(image.height);
     expect(image.width).toBeLessThanOrEqual(200);
     expect(image.width).toBeGreaterThan(140);
-    expect(scan(files.get('001 Chosen B.png') as Buffer)).toBe(`${PUBLIC_URL}/tasks/${b.id}`);
+    expect(scanQr(files.get('001 Chosen B.png') as Buffer)).toBe(`${PUBLIC_URL}/tasks/${b.id}`);
   });
 
   it('refuses tasks that are not the form’s or not visible, pointing at each', async () => {
@@ -154,7 +154,7 @@ describe('the QR code of one task', () => {
     expect(response.headers.get('cache-control')).toBe('private, max-age=3600');
     const png = Buffer.from(await response.arrayBuffer());
     expect(PNG.sync.read(png).width).toBeLessThanOrEqual(300);
-    expect(scan(png)).toBe(`${PUBLIC_URL}/tasks/${task.id}`);
+    expect(scanQr(png)).toBe(`${PUBLIC_URL}/tasks/${task.id}`);
     expect((await taskCode(member, task.id, '?size=abc')).status).toBe(400);
   });
 });

@@ -78,6 +78,14 @@ export interface SyncCollectionDefinition<Row extends ChangedRow, Deps extends U
   push?: { deps: Deps } & PushDefinition<Deps, Prepared>;
 }
 
+/** The live documents of rows presented one by one (by the module's REST presenter). */
+export function presentEach<Row extends ChangedRow>(
+  rows: Row[],
+  present: (row: Row) => object,
+): Map<string, SyncDocument> {
+  return new Map(rows.map((row) => [row.id, { ...present(row), _deleted: false } as SyncDocument]));
+}
+
 const isGone = (row: ChangedRow) => (row as { deleted_at?: Date | null }).deleted_at != null;
 
 /**
