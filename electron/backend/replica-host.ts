@@ -132,11 +132,8 @@ export function hostReplicaStorage(port: PortLike, options: HostOptions): () => 
       // The page is gone; its instances are being closed.
     }
   };
-  // RxDB's remote side keeps a failed instance creation for good: every later creation of that
-  // collection waits on the failure and is never answered, so a page could not open the copy
-  // again (after it was deleted, or once a full disk has room) on the same port. After a failure
-  // new instances are created by a fresh remote side; each instance stays with the one that made it.
-  // Storage instances the page opened and has not closed, each with the remote side serving it.
+  // RxDB's remote side keeps a failed instance creation for good (later ones wait on it for ever):
+  // after a failure a fresh remote side creates new instances; each stays with the one that made it.
   const sideOf = new Map<string, Subject<MessageToRemote>>();
   const sides: Subject<MessageToRemote>[] = [];
   let current: Subject<MessageToRemote>;

@@ -105,11 +105,8 @@ async function pushRow(
     // A row made and deleted on the device before it was sent, then taken back (an undo): its
     // deletion was pushed as a tombstone the server had nothing for, so it is made now, as sent.
     if (pushedBase !== null && (stored || !pushedBase._deleted)) {
-      // Brought back on the device after it was deleted (an undo: the base is a tombstone, the
-      // user's own deletion as pushed or the server's as pulled; the replica takes no edit onto a
-      // tombstone otherwise). The row comes back in its place, with the children its deletion
-      // moved up; then the user's values merge onto it — its place as the restore chose it, when
-      // the tombstone carries no values to tell a move made since.
+      // An undo of a deletion (the base is a tombstone): the row comes back with the children its
+      // deletion moved up, then the user's values merge onto it.
       if (pushedBase._deleted && stored?.deleted_at) {
         let restored = false;
         const before = lost.length;

@@ -11,10 +11,10 @@ import type { EventBus } from '../../platform/events';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
-import { canUseForm, type FormDefinition, formNotFound, getFormDefinition } from '../forms/forms.service';
+import { canUseForm, type FormDefinition, findForm, formNotFound, getFormDefinition } from '../forms/forms.service';
 import * as members from '../identity/members.service';
 import { checkFieldValues, sameValue } from './task-values';
-import { mayDeleteTask, taskVisibility } from './tasks.policy';
+import { mayChangeTask, mayDeleteTask, type TaskFacts, taskVisibility } from './tasks.policy';
 import { presentTasks } from './tasks.presenter';
 import * as repo from './tasks.repo';
 
@@ -226,7 +226,7 @@ export async function updateTask(
   patch: z.infer<typeof UpdateTaskRequest>,
 ) {
   await inUnit(deps, async (unit) => {
-    if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
+    await changeableTask(unit, auth, taskId);
     const task = await repo.lockTask(unit.tx, auth.organizationId, taskId);
     if (!task) throw taskNotFound(taskId);
     const definition = (await getFormDefinition(unit.tx, auth.organizationId, task.form_id)) as FormDefinition;
@@ -275,16 +275,31 @@ export async function updateTask(
   return getTask(deps, auth, taskId);
 }
 
+/** What the tasks policy looks at for a task: its form's restriction, author and assignees. */
+async function taskFacts(tx: Queryable, organizationId: string, task: repo.TaskRow): Promise<TaskFacts> {
+  const form = await findForm(tx, organizationId, task.form_id);
+  const assignees = await repo.listAssignees(tx, organizationId, [task.id]);
+  return {
+    formId: task.form_id,
+    formVisibleRoleIds: form?.visible_role_ids ?? [],
+    createdBy: task.created_by,
+    assigneeIds: assignees.map((assignee) => assignee.user_id),
+  };
+}
+
+/** The task, if the actor sees it (else 404) and the tasks policy lets them change it (else 403). */
+async function changeableTask(unit: Unit, auth: Actor, taskId: string): Promise<repo.TaskRow> {
+  const task = await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId);
+  if (!task) throw taskNotFound(taskId);
+  if (!mayChangeTask(auth, await taskFacts(unit.tx, auth.organizationId, task))) {
+    throw Problem.of('forbidden', 'Your access to this task is read-only.');
+  }
+  return task;
+}
+
 /** Refuses a deletion or restoration the tasks policy does not allow (`mayDeleteTask`). */
 async function ensureMayDelete(unit: Unit, auth: AuthContext, task: repo.TaskRow, what: 'delete' | 'restore') {
-  const definition = (await getFormDefinition(unit.tx, auth.organizationId, task.form_id)) as FormDefinition;
-  const facts = {
-    formId: task.form_id,
-    formVisibleRoleIds: definition.form.visible_role_ids,
-    createdBy: task.created_by,
-    assigneeIds: [],
-  };
-  if (!mayDeleteTask(auth, facts)) {
+  if (!mayDeleteTask(auth, await taskFacts(unit.tx, auth.organizationId, task))) {
     throw Problem.of(
       'forbidden',
       `Only the author, an administrator or someone the form is open to may ${what} this task.`,
@@ -357,7 +372,7 @@ export async function executeTaskTransition(
   input: { statusId: string; comment?: string },
 ): Promise<Task> {
   await inUnit(deps, async (unit) => {
-    if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
+    await changeableTask(unit, auth, taskId);
     const task = await repo.lockTask(unit.tx, auth.organizationId, taskId);
     if (!task) throw taskNotFound(taskId);
     const definition = (await getFormDefinition(unit.tx, auth.organizationId, task.form_id)) as FormDefinition;
@@ -412,7 +427,7 @@ export async function assignManually(
   userId: string,
 ): Promise<Task> {
   await inUnit(deps, async (unit) => {
-    if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
+    await changeableTask(unit, auth, taskId);
     const known = await members.activeUserIds(unit.tx, auth.organizationId, [userId]);
     if (known.length === 0) {
       throw Problem.of('validation_failed', `There is no active user ${userId} in your organization.`, {
@@ -430,7 +445,7 @@ export async function assignManually(
  */
 export async function unassign(deps: TasksDeps, auth: AuthContext, taskId: string, userId: string): Promise<Task> {
   await inUnit(deps, async (unit) => {
-    if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
+    await changeableTask(unit, auth, taskId);
     // Locked: a change of its fields waits, so the fields read here are the ones that stand.
     const task = await repo.lockTask(unit.tx, auth.organizationId, taskId);
     if (!task) throw taskNotFound(taskId);

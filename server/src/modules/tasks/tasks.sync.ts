@@ -146,10 +146,8 @@ async function pushTask(
     // deletion was pushed as a tombstone the server had nothing for, so it is made now, as sent.
     const neverSent = pushedBase?._deleted && !(await taskExists(deps.db, auth.organizationId, id));
     if (pushedBase !== null && !neverSent) {
-      // Brought back on the device after it was deleted (an undo: the base is a tombstone, the
-      // user's own deletion as pushed or the server's as pulled, the replica taking no edit onto a
-      // tombstone otherwise). The task comes back if it is deleted here, not merely hidden from the
-      // user, and theirs to delete; then their values merge onto it as it was.
+      // An undo of a deletion (the base is a tombstone): the task comes back if it is deleted here,
+      // not merely hidden, and theirs to delete; then their values merge onto it.
       if (pushedBase._deleted) {
         let restored = false;
         const before = lost.length;
