@@ -398,9 +398,9 @@ describe('pushes not answered yet', () => {
   });
 });
 
-describe('server states set aside for a change of the user’s', () => {
+describe('master states deferred for a change of the user’s', () => {
   it('are kept on the device until they are taken', async () => {
-    const { here, task, kept, now } = await openRecordingKept<{ _deleted?: boolean }>('setAside');
+    const { here, task, kept, now } = await openRecordingKept<{ _deleted?: boolean }>('deferred');
     const { replica } = here;
     try {
       // Offline, the user renames the task the office deletes meanwhile: the deletion waits for
@@ -410,7 +410,7 @@ describe('server states set aside for a change of the user’s', () => {
       expect((await admin.client.delete(`/api/tasks/${task.id}`)).status).toBe(204);
       replica.socket.connect();
       await expect.poll(async () => (await replica.db.tasks.findOne(task.id).exec())?.title, WAIT).toBeUndefined();
-      expect(kept().some((aside) => aside[task.id]?._deleted === true)).toBe(true);
+      expect(kept().some((deferred) => deferred[task.id]?._deleted === true)).toBe(true);
       // Taken: nothing of it is left.
       await expect.poll(() => now()[task.id], WAIT).toBeUndefined();
     } finally {

@@ -4,7 +4,7 @@ import type { RxReplicationState } from 'rxdb/plugins/replication';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll } from 'vitest';
 import WebSocket from 'ws';
-import { type KeptName, KeptRecord } from '../../renderer/src/data/kept-records';
+import { type KeptName, KeptRecord, keptItemId } from '../../renderer/src/data/kept-records';
 import type { KeptOnDevice, SentStates } from '../../renderer/src/data/socket-replication';
 import type { TestApp } from './app';
 
@@ -149,7 +149,7 @@ export function deviceKeeping<T = SentStates>(): KeptOnDevice<T> {
  * every replication holds under `name` now, merged.
  */
 export function recordingKept(storage: RxStorage<unknown, unknown>) {
-  const saves: { records: string; name: string; kept: Record<string, unknown> }[] = [];
+  const saves: { records: string; itemId: string; kept: Record<string, unknown> }[] = [];
   const recording: RxStorage<unknown, unknown> = {
     ...storage,
     async createStorageInstance(params) {
@@ -169,7 +169,7 @@ export function recordingKept(storage: RxStorage<unknown, unknown>) {
             if (!itemId.startsWith('kept:') || refused.has(id)) continue;
             saves.push({
               records: params.collectionName,
-              name: itemId.slice('kept:'.length),
+              itemId,
               kept: JSON.parse(JSON.stringify(checkpointData)) as Record<string, unknown>,
             });
           }
@@ -180,10 +180,10 @@ export function recordingKept(storage: RxStorage<unknown, unknown>) {
   };
   return {
     storage: recording,
-    saved: (name: KeptName) => saves.filter((save) => save.name === name).map((save) => save.kept),
+    saved: (name: KeptName) => saves.filter((save) => save.itemId === keptItemId(name)).map((save) => save.kept),
     now(name: KeptName): Record<string, unknown> {
       const latest = new Map<string, Record<string, unknown>>();
-      for (const save of saves) if (save.name === name) latest.set(save.records, save.kept);
+      for (const save of saves) if (save.itemId === keptItemId(name)) latest.set(save.records, save.kept);
       return Object.assign({}, ...latest.values());
     },
   };

@@ -206,8 +206,10 @@ export function startReplicaSync(
     markUnrecordedPulls?: boolean;
     /** Keeps what each collection's pushes not answered yet sent across restarts of the app. */
     keepSentStates?: (collection: CollectionName) => SocketReplicationOptions<unknown>['keepSentStates'];
-    /** Keeps the server states each collection set aside for the user's changes across restarts. */
-    keepSetAside?: (collection: CollectionName) => SocketReplicationOptions<unknown>['keepSetAside'];
+    /** Keeps the master states each collection deferred for the user's changes across restarts. */
+    keepDeferredMasterStates?: (
+      collection: CollectionName,
+    ) => SocketReplicationOptions<unknown>['keepDeferredMasterStates'];
     /** Keeps the answers to pushes each collection is taking into the replica across restarts of the app. */
     keepAnswers?: (collection: CollectionName) => SocketReplicationOptions<unknown>['keepAnswers'];
   } = {},
@@ -242,7 +244,7 @@ export function startReplicaSync(
         onSyncProblem: (direction, problem) => options.onSyncProblem?.(name, direction, problem),
         tombstoneDefaults: tombstoneDefaults[name],
         keepSentStates: options.keepSentStates?.(name),
-        keepSetAside: options.keepSetAside?.(name),
+        keepDeferredMasterStates: options.keepDeferredMasterStates?.(name),
         keepAnswers: options.keepAnswers?.(name),
         beforeFirstPull: marking.has(name)
           ? (internal) => {

@@ -1,7 +1,12 @@
 import { createRevision, now, type RxDocumentData, type RxStorageInstance } from 'rxdb';
 
 /** What a replication keeps across restarts of the app, each under its name (`KeptMap`). */
-export type KeptName = 'sent' | 'setAside' | 'answers' | 'lost';
+export type KeptName = 'sent' | 'deferred' | 'answers' | 'lost';
+
+/** The item id a kept map is stored under; deferred master states keep the one earlier releases wrote. */
+export function keptItemId(name: KeptName): string {
+  return `kept:${name === 'deferred' ? 'setAside' : name}`;
+}
 
 /**
  * What an earlier release kept on the device beside the replica (the window's local storage): read
@@ -38,7 +43,7 @@ export class KeptRecord {
   ) {}
 
   private get id(): string {
-    return `kept:${this.name}|1`;
+    return `${keptItemId(this.name)}|1`;
   }
 
   async load(): Promise<Record<string, unknown> | undefined> {
@@ -54,7 +59,7 @@ export class KeptRecord {
       const previous = this.previous;
       const document = {
         id: this.id,
-        itemId: `kept:${this.name}`,
+        itemId: keptItemId(this.name),
         isCheckpoint: '1',
         checkpointData: value,
         _deleted: false,

@@ -21,45 +21,8 @@ import { getRxStorageBetterSqlite } from '../../../electron/backend/rx-storage-s
 import { dyingStorage, unhandledDuring } from '../../../test/helpers/dying-storage';
 import { deviceKeeping, keepWithRecords, recordingKept } from '../../../test/helpers/sync-client';
 import { ru } from '../i18n/ru';
-import type { KeptName } from './kept-records';
-import { RetryBackoff, replicateOverSocket, type SetAsideStates } from './socket-replication';
-
-describe('retry backoff of the replication', () => {
-  it('doubles the wait per consecutive failure up to the cap, with jitter, and starts over after a success', () => {
-    const backoff = new RetryBackoff(1_000, 8_000, () => 1);
-    expect(backoff.delayMs()).toBe(0);
-    const waits: number[] = [];
-    for (let i = 0; i < 6; i++) {
-      backoff.failed();
-      waits.push(backoff.delayMs());
-    }
-    expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 8_000, 8_000]);
-    const jittered = new RetryBackoff(1_000, 8_000, () => 0);
-    jittered.failed();
-    jittered.failed();
-    expect(jittered.delayMs()).toBe(1_000);
-    backoff.succeeded();
-    expect(backoff.delayMs()).toBe(0);
-  });
-
-  it('ends a wait at once when the connection is back', async () => {
-    const backoff = new RetryBackoff(60_000, 60_000, () => 1);
-    backoff.failed();
-    // Without the wake this would outlast the test's timeout.
-    const waiting = backoff.wait();
-    setTimeout(() => backoff.wake(), 10);
-    await waiting;
-    expect(backoff.delayMs()).toBe(0);
-  });
-
-  it('counts the outcome of each attempt', async () => {
-    const backoff = new RetryBackoff(5, 100, () => 1);
-    await expect(backoff.run(() => Promise.reject(new Error('down')))).rejects.toThrow('down');
-    expect(backoff.delayMs()).toBe(5);
-    expect(await backoff.run(async () => 'ok')).toBe('ok');
-    expect(backoff.delayMs()).toBe(0);
-  });
-});
+import { type KeptName, keptItemId } from './kept-records';
+import { type DeferredMasterStates, replicateOverSocket } from './socket-replication';
 
 interface HeldPush {
   rows: { assumedMasterState: SyncDocument | null; newDocumentState: SyncDocument }[];
@@ -347,7 +310,9 @@ function memoryHoldingOne(matches: (ids: string[], context: string, operation: '
  */
 async function syncedWithKeptHeld(name: KeptName) {
   const server = await heldSyncServer([note('n1', 'start', 1)]);
-  const slow = memoryHoldingOne((ids, context) => context === 'orbita-sync-kept' && ids.includes(`kept:${name}|1`));
+  const slow = memoryHoldingOne(
+    (ids, context) => context === 'orbita-sync-kept' && ids.includes(`${keptItemId(name)}|1`),
+  );
   const recording = recordingKept(slow.storage);
   const replica = await notesOn(server, recording.storage);
   const reported: LostEdit[][] = [];
@@ -778,7 +743,7 @@ describe('pushes answered by the server', () => {
           socket.connect();
           answerPull = await again;
         }
-        // Long enough for the tombstone set aside by the answer to be taken, were it taken now.
+        // Long enough for the tombstone the answer deferred to be taken, were it taken now.
         await new Promise((resolve) => setTimeout(resolve, 300));
         answerPull([note('n1', 'shared again', 2)]);
         await vi.waitFor(async () => expect((await n1())?.updatedAt).toBe(at(2)), { timeout: WAIT_MS });
@@ -817,7 +782,7 @@ describe('pushes answered by the server', () => {
       state = replica.replicate(keeping);
       await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: WAIT_MS });
       await state.awaitInSync();
-      await vi.waitFor(() => expect(recording.now('setAside')).toEqual({}), { timeout: WAIT_MS });
+      await vi.waitFor(() => expect(recording.now('deferred')).toEqual({}), { timeout: WAIT_MS });
       expect(server.pushed).toHaveLength(1);
     } finally {
       await replica.close();
@@ -1067,126 +1032,11 @@ describe('pushes answered by the server', () => {
       push.answer({ conflicts: [{ id: 'n1', _deleted: true }], lost: [] });
       await vi.waitFor(async () => expect((await replica.stored('n1'))?._deleted).toBe(true), { timeout: WAIT_MS });
       await state.awaitInSync();
-      // Long enough for a set-aside state to be taken, were it taken.
+      // Long enough for a deferred state to be taken, were it taken.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await replica.stored('n1')).toMatchObject({ _deleted: true });
     } finally {
       await replica.close();
-    }
-  });
-
-  it('set aside before the app quit are not taken over a deletion the first pull brings when it opens again', async () => {
-    const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const recording = recordingKept(getRxStorageMemory());
-    const replica = await notesOn(server, recording.storage);
-    const n1 = () => replica.stored('n1');
-    let state = replica.replicate();
-    try {
-      await state.awaitInitialReplication();
-      await state.awaitInSync();
-      // The app quit with a colleague's text set aside, not taken yet; the office deleted the note since.
-      await keepWithRecords(state, 'setAside', { n1: note('n1', 'colleague', 2) });
-      await state.cancel();
-      server.pullNext([{ id: 'n1', _deleted: true }]);
-      state = replica.replicate();
-      await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: WAIT_MS });
-      await state.awaitInSync();
-      // Long enough for the set-aside text to be taken, were it taken.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect((await n1())?._deleted).toBe(true);
-      expect(recording.now('setAside')).toEqual({});
-    } finally {
-      await replica.close();
-    }
-  });
-
-  it('set aside are kept with the records before a checkpoint passes them', async () => {
-    const { server, slow, replica, state } = await syncedWithKeptHeld('setAside');
-    try {
-      const internal = state.internalReplicationState;
-      if (!internal) throw new Error('The replication has not started');
-      const checkpoint = async () =>
-        ((await internal.input.metaInstance.findDocumentsById(['down|1'], false))[0] as { checkpointData?: unknown })
-          ?.checkpointData;
-      // The user saves the note unchanged, then a colleague's text arrives: set aside for that save.
-      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'start' });
-      const reached = slow.arm();
-      server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
-      await reached;
-      // Past it first, a process dying before the state was kept left nothing to take it again.
-      await meanwhile();
-      expect(await checkpoint()).not.toEqual({ at: 9 });
-      slow.release();
-      await vi.waitFor(async () => expect(await checkpoint()).toEqual({ at: 9 }), { timeout: WAIT_MS });
-    } finally {
-      await replica.close();
-    }
-  });
-
-  it('kept on the device by an earlier release are taken from there once, then kept with the records', async () => {
-    const { recording, replica, state: first } = await syncedWithKeptHeld('setAside');
-    let state = first;
-    try {
-      await state.cancel();
-      // An earlier release quit with a colleague's text set aside, kept beside the replica.
-      const keepSetAside = deviceKeeping<SetAsideStates>();
-      keepSetAside.save({ n1: note('n1', 'colleague', 2) });
-      state = replica.replicate({ keepSetAside });
-      await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('colleague'), { timeout: WAIT_MS });
-      // Kept with the records before it was taken, and no longer beside the replica.
-      expect(recording.saved('setAside')[0]).toEqual({ n1: note('n1', 'colleague', 2) });
-      expect(keepSetAside.load()).toEqual({});
-      await vi.waitFor(() => expect(recording.now('setAside')).toEqual({}), { timeout: WAIT_MS });
-    } finally {
-      await replica.close();
-    }
-  });
-
-  it('set aside and written after all are not kept on the device', async () => {
-    const { server, recording, replica, state } = await syncedWithKeptHeld('setAside');
-    try {
-      // The user saves the note unchanged, then a colleague's text arrives: set aside for that
-      // save, and written by RxDB all the same (the note holds its server state).
-      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'start' });
-      server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
-      await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('colleague'), { timeout: WAIT_MS });
-      await state.awaitInSync();
-      // It was kept for a moment, and is no more.
-      expect(recording.saved('setAside').some((kept) => 'n1' in kept)).toBe(true);
-      await vi.waitFor(() => expect(recording.now('setAside')).toEqual({}), { timeout: WAIT_MS });
-    } finally {
-      await replica.close();
-    }
-  });
-
-  it('set aside and taken are kept on the device until the desktop storage has them on disk', async () => {
-    const server = await heldSyncServer([note('n1', 'start', 1)]);
-    const process = await desktopProcess();
-    const replica = await notesOn(server, process.storage, process.name);
-    let state = replica.replicate();
-    let again: Awaited<ReturnType<typeof notesOn>> | undefined;
-    try {
-      await state.awaitInitialReplication();
-      await state.awaitInSync();
-      // The app quit with a colleague's text set aside, not taken yet.
-      await keepWithRecords(state, 'setAside', { n1: note('n1', 'colleague', 2) });
-      await state.cancel();
-      // Opened again, it takes the text, answered from memory; the process dies writing it to disk.
-      process.dieAtPersisting('n1');
-      state = replica.replicate();
-      await vi.waitFor(() => expect(process.dead()).toBe(true), { timeout: WAIT_MS });
-      await replica.abandon(process, state);
-      // Started again on its files, which do not have the text: taken again.
-      const recording = recordingKept(process.restarted());
-      again = await notesOn(server, recording.storage, process.name);
-      expect((await again.stored('n1'))?.text).toBe('start');
-      again.replicate();
-      await vi.waitFor(async () => expect((await again?.stored('n1'))?.text).toBe('colleague'), { timeout: WAIT_MS });
-      await vi.waitFor(() => expect(recording.now('setAside')).toEqual({}), { timeout: WAIT_MS });
-    } finally {
-      if (again) await again.close();
-      else await server.close();
-      await process.remove();
     }
   });
 
@@ -1330,6 +1180,123 @@ describe('pushes answered by the server', () => {
       socket.close();
       await db.remove();
       await server.close();
+    }
+  });
+});
+
+describe('master states deferred for a change of the user’s', () => {
+  it('kept when the app quit are not taken over a deletion the first pull brings when it opens again', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const recording = recordingKept(getRxStorageMemory());
+    const replica = await notesOn(server, recording.storage);
+    const n1 = () => replica.stored('n1');
+    let state = replica.replicate();
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // The app quit with a colleague's text deferred, not taken yet; the office deleted the note since.
+      await keepWithRecords(state, 'deferred', { n1: note('n1', 'colleague', 2) });
+      await state.cancel();
+      server.pullNext([{ id: 'n1', _deleted: true }]);
+      state = replica.replicate();
+      await vi.waitFor(async () => expect((await n1())?._deleted).toBe(true), { timeout: WAIT_MS });
+      await state.awaitInSync();
+      // Long enough for the deferred text to be taken, were it taken.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await n1())?._deleted).toBe(true);
+      expect(recording.now('deferred')).toEqual({});
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('are kept with the records before a checkpoint passes them', async () => {
+    const { server, slow, replica, state } = await syncedWithKeptHeld('deferred');
+    try {
+      const internal = state.internalReplicationState;
+      if (!internal) throw new Error('The replication has not started');
+      const checkpoint = async () =>
+        ((await internal.input.metaInstance.findDocumentsById(['down|1'], false))[0] as { checkpointData?: unknown })
+          ?.checkpointData;
+      // The user saves the note unchanged, then a colleague's text arrives: deferred for that save.
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'start' });
+      const reached = slow.arm();
+      server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
+      await reached;
+      // Past it first, a process dying before the state was kept left nothing to take it again.
+      await meanwhile();
+      expect(await checkpoint()).not.toEqual({ at: 9 });
+      slow.release();
+      await vi.waitFor(async () => expect(await checkpoint()).toEqual({ at: 9 }), { timeout: WAIT_MS });
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('kept on the device by an earlier release are taken from there once, then kept with the records', async () => {
+    const { recording, replica, state: first } = await syncedWithKeptHeld('deferred');
+    let state = first;
+    try {
+      await state.cancel();
+      // An earlier release quit with a colleague's text deferred, kept beside the replica.
+      const keepDeferredMasterStates = deviceKeeping<DeferredMasterStates>();
+      keepDeferredMasterStates.save({ n1: note('n1', 'colleague', 2) });
+      state = replica.replicate({ keepDeferredMasterStates });
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('colleague'), { timeout: WAIT_MS });
+      // Kept with the records before it was taken, and no longer beside the replica.
+      expect(recording.saved('deferred')[0]).toEqual({ n1: note('n1', 'colleague', 2) });
+      expect(keepDeferredMasterStates.load()).toEqual({});
+      await vi.waitFor(() => expect(recording.now('deferred')).toEqual({}), { timeout: WAIT_MS });
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('written by RxDB after all are not kept on the device', async () => {
+    const { server, recording, replica, state } = await syncedWithKeptHeld('deferred');
+    try {
+      // The user saves the note unchanged, then a colleague's text arrives: deferred for that
+      // save, and written by RxDB all the same (the note holds its server state).
+      await (await replica.notes.findOne('n1').exec(true)).incrementalPatch({ text: 'start' });
+      server.stream({ collection: 'notes', documents: [note('n1', 'colleague', 2)], checkpoint: { at: 9 } });
+      await vi.waitFor(async () => expect((await replica.stored('n1'))?.text).toBe('colleague'), { timeout: WAIT_MS });
+      await state.awaitInSync();
+      // It was kept for a moment, and is no more.
+      expect(recording.saved('deferred').some((kept) => 'n1' in kept)).toBe(true);
+      await vi.waitFor(() => expect(recording.now('deferred')).toEqual({}), { timeout: WAIT_MS });
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('handed to RxDB again are kept on the device until the desktop storage has them on disk', async () => {
+    const server = await heldSyncServer([note('n1', 'start', 1)]);
+    const process = await desktopProcess();
+    const replica = await notesOn(server, process.storage, process.name);
+    let state = replica.replicate();
+    let again: Awaited<ReturnType<typeof notesOn>> | undefined;
+    try {
+      await state.awaitInitialReplication();
+      await state.awaitInSync();
+      // The app quit with a colleague's text deferred, not taken yet.
+      await keepWithRecords(state, 'deferred', { n1: note('n1', 'colleague', 2) });
+      await state.cancel();
+      // Opened again, it takes the text, answered from memory; the process dies writing it to disk.
+      process.dieAtPersisting('n1');
+      state = replica.replicate();
+      await vi.waitFor(() => expect(process.dead()).toBe(true), { timeout: WAIT_MS });
+      await replica.abandon(process, state);
+      // Started again on its files, which do not have the text: taken again.
+      const recording = recordingKept(process.restarted());
+      again = await notesOn(server, recording.storage, process.name);
+      expect((await again.stored('n1'))?.text).toBe('start');
+      again.replicate();
+      await vi.waitFor(async () => expect((await again?.stored('n1'))?.text).toBe('colleague'), { timeout: WAIT_MS });
+      await vi.waitFor(() => expect(recording.now('deferred')).toEqual({}), { timeout: WAIT_MS });
+    } finally {
+      if (again) await again.close();
+      else await server.close();
+      await process.remove();
     }
   });
 });
@@ -1950,11 +1917,11 @@ describe('pushes', () => {
     const server = await heldSyncServer([note('n1', 'start', 1)]);
     const replica = await notesOn(server);
     const keepSentStates = deviceKeeping();
-    const keepSetAside = deviceKeeping<SetAsideStates>();
+    const keepDeferredMasterStates = deviceKeeping<DeferredMasterStates>();
     // What the device holds under the keys an earlier release kept these in is damaged.
     keepSentStates.save({ n1: { base: null, states: 'sent' } } as never);
-    keepSetAside.save({ n1: 7 } as never);
-    let state = replica.replicate({ keepSentStates, keepSetAside });
+    keepDeferredMasterStates.save({ n1: 7 } as never);
+    let state = replica.replicate({ keepSentStates, keepDeferredMasterStates });
     try {
       await state.awaitInitialReplication();
       await state.awaitInSync();
@@ -1970,7 +1937,7 @@ describe('pushes', () => {
       await state.awaitInSync();
       expect(keepSentStates.load()).toEqual({});
       await state.cancel();
-      state = replica.replicate({ keepSentStates, keepSetAside });
+      state = replica.replicate({ keepSentStates, keepDeferredMasterStates });
       await state.awaitInSync();
       expect((await replica.stored('n1'))?.text).toBe('mine');
     } finally {
