@@ -18,6 +18,7 @@ import type { Authenticate } from './platform/auth/auth-context';
 import type { Config } from './platform/config';
 import type { Db } from './platform/db/db';
 import { createEventBus, type EventBus } from './platform/events';
+import { createJobWorker, type JobWorker } from './platform/jobs/jobs';
 import { jsonBodies } from './platform/http/body';
 import { contractRoutes, docsAssets } from './platform/http/contract';
 import { allowOrigins } from './platform/http/cors';
@@ -68,6 +69,8 @@ export interface App {
   readonly state: AppState;
   readonly events: EventBus;
   readonly sync: SyncServer;
+  /** The durable jobs' worker: started with `listen`, stopped by `close`. */
+  readonly jobs: JobWorker;
   /** Starts listening on the configured host and port (0 picks a free port). */
   listen(): Promise<{ port: number; url: string }>;
   /** Stops taking connections, lets in-flight requests finish (up to the shutdown timeout), closes sockets. */
@@ -148,6 +151,13 @@ export function createApp(options: AppOptions): App {
       for (const module of modules) module.observeSyncFailure?.(failure);
     },
   });
+  const jobs = createJobWorker({
+    db,
+    events,
+    logger,
+    pollMs: config.jobsPollMs,
+    handlers: new Map(modules.flatMap((module) => Object.entries(module.jobs ?? {}))),
+  });
   // A change another instance answered: this one's replicas see it now, not at the next poll.
   fanOut?.on(SYNC_CHANGED, () => void sync.changedElsewhere());
   // A write answered here reaches connected replicas at once, not at the next poll.
@@ -178,12 +188,14 @@ export function createApp(options: AppOptions): App {
     state,
     events,
     sync,
+    jobs,
     listen() {
       return new Promise((resolve, reject) => {
         httpServer.once('error', reject);
         httpServer.listen(config.port, config.host, () => {
           httpServer.off('error', reject);
           const { port } = httpServer.address() as AddressInfo;
+          jobs.start();
           const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
           resolve({ port, url: `http://${host}:${port}` });
         });
@@ -204,8 +216,8 @@ export function createApp(options: AppOptions): App {
         io.close(() => {
           clearInterval(sweep);
           clearTimeout(force);
-          // Event handlers started by the last requests finish before the database closes.
-          Promise.allSettled([events.idle(), fanOut?.close()]).then(() => resolve());
+          // Event handlers and the running job finish before the database closes.
+          Promise.allSettled([events.idle(), jobs.stop(), fanOut?.close()]).then(() => resolve());
         });
         httpServer.closeIdleConnections();
       });

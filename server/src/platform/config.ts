@@ -45,6 +45,7 @@ const EnvSchema = z.object({
     .optional(),
   MAIL_FROM: z.string().min(3).default('Orbita <no-reply@orbita.localhost>'),
   SYNC_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
+  JOBS_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'REDIS_URL must be a redis:// or rediss:// URL')
@@ -92,6 +93,8 @@ export interface Config {
   publicUrl: string;
   /** How often the sync stream looks for committed changes to send to connected replicas. */
   syncPollMs: number;
+  /** How often the job worker looks for due jobs when no job enqueued here woke it. */
+  jobsPollMs: number;
   /**
    * Redis shared by the server instances: Socket.IO's adapter fans events out across them, and a
    * change one instance answered wakes the others' sync streams at once. Absent: one instance's
@@ -139,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     syncPollMs: e.SYNC_POLL_MS,
+    jobsPollMs: e.JOBS_POLL_MS,
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     corsOrigins: e.CORS_ORIGINS,

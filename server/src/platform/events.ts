@@ -45,6 +45,8 @@ export interface EventBus {
   /** Registers a hook that runs inside every unit of work emitting `name`; a failing hook fails the unit. */
   hook<K extends EventName>(name: K, hook: InTransactionHook<K>): () => void;
   runHooks<K extends EventName>(name: K, unit: Unit, payload: DomainEvents[K]): Promise<void>;
+  /** Runs `callback` now; a step of a unit of work defers it to the unit's commit. */
+  afterCommit(callback: () => void): void;
   /** Resolves when every handler started so far has finished (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -86,6 +88,9 @@ export function createEventBus(
     },
     async runHooks(name, unit, payload) {
       for (const hook of hooks.get(name) ?? []) await (hook as InTransactionHook<typeof name>)(unit, payload);
+    },
+    afterCommit(callback) {
+      callback();
     },
     async idle() {
       while (running.size > 0) await Promise.all([...running]);

@@ -5,6 +5,7 @@ import type { Config } from './config';
 import type { Db } from './db/db';
 import type { EventBus } from './events';
 import type { AnyRoute } from './http/routes';
+import type { JobHandler } from './jobs/jobs';
 import type { Logger } from './logging';
 import type { Mailer } from './mail/mailer';
 import type { FanOut } from './realtime/fan-out';
@@ -46,6 +47,8 @@ export interface AppModule {
   middleware?: RequestHandler[];
   /** Collections of this module replicated to desktop replicas. */
   syncSources?: SyncSource[];
+  /** Handlers of this module's durable jobs, by kind (`<module>.<job>`). */
+  jobs?: Record<string, JobHandler>;
   /** Told of every sync message answered with a problem (as `middleware` observes responses). */
   observeSyncFailure?: (failure: SyncFailure) => void;
 }

@@ -50,13 +50,19 @@ export function createPostgresDb(connectionString: string, options: PostgresDbOp
     ...queryable(pool),
     async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      // A connection that dies during the transaction fails its query; without a listener its
+      // 'error' event would also crash the process.
+      const ignore = () => undefined;
+      client.on('error', ignore);
       try {
         await client.query('BEGIN');
         const result = await work(queryable(client));
         await client.query('COMMIT');
+        client.off('error', ignore);
         client.release();
         return result;
       } catch (error) {
+        client.off('error', ignore);
         try {
           await client.query('ROLLBACK');
           client.release();

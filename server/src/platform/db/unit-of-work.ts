@@ -30,6 +30,8 @@ export interface UnitDeps {
 export interface Unit {
   readonly tx: Queryable;
   emit<K extends EventName>(name: K, payload: DomainEvents[K]): Promise<void>;
+  /** Runs `callback` once the whole unit has committed (never when it fails), e.g. to wake a worker. */
+  afterCommit(callback: () => void): void;
   /**
    * `deps` bound to this unit: services given them run as steps of it (each of their own units a
    * savepoint, undone alone when refused) and their events are published when this unit commits.
@@ -40,6 +42,7 @@ export interface Unit {
 /** Runs `work` as one unit of work. Inside it, use only `unit.tx` (PGlite has one connection). */
 export async function inUnit<T>(deps: UnitDeps, work: (unit: Unit) => Promise<T>): Promise<T> {
   const recorded: RecordedEvent[] = [];
+  const committed: (() => void)[] = [];
   const result = await deps.db.transaction(async (tx) => {
     const unit: Unit = {
       tx,
@@ -47,10 +50,13 @@ export async function inUnit<T>(deps: UnitDeps, work: (unit: Unit) => Promise<T>
         await deps.events.runHooks(name, unit, payload);
         recorded.push({ name, payload } as RecordedEvent);
       },
+      afterCommit: (callback) => {
+        committed.push(callback);
+      },
       bind: (bound) => ({
         ...bound,
         db: withinTransaction(tx, deps.db.engine),
-        events: deferredBus(deps.events, recorded),
+        events: deferredBus(deps.events, recorded, committed),
         // The enclosing unit writes the outbox once, for every event of its steps.
         outbox: undefined,
       }),
@@ -60,14 +66,18 @@ export async function inUnit<T>(deps: UnitDeps, work: (unit: Unit) => Promise<T>
     return outcome;
   });
   for (const event of recorded) deps.events.publish(event.name, event.payload);
+  for (const callback of committed) deps.events.afterCommit(callback);
   return result;
 }
 
 /** The bus as a step of a unit sees it: hooks run as usual, publishing waits for the unit's commit. */
-function deferredBus(events: EventBus, recorded: RecordedEvent[]): EventBus {
+function deferredBus(events: EventBus, recorded: RecordedEvent[], committed: (() => void)[]): EventBus {
   return {
     publish: (name, payload) => {
       recorded.push({ name, payload } as RecordedEvent);
+    },
+    afterCommit: (callback) => {
+      committed.push(callback);
     },
     subscribe: (name, handler) => events.subscribe(name, handler),
     hook: (name, hook) => events.hook(name, hook),
