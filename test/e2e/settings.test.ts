@@ -13,6 +13,7 @@ import {
   waitOrExplain,
 } from '../helpers/browser';
 import { tokenFromOutbox } from '../helpers/factories';
+import { jobsDone } from '../helpers/jobs';
 import { connectSync } from '../helpers/sync-client';
 
 const suite = browserSuite();
@@ -29,6 +30,7 @@ function admin(name: string) {
 }
 
 async function mailsTo(email: string) {
+  await jobsDone(suite.t);
   return (await readOutbox(suite.t.dataDir)).filter((mail) => mail.to === email);
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type App, createApp } from '../../server/src/app';
 import { type Config, loadConfig } from '../../server/src/platform/config';
 import { createLogger } from '../../server/src/platform/logging';
+import type { Mailer } from '../../server/src/platform/mail/mailer';
 import type { ModuleFactory } from '../../server/src/platform/module';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -29,7 +30,13 @@ export interface TestApp {
 
 /** Boots the real app on an ephemeral port over a fresh database of its own. */
 export async function startTestApp(
-  options: { extraModules?: ModuleFactory[]; config?: Partial<Config>; database?: TestDatabase; webRoot?: string } = {},
+  options: {
+    extraModules?: ModuleFactory[];
+    config?: Partial<Config>;
+    database?: TestDatabase;
+    webRoot?: string;
+    mailer?: Mailer;
+  } = {},
 ): Promise<TestApp> {
   const ownDataDir = options.config?.dataDir === undefined;
   const dataDir = options.config?.dataDir ?? mkdtempSync(path.join(tmpdir(), 'orbita-app-'));
@@ -41,6 +48,7 @@ export async function startTestApp(
     logger: createLogger(config),
     extraModules: options.extraModules,
     webRoot: options.webRoot,
+    mailer: options.mailer,
   });
   const { url } = await app.listen();
   return {

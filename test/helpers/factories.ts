@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { readOutbox } from '../../server/src/platform/mail/mailer';
 import { type ApiClient, apiClient } from './api';
 import type { TestApp } from './app';
+import { jobsDone } from './jobs';
 
 let counter = 0;
 function unique(): string {
@@ -66,6 +67,7 @@ export async function createOrg(t: TestApp, name = `Org ${unique()}`): Promise<M
 
 /** The token of the newest e-mail to `email` (reset or invitation link). */
 export async function tokenFromOutbox(t: TestApp, email: string): Promise<string> {
+  await jobsDone(t);
   const mails = (await readOutbox(t.dataDir)).filter((mail) => mail.to === email);
   const last = mails.at(-1);
   expect(last, `no e-mail to ${email}`).toBeDefined();

@@ -1,13 +1,13 @@
 import type { Me, TokenResponse } from '@shared/api/identity';
 import type { AuthContext } from '../../platform/auth/auth-context';
-import { randomToken, sha256Hex } from '../../platform/auth/secrets';
+import { sha256Hex } from '../../platform/auth/secrets';
 import { inUnit } from '../../platform/db/unit-of-work';
 import type { EventBus } from '../../platform/events';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import type { Logger } from '../../platform/logging';
 import type { Mailer } from '../../platform/mail/mailer';
-import { resetPasswordMail } from './identity.mail';
+import { enqueueMail, PASSWORD_RESET_MAIL } from './identity.jobs';
 import { presentModules, presentOrganization, presentRole, presentUser } from './identity.presenter';
 import * as repo from './identity.repo';
 import { hashPassword, verifyPassword } from './passwords';
@@ -19,8 +19,6 @@ export interface AuthDeps extends SessionDeps {
   logger: Logger;
   publicUrl: string;
 }
-
-export const RESET_TOKEN_SECONDS = 3_600;
 
 /** Failed sign-ins: per account 5 in 15 minutes, per address 50 in 15 minutes; either locks 15 minutes. */
 const ACCOUNT_RULE = { limit: 5, windowSeconds: 900, lockSeconds: 900 };
@@ -94,25 +92,14 @@ export async function login(
   return sessionTokens(deps, issued);
 }
 
-/** A link to the page where a reset or invitation token sets the password. */
-export function setPasswordLink(publicUrl: string, token: string): string {
-  return `${publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
-}
-
 /**
- * Starts a password reset. Answers the same whether or not the account exists; the token is
- * stored only as its SHA-256 hex and travels only inside the e-mail.
+ * Starts a password reset: answers the same whether or not the account exists; the e-mail with a
+ * set-password link goes out as a durable job (`identity.jobs.ts`).
  */
 export async function forgotPassword(deps: AuthDeps, email: string): Promise<void> {
   const user = await repo.findUserByEmail(deps.db, email);
   if (!user || user.status === 'deactivated') return;
-  const token = randomToken();
-  await repo.setResetToken(deps.db, user.id, sha256Hex(token), RESET_TOKEN_SECONDS);
-  try {
-    await deps.mailer.send(resetPasswordMail(user.locale, user.email, setPasswordLink(deps.publicUrl, token)));
-  } catch (error) {
-    deps.logger.error({ err: error, userId: user.id }, 'the password-reset e-mail could not be sent');
-  }
+  await inUnit(deps, (unit) => enqueueMail(unit, PASSWORD_RESET_MAIL, user.organization_id, { userId: user.id }));
 }
 
 /** Sets a new password with a reset (or invitation) token: single use, and every session ends. */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../../../../test/helpers/api';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
 import { createMember, createOrg, signIn, tokenFromOutbox } from '../../../../test/helpers/factories';
+import { jobsDone } from '../../../../test/helpers/jobs';
 import { sha256Hex } from '../../platform/auth/secrets';
 import { loadConfig } from '../../platform/config';
 import { readOutbox } from '../../platform/mail/mailer';
@@ -335,6 +336,7 @@ describe('password reset', () => {
     expect(known.status).toBe(202);
     expect(unknown.status).toBe(202);
     expect(known.body).toEqual(unknown.body);
+    await jobsDone(t);
     const mails = (await readOutbox(t.dataDir)).slice(before);
     expect(mails.map((mail) => mail.to)).toEqual([admin.email]);
   });

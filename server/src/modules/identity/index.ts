@@ -2,6 +2,7 @@ import { createAccessTokens, loadSigningKey } from '../../platform/auth/access-t
 import type { ModuleFactory } from '../../platform/module';
 import type { AuthDeps } from './auth.service';
 import { createAuthenticator } from './authenticator';
+import { identityJobs } from './identity.jobs';
 import { authRoutes, organizationRoutes } from './identity.routes';
 import { rolesSyncSource, usersSyncSource } from './identity.sync';
 
@@ -27,5 +28,6 @@ export const identityModule: ModuleFactory = (context) => {
     routes: [...authRoutes(deps), ...organizationRoutes(deps)],
     authenticate: createAuthenticator(db, tokens),
     syncSources: [usersSyncSource, rolesSyncSource],
+    jobs: identityJobs(deps),
   };
 };

@@ -2,19 +2,16 @@ import type { GatedModule } from '@shared/api/access';
 import { GATED_MODULES } from '@shared/api/access';
 import type { User } from '@shared/api/identity';
 import type { AuthContext } from '../../platform/auth/auth-context';
-import { randomToken, sha256Hex } from '../../platform/auth/secrets';
 import type { Queryable } from '../../platform/db/db';
 import { inUnit } from '../../platform/db/unit-of-work';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
-import { type AuthDeps, setPasswordLink } from './auth.service';
-import { invitationMail } from './identity.mail';
+import type { AuthDeps } from './auth.service';
+import { enqueueMail, INVITATION_MAIL } from './identity.jobs';
 import { presentRole, presentUser } from './identity.presenter';
 import * as repo from './identity.repo';
 import { assertRolesExist } from './members.service';
-
-export const INVITATION_TOKEN_SECONDS = 7 * 86_400;
 
 /** Tells other modules that who belongs to these roles changed (tasks re-expand `role:` values). */
 function membershipChanged(deps: Pick<AuthDeps, 'events'>, organizationId: string, roleIds: readonly string[]) {
@@ -41,28 +38,6 @@ export async function getUser(deps: Pick<AuthDeps, 'db'>, auth: AuthContext, use
   return presentUser(row);
 }
 
-async function sendInvitation(deps: AuthDeps, auth: AuthContext, userId: string): Promise<void> {
-  const token = randomToken();
-  const user = await repo.findUser(deps.db, auth.organizationId, userId);
-  const inviter = await repo.findUser(deps.db, auth.organizationId, auth.userId);
-  const organization = await repo.findOrganization(deps.db, auth.organizationId);
-  if (!user || !organization) throw userNotFound(userId);
-  await repo.setResetToken(deps.db, user.id, sha256Hex(token), INVITATION_TOKEN_SECONDS);
-  try {
-    await deps.mailer.send(
-      invitationMail(
-        user.locale,
-        user.email,
-        organization.name,
-        inviter?.name ?? organization.name,
-        setPasswordLink(deps.publicUrl, token),
-      ),
-    );
-  } catch (error) {
-    deps.logger.error({ err: error, userId }, 'the invitation e-mail could not be sent');
-  }
-}
-
 /**
  * The status a change asks for, as it can be: someone who never set a password (deactivated while
  * still invited) returns as invited, and joins through a new invitation.
@@ -83,7 +58,8 @@ export async function inviteUser(
   input: { email: string; name: string; isAdmin: boolean; locale?: 'ru' | 'en'; roleIds: string[] },
 ): Promise<User> {
   const userId = newId();
-  await inUnit(deps, async ({ tx }) => {
+  await inUnit(deps, async (unit) => {
+    const { tx } = unit;
     await assertRolesExist(tx, auth.organizationId, input.roleIds);
     const inviter = await repo.findUser(tx, auth.organizationId, auth.userId);
     const inserted = await repo.insertUser(tx, {
@@ -98,8 +74,8 @@ export async function inviteUser(
     });
     if (!inserted) throw Problem.of('email_taken', `${input.email} already has an account.`);
     await repo.setUserRoles(tx, auth.organizationId, userId, input.roleIds);
+    await enqueueMail(unit, INVITATION_MAIL, auth.organizationId, { userId, inviterId: auth.userId });
   });
-  await sendInvitation(deps, auth, userId);
   return getUser(deps, auth, userId);
 }
 
@@ -110,7 +86,9 @@ export async function resendInvitation(deps: AuthDeps, auth: AuthContext, userId
   if (user.status !== 'invited') {
     throw Problem.of('conflict', `${user.email} has already joined; they can reset their password instead.`);
   }
-  await sendInvitation(deps, auth, userId);
+  await inUnit(deps, (unit) =>
+    enqueueMail(unit, INVITATION_MAIL, auth.organizationId, { userId, inviterId: auth.userId }),
+  );
 }
 
 /**

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { apiClient } from '../../../../test/helpers/api';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
 import { createMember, createOrg, type Member, signIn, tokenFromOutbox } from '../../../../test/helpers/factories';
+import { jobsDone } from '../../../../test/helpers/jobs';
 import { defineRoute } from '../../platform/http/routes';
 import { readOutbox } from '../../platform/mail/mailer';
 import type { ModuleFactory } from '../../platform/module';
@@ -37,6 +38,7 @@ describe('invitations', () => {
     const invited = await admin.client.post('/api/users', { email: 'Olga@Example.org', name: 'Ольга', locale: 'en' });
     expect(invited.status).toBe(201);
     expect(invited.body).toMatchObject({ email: 'olga@example.org', status: 'invited', isAdmin: false, locale: 'en' });
+    await jobsDone(t);
     const mail = (await readOutbox(t.dataDir)).find((m) => m.to === 'olga@example.org');
     expect(mail?.subject).toContain('invites you');
     expect(mail?.text).toContain('/reset-password?token=');
