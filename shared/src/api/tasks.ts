@@ -113,6 +113,7 @@ export const FieldHistoryEntry = z
     newValue: z.unknown(),
     actorUserId: z.uuid().nullable(),
     botId: z.uuid().nullable(),
+    automationId: z.uuid().nullable().meta({ description: 'The automation that made the change, if one did' }),
     changedAt: z.iso.datetime(),
   })
   .meta({ id: 'FieldHistoryEntry' });
@@ -123,10 +124,12 @@ export const AuditEntry = z
     action: z.string(),
     actorUserId: z.uuid().nullable(),
     botId: z.uuid().nullable(),
+    automationId: z.uuid().nullable().meta({ description: 'The automation that acted, if one did' }),
     details: z.record(z.string(), z.unknown()),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'AuditEntry' });
+export type AuditEntry = z.infer<typeof AuditEntry>;
 
 export const TaskMessage = z
   .object({
@@ -134,6 +137,7 @@ export const TaskMessage = z
     taskId: z.uuid(),
     authorUserId: z.uuid().nullable(),
     botId: z.uuid().nullable(),
+    automationId: z.uuid().nullable().meta({ description: 'The automation that wrote it, if one did' }),
     body: z.string(),
     mentions: z.array(z.uuid()),
     createdAt: z.iso.datetime(),
@@ -164,6 +168,7 @@ export const Onboarding = z
     dismissed: z.boolean(),
   })
   .meta({ id: 'Onboarding' });
+export type Onboarding = z.infer<typeof Onboarding>;
 
 const TaskParams = z.object({ taskId: z.uuid() });
 const FormParams = z.object({ formId: z.uuid() });

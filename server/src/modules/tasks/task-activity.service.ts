@@ -1,4 +1,5 @@
 import type { Task } from '@shared/api/tasks';
+import { type Actor, actedBy } from '../../platform/auth/actor';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import { inUnit } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
@@ -22,6 +23,7 @@ export async function fieldHistory(deps: Pick<TasksDeps, 'db'>, auth: AuthContex
       newValue: r.new_value,
       actorUserId: r.actor_user_id,
       botId: r.bot_id,
+      automationId: r.automation_id,
       changedAt: r.changed_at.toISOString(),
     })),
   };
@@ -36,6 +38,7 @@ export async function auditLog(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, t
       action: r.action,
       actorUserId: r.actor_user_id,
       botId: r.bot_id,
+      automationId: r.automation_id,
       details: r.details,
       createdAt: r.created_at.toISOString(),
     })),
@@ -49,7 +52,7 @@ export async function messages(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, t
 
 export async function postMessage(
   deps: TasksDeps,
-  auth: AuthContext,
+  auth: Actor,
   taskId: string,
   input: { body: string; mentions: string[] },
 ) {
@@ -73,7 +76,8 @@ export async function postMessage(
       id,
       organizationId: auth.organizationId,
       taskId,
-      authorUserId: auth.userId,
+      authorUserId: actedBy(auth).actorUserId,
+      automationId: actedBy(auth).automationId,
       body: input.body,
       mentions,
     });

@@ -130,6 +130,7 @@ export function presentMessage(row: repo.MessageRow) {
     taskId: row.task_id,
     authorUserId: row.author_user_id,
     botId: row.bot_id,
+    automationId: row.automation_id,
     body: row.body,
     mentions: row.mentioned_user_ids,
     createdAt: row.created_at.toISOString(),

@@ -340,12 +340,15 @@ export async function insertFieldHistory(
     newValue: unknown;
     actorUserId: string | null;
     botId: string | null;
+    automationId: string | null;
   }[],
 ): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `INSERT INTO field_history (id, organization_id, task_id, field_id, old_value, new_value, actor_user_id, bot_id)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::jsonb[], $7::uuid[], $8::uuid[])`,
+    `INSERT INTO field_history (id, organization_id, task_id, field_id, old_value, new_value, actor_user_id, bot_id,
+                                automation_id)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::jsonb[], $7::uuid[], $8::uuid[],
+                          $9::uuid[])`,
     [
       rows.map((r) => r.id),
       rows.map((r) => r.organizationId),
@@ -355,6 +358,7 @@ export async function insertFieldHistory(
       rows.map((r) => JSON.stringify(r.newValue ?? null)),
       rows.map((r) => r.actorUserId),
       rows.map((r) => r.botId),
+      rows.map((r) => r.automationId),
     ],
   );
 }
@@ -368,12 +372,13 @@ export async function insertAudit(
     action: string;
     actorUserId: string | null;
     botId: string | null;
+    automationId: string | null;
     details: object;
   },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO task_audit_log (id, organization_id, task_id, action, actor_user_id, bot_id, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    `INSERT INTO task_audit_log (id, organization_id, task_id, action, actor_user_id, bot_id, automation_id, details)
+     VALUES ($1, $2, $3, $4, $5, $6, $8, $7)`,
     [
       entry.id,
       entry.organizationId,
@@ -382,6 +387,7 @@ export async function insertAudit(
       entry.actorUserId,
       entry.botId,
       JSON.stringify(entry.details),
+      entry.automationId,
     ],
   );
 }
@@ -394,9 +400,10 @@ export async function listFieldHistory(db: Queryable, organizationId: string, ta
     new_value: unknown;
     actor_user_id: string | null;
     bot_id: string | null;
+    automation_id: string | null;
     changed_at: Date;
   }>(
-    `SELECT id, field_id, old_value, new_value, actor_user_id, bot_id, changed_at FROM field_history
+    `SELECT id, field_id, old_value, new_value, actor_user_id, bot_id, automation_id, changed_at FROM field_history
       WHERE organization_id = $1 AND task_id = $2 ORDER BY changed_at DESC, id DESC`,
     [organizationId, taskId],
   );
@@ -409,10 +416,11 @@ export async function listAudit(db: Queryable, organizationId: string, taskId: s
     action: string;
     actor_user_id: string | null;
     bot_id: string | null;
+    automation_id: string | null;
     details: Record<string, unknown>;
     created_at: Date;
   }>(
-    `SELECT id, action, actor_user_id, bot_id, details, created_at FROM task_audit_log
+    `SELECT id, action, actor_user_id, bot_id, automation_id, details, created_at FROM task_audit_log
       WHERE organization_id = $1 AND task_id = $2 ORDER BY created_at DESC, id DESC`,
     [organizationId, taskId],
   );
@@ -424,6 +432,7 @@ export interface MessageRow {
   task_id: string;
   author_user_id: string | null;
   bot_id: string | null;
+  automation_id: string | null;
   body: string;
   mentioned_user_ids: string[];
   created_at: Date;
@@ -436,20 +445,30 @@ export async function insertMessage(
     organizationId: string;
     taskId: string;
     authorUserId: string | null;
+    automationId: string | null;
     body: string;
     mentions: string[];
   },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO task_messages (id, organization_id, task_id, author_user_id, body, mentioned_user_ids)
-     VALUES ($1, $2, $3, $4, $5, $6::uuid[])`,
-    [message.id, message.organizationId, message.taskId, message.authorUserId, message.body, message.mentions],
+    `INSERT INTO task_messages (id, organization_id, task_id, author_user_id, automation_id, body, mentioned_user_ids)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[])`,
+    [
+      message.id,
+      message.organizationId,
+      message.taskId,
+      message.authorUserId,
+      message.automationId,
+      message.body,
+      message.mentions,
+    ],
   );
 }
 
 export async function listMessages(db: Queryable, organizationId: string, taskId: string): Promise<MessageRow[]> {
   const { rows } = await db.query<MessageRow>(
-    `SELECT id, task_id, author_user_id, bot_id, body, mentioned_user_ids::text[] AS mentioned_user_ids, created_at
+    `SELECT id, task_id, author_user_id, bot_id, automation_id, body, mentioned_user_ids::text[] AS mentioned_user_ids,
+            created_at
        FROM task_messages WHERE organization_id = $1 AND task_id = $2 ORDER BY created_at, id`,
     [organizationId, taskId],
   );

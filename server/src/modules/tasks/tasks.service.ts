@@ -3,7 +3,7 @@ import type { ProblemFieldError } from '@shared/api/problem';
 import type { BatchTaskInput, CreateTaskRequest, DeletedTaskList, Task, UpdateTaskRequest } from '@shared/api/tasks';
 import { userEntries } from '@shared/values';
 import type { z } from 'zod';
-import type { Actor } from '../../platform/auth/actor';
+import { type Actor, actedBy, actorId, memberOf, type SystemActor } from '../../platform/auth/actor';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Db, Queryable } from '../../platform/db/db';
 import { inUnit, type Unit } from '../../platform/db/unit-of-work';
@@ -25,11 +25,8 @@ export interface TasksDeps {
 
 export const MAX_BATCH = 100;
 
-/** Who acts on a task: a member, or the system itself (userId null), e.g. re-expanding a role. */
-export interface Acting {
-  organizationId: string;
-  userId: string | null;
-}
+/** Who acts on a task: an actor, or the server itself (re-expanding a role, say). */
+export type Acting = Actor | SystemActor;
 
 export const taskNotFound = (taskId: string) => Problem.of('not_found', `There is no task ${taskId} you can see.`);
 
@@ -39,8 +36,7 @@ function audit(unit: Unit, auth: Acting, taskId: string, action: string, details
     organizationId: auth.organizationId,
     taskId,
     action,
-    actorUserId: auth.userId,
-    botId: null,
+    ...actedBy(auth),
     details,
   });
 }
@@ -116,7 +112,7 @@ function validationProblem(errors: ProblemFieldError[]): Problem {
   });
 }
 
-async function usableForm(tx: Queryable, auth: AuthContext, formId: string): Promise<FormDefinition> {
+async function usableForm(tx: Queryable, auth: Actor, formId: string): Promise<FormDefinition> {
   await repo.holdWorkflow(tx, auth.organizationId, formId);
   const definition = await getFormDefinition(tx, auth.organizationId, formId);
   if (!definition || !canUseForm(auth, definition.form)) throw formNotFound(formId);
@@ -126,7 +122,7 @@ async function usableForm(tx: Queryable, auth: AuthContext, formId: string): Pro
 
 async function insertOne(
   unit: Unit,
-  auth: AuthContext,
+  auth: Actor,
   definition: FormDefinition,
   input: z.infer<typeof BatchTaskInput>,
   pointer: string,
@@ -151,7 +147,7 @@ async function insertOne(
     title: input.title,
     description: input.description,
     fields: checked.values,
-    createdBy: auth.userId,
+    createdBy: memberOf(auth)?.userId ?? null,
   });
   if (!inserted) {
     return {
@@ -169,7 +165,7 @@ async function insertOne(
 
 export async function getTask(
   deps: Pick<TasksDeps, 'db'>,
-  auth: AuthContext,
+  auth: Actor,
   taskId: string,
   db: Queryable = deps.db,
 ): Promise<Task> {
@@ -180,7 +176,7 @@ export async function getTask(
 
 export async function createTask(
   deps: TasksDeps,
-  auth: AuthContext,
+  auth: Actor,
   input: z.infer<typeof CreateTaskRequest>,
 ): Promise<Task> {
   const id = await inUnit(deps, async (unit) => {
@@ -198,7 +194,7 @@ export async function createTask(
 
 export async function listTasks(
   deps: Pick<TasksDeps, 'db'>,
-  auth: AuthContext,
+  auth: Actor,
   query: {
     formId?: string;
     statusId?: string;
@@ -221,7 +217,7 @@ export async function listTasks(
 /** Edits title, description and field values; each changed value is written to the field history. */
 export async function updateTask(
   deps: TasksDeps,
-  auth: AuthContext,
+  auth: Actor,
   taskId: string,
   patch: z.infer<typeof UpdateTaskRequest>,
 ) {
@@ -259,8 +255,7 @@ export async function updateTask(
         fieldId,
         oldValue: task.fields[fieldId] ?? null,
         newValue: checked.values[fieldId] ?? null,
-        actorUserId: auth.userId,
-        botId: null,
+        ...actedBy(auth),
       })),
     );
     await audit(unit, auth, taskId, 'updated', {
@@ -367,7 +362,7 @@ export async function restoreDeletedTask(deps: TasksDeps, auth: AuthContext, tas
  */
 export async function executeTaskTransition(
   deps: TasksDeps,
-  auth: AuthContext,
+  auth: Actor,
   taskId: string,
   input: { statusId: string; comment?: string },
 ): Promise<Task> {
@@ -414,7 +409,7 @@ export async function executeTaskTransition(
       formId: task.form_id,
       fromStatusId: task.status_id,
       toStatusId: to.id,
-      actor: { userId: auth.userId },
+      actor: actorId(auth),
     });
   });
   return getTask(deps, auth, taskId);
@@ -475,18 +470,18 @@ export async function resyncRoleAssignees(deps: TasksDeps, organizationId: strin
       if (!task) return;
       const definition = (await getFormDefinition(unit.tx, organizationId, task.form_id)) as FormDefinition;
       // The system acts here: the audit names no user.
-      await syncFieldAssignees(unit, { organizationId, userId: null }, taskId, definition, task.fields);
+      await syncFieldAssignees(unit, { kind: 'system', organizationId }, taskId, definition, task.fields);
     });
   }
 }
 
-export async function searchTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, text: string, limit: number) {
+export async function searchTasks(deps: Pick<TasksDeps, 'db'>, auth: Actor, text: string, limit: number) {
   const rows = await repo.searchVisibleTasks(deps.db, taskVisibility(auth), text, limit);
   return { items: await presentTasks(deps.db, auth.organizationId, rows), nextCursor: null };
 }
 
 /** How many tasks the caller can see: what a first sync of their replica brings (its progress). */
-export async function countTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext) {
+export async function countTasks(deps: Pick<TasksDeps, 'db'>, auth: Actor) {
   return { count: await repo.countVisibleTasks(deps.db, taskVisibility(auth)) };
 }
 

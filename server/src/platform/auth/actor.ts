@@ -1,3 +1,4 @@
+import type { ActorId } from '../events';
 import type { AuthContext } from './auth-context';
 
 /** A signed-in member of the organization: the caller of a request with a user's token. */
@@ -40,4 +41,37 @@ export function botMayWrite(actor: BotActor): boolean {
 /** Whether `id` is within a scope list (absent: everything). */
 export function inScope(ids: readonly string[] | undefined, id: string): boolean {
   return ids === undefined || ids.includes(id);
+}
+
+/** The server itself acting for an organization (e.g. re-expanding a role's members): recorded as nobody. */
+export interface SystemActor {
+  kind: 'system';
+  organizationId: string;
+}
+
+/** Who a record names as having acted: a user, a bot or an automation (all null: the server itself). */
+export interface ActedBy {
+  actorUserId: string | null;
+  botId: string | null;
+  automationId: string | null;
+}
+
+export function actedBy(actor: Actor | SystemActor): ActedBy {
+  return {
+    actorUserId: actor.kind === 'user' ? actor.userId : null,
+    botId: actor.kind === 'bot' ? actor.botId : null,
+    automationId: actor.kind === 'automation' ? actor.automationId : null,
+  };
+}
+
+/** An actor as events name it. */
+export function actorId(actor: Actor): ActorId {
+  switch (actor.kind) {
+    case 'user':
+      return { userId: actor.userId };
+    case 'bot':
+      return { botId: actor.botId };
+    case 'automation':
+      return { automationId: actor.automationId };
+  }
 }
