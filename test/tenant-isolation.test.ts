@@ -15,6 +15,7 @@ let aTask: any;
 let aDirectoryId: string;
 let aRowId: string;
 let aWeightFieldId: string;
+let aAutomationId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -28,6 +29,14 @@ beforeAll(async () => {
   aRowId = (await a.client.post(`/api/directories/${aDirectoryId}/rows`, { cells: ['A row'] })).body.id;
   aWeightFieldId = (await a.client.post('/api/profile-fields', { name: 'Weight', type: 'history-number' })).body.id;
   await aMember.client.put(`/api/users/${aMember.userId}/fields`, { [aWeightFieldId]: '80' });
+  aAutomationId = (
+    await a.client.post('/api/automations', {
+      name: 'A automation',
+      trigger: 'schedule',
+      triggerConfig: { time: '09:00' },
+      code: '',
+    })
+  ).body.id;
   b = await createOrg(t, 'Organization B');
 });
 afterAll(() => t.close());
@@ -45,6 +54,7 @@ describe('tenant isolation', () => {
         directoryId: aDirectoryId,
         rowId: aRowId,
         fieldId: aWeightFieldId,
+        automationId: aAutomationId,
       },
       {
         updateUser: { name: 'Taken over', status: 'deactivated' },
@@ -65,6 +75,8 @@ describe('tenant isolation', () => {
         updateProfileField: { name: 'Taken over' },
         setUserFieldValues: { [aWeightFieldId]: '1' },
         generateFormQrCodes: {},
+        updateAutomation: { name: 'Taken over', enabled: false },
+        testAutomation: { taskId: aTask.id },
       },
     );
     expect(checked).toEqual(
@@ -90,6 +102,11 @@ describe('tenant isolation', () => {
         'getUserFieldHistory',
         'generateFormQrCodes',
         'getTaskQrCode',
+        'getAutomation',
+        'updateAutomation',
+        'deleteAutomation',
+        'listAutomationRuns',
+        'testAutomation',
       ]),
     );
     const task = await a.client.get(`/api/tasks/${aTask.id}`);
@@ -107,6 +124,8 @@ describe('tenant isolation', () => {
     expect(member.body).toMatchObject({ name: 'A member', status: 'active' });
     const role = await a.client.get(`/api/roles/${aRoleId}`);
     expect(role.body).toMatchObject({ name: 'A role', memberIds: [aMember.userId] });
+    const automation = await a.client.get(`/api/automations/${aAutomationId}`);
+    expect(automation.body).toMatchObject({ name: 'A automation', enabled: true });
   });
 
   it('never lists another organization’s records', async () => {
@@ -123,6 +142,7 @@ describe('tenant isolation', () => {
     expect((await b.client.get('/api/tasks/search?q=turbines')).body.items).toEqual([]);
     expect((await b.client.get('/api/home/recent')).body.items).toEqual([]);
     expect((await b.client.get('/api/home/inbox')).body.items).toEqual([]);
+    expect((await b.client.get('/api/automations')).body.items).toEqual([]);
   });
 
   it('refuses another organization’s ids inside bodies as unknown', async () => {

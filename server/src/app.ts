@@ -5,6 +5,7 @@ import express from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Server as SocketServer } from 'socket.io';
+import { automationsModule } from './modules/automations';
 import { directoriesModule } from './modules/directories';
 import { errorLogModule } from './modules/error-log';
 import { formsModule } from './modules/forms';
@@ -18,13 +19,13 @@ import type { Authenticate } from './platform/auth/auth-context';
 import type { Config } from './platform/config';
 import type { Db } from './platform/db/db';
 import { createEventBus, type EventBus } from './platform/events';
-import { createJobWorker, type JobWorker } from './platform/jobs/jobs';
 import { jsonBodies } from './platform/http/body';
 import { contractRoutes, docsAssets } from './platform/http/contract';
 import { allowOrigins } from './platform/http/cors';
 import { errorHandler, notFoundHandler } from './platform/http/errors';
 import { type AnyRoute, allowedMethods, mountRoutes } from './platform/http/routes';
 import { webApp } from './platform/http/web-app';
+import { createJobWorker, type JobWorker, startScheduledTasks } from './platform/jobs/jobs';
 import type { Logger } from './platform/logging';
 import { createMailer, type Mailer } from './platform/mail/mailer';
 import type { AppModule, AppState, ModuleContext, ModuleFactory } from './platform/module';
@@ -47,6 +48,7 @@ export const productModules: ModuleFactory[] = [
   profileModule,
   homeModule,
   qrModule,
+  automationsModule,
 ];
 
 export interface AppOptions {
@@ -179,6 +181,7 @@ export function createApp(options: AppOptions): App {
   web.use(notFoundHandler(allowedMethods(routes)));
   web.use(errorHandler);
 
+  let scheduled: ReturnType<typeof startScheduledTasks> | undefined;
   let closing: Promise<void> | undefined;
   return {
     httpServer,
@@ -196,6 +199,10 @@ export function createApp(options: AppOptions): App {
           httpServer.off('error', reject);
           const { port } = httpServer.address() as AddressInfo;
           jobs.start();
+          scheduled ??= startScheduledTasks(
+            modules.flatMap((module) => module.scheduled ?? []),
+            logger,
+          );
           const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
           resolve({ port, url: `http://${host}:${port}` });
         });
@@ -217,7 +224,7 @@ export function createApp(options: AppOptions): App {
           clearInterval(sweep);
           clearTimeout(force);
           // Event handlers and the running job finish before the database closes.
-          Promise.allSettled([events.idle(), jobs.stop(), fanOut?.close()]).then(() => resolve());
+          Promise.allSettled([events.idle(), jobs.stop(), scheduled?.stop(), fanOut?.close()]).then(() => resolve());
         });
         httpServer.closeIdleConnections();
       });

@@ -16,6 +16,8 @@ export interface DomainEvents {
     fromStatusId: string;
     toStatusId: string;
     actor: ActorId;
+    /** How many automations' moves led to this one (0: a person's or a bot's); bounds automation chains. */
+    depth: number;
   };
   'task.assignee_added': {
     organizationId: string;

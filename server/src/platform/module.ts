@@ -5,7 +5,7 @@ import type { Config } from './config';
 import type { Db } from './db/db';
 import type { EventBus } from './events';
 import type { AnyRoute } from './http/routes';
-import type { JobHandler } from './jobs/jobs';
+import type { JobHandler, ScheduledTask } from './jobs/jobs';
 import type { Logger } from './logging';
 import type { Mailer } from './mail/mailer';
 import type { FanOut } from './realtime/fan-out';
@@ -49,6 +49,8 @@ export interface AppModule {
   syncSources?: SyncSource[];
   /** Handlers of this module's durable jobs, by kind (`<module>.<job>`). */
   jobs?: Record<string, JobHandler>;
+  /** Work run at a declared interval on every instance (e.g. the automations' scheduler tick). */
+  scheduled?: ScheduledTask[];
   /** Told of every sync message answered with a problem (as `middleware` observes responses). */
   observeSyncFailure?: (failure: SyncFailure) => void;
 }

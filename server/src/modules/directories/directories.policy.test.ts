@@ -27,7 +27,7 @@ const bot = (mode: 'read' | 'write' | 'full', tableIds?: string[]): Actor => ({
 const actors: Record<string, Actor> = {
   administrator: member(true),
   member: member(false),
-  automation: { kind: 'automation', organizationId, automationId: randomUUID() },
+  automation: { kind: 'automation', organizationId, automationId: randomUUID(), chainDepth: 0 },
   'bot reading every directory': bot('read'),
   'bot writing the places': bot('write', [places]),
 };

@@ -230,6 +230,20 @@ export async function fieldHasValues(
   return rows[0]?.used ?? false;
 }
 
+/** A live status of the organization's forms. */
+export async function findStatus(
+  db: Queryable,
+  organizationId: string,
+  statusId: string,
+): Promise<StatusRow | undefined> {
+  const { rows } = await db.query<StatusRow>(
+    `SELECT id, form_id, name, is_initial, is_final, position FROM form_statuses
+      WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL`,
+    [organizationId, statusId],
+  );
+  return rows[0];
+}
+
 export async function listStatuses(
   db: Queryable,
   organizationId: string,

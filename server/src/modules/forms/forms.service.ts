@@ -42,6 +42,15 @@ export function findForm(db: Queryable, organizationId: string, formId: string):
   return repo.findForm(db, organizationId, formId);
 }
 
+/** A live status of the organization's forms (with its form's id), as other modules refer to one. */
+export function findStatus(
+  db: Queryable,
+  organizationId: string,
+  statusId: string,
+): Promise<repo.StatusRow | undefined> {
+  return repo.findStatus(db, organizationId, statusId);
+}
+
 /** Whether the organization has a form that is not deleted. */
 export async function organizationHasForms(db: Queryable, organizationId: string): Promise<boolean> {
   return (await repo.listForms(db, organizationId)).length > 0;

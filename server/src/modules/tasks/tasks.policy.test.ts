@@ -32,7 +32,7 @@ const bot = (mode: 'read' | 'write' | 'full', formIds?: string[]): Actor => ({
 const actors: Record<string, Actor> = {
   administrator: member(true),
   'member of role R': member(false),
-  automation: { kind: 'automation', organizationId, automationId: randomUUID() },
+  automation: { kind: 'automation', organizationId, automationId: randomUUID(), chainDepth: 0 },
   'bot writing every form': bot('write'),
   'bot reading the form of R': bot('read', [formOfR]),
   'bot with full access to the form of S': bot('full', [formOfS]),
@@ -128,7 +128,7 @@ describe('task visibility in SQL', () => {
       user(admin.userId, [], true),
       user(someone.userId, [r]),
       user(other.userId, [s]),
-      { kind: 'automation', ...organization, automationId: randomUUID() },
+      { kind: 'automation', ...organization, automationId: randomUUID(), chainDepth: 0 },
       { kind: 'bot', ...organization, botId: randomUUID(), scopes: { mode: 'read', formIds: [forms.ofS.id] } },
       { kind: 'bot', ...organization, botId: randomUUID(), scopes: { mode: 'full' } },
       { kind: 'bot', ...organization, botId: randomUUID(), scopes: { mode: 'full', formIds: [] } },

@@ -410,6 +410,7 @@ export async function executeTaskTransition(
       fromStatusId: task.status_id,
       toStatusId: to.id,
       actor: actorId(auth),
+      depth: auth.kind === 'automation' ? auth.chainDepth + 1 : 0,
     });
   });
   return getTask(deps, auth, taskId);

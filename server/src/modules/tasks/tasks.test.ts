@@ -227,6 +227,7 @@ describe('transitions', () => {
         fromStatusId: statusId('Новая'),
         toStatusId: statusId('В работе'),
         actor: { userId: alice.userId },
+        depth: 0,
       },
     ]);
     const audit = await alice.client.get(`/api/tasks/${task.id}/audit`);

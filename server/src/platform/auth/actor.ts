@@ -9,6 +9,8 @@ export interface AutomationActor {
   kind: 'automation';
   organizationId: string;
   automationId: string;
+  /** How many automations' moves led to this run (the first run of a chain: 0). */
+  chainDepth: number;
 }
 
 /** A bot acting through its API key, limited to the forms and directories its key's scopes name. */

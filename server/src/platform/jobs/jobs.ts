@@ -60,7 +60,8 @@ export async function enqueueJob(unit: Pick<Unit, 'tx' | 'afterCommit'>, job: Ne
 }
 
 const sleepers = new Set<() => void>();
-function wakeWorkers(): void {
+/** Wakes this process's job workers: jobs were enqueued and committed (by `enqueueJob`, or in bulk by SQL). */
+export function wakeWorkers(): void {
   for (const wake of [...sleepers]) wake();
 }
 
@@ -187,4 +188,36 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
 /** Reads a job's state (tests and the operator's tools). */
 export function findJob(db: Queryable, id: string) {
   return repo.findJob(db, id);
+}
+
+/** Work a module runs every `intervalMs` on every server instance (claiming what is due keeps it once). */
+export interface ScheduledTask {
+  name: string;
+  intervalMs: number;
+  run(now: Date): Promise<void>;
+}
+
+/** Starts the scheduled tasks (each once at start, then every interval); `stop` waits for a tick running. */
+export function startScheduledTasks(
+  tasks: readonly ScheduledTask[],
+  logger: Pick<Logger, 'error'>,
+): { stop(): Promise<void> } {
+  const running = new Set<Promise<void>>();
+  const tick = (task: ScheduledTask) => {
+    const run = task
+      .run(new Date())
+      .catch((error: unknown) => logger.error({ err: error, task: task.name }, 'a scheduled task failed'))
+      .finally(() => running.delete(run));
+    running.add(run);
+  };
+  const timers = tasks.map((task) => {
+    tick(task);
+    return setInterval(() => tick(task), task.intervalMs);
+  });
+  return {
+    async stop() {
+      for (const timer of timers) clearInterval(timer);
+      await Promise.all([...running]);
+    },
+  };
 }
