@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import type { SyncDocument } from '@shared/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
 import { jobsDone } from '../../../../test/helpers/jobs';
+import { syncClients } from '../../../../test/helpers/sync-client';
 import { inUnit } from '../../platform/db/unit-of-work';
 import { moscowDay, tickSchedules } from './automations.jobs';
 
 let t: TestApp;
 let admin: Member;
+const replica = syncClients(() => t);
 // biome-ignore lint/suspicious/noExplicitAny: bodies are read loosely in tests.
 let form: any;
 const statusId = (name: string) => form.statuses.find((s: { name: string }) => s.name === name).id as string;
@@ -133,6 +136,25 @@ describe('automations: the status trigger', () => {
       actorUserId: null,
       automationId: fired.id,
     });
+  });
+
+  it('fires for a status moved on a replica and pushed, as for REST', async () => {
+    const onPush = await automation({
+      triggerConfig: { statusId: statusId('Working') },
+      code: 'ctx.log(ctx.task.title)',
+    });
+    const task = await createTask(admin, form.id, { title: 'Moved offline' });
+    const client = await replica(admin);
+    const pulled = await client.pullUntil('tasks', (docs) => docs.some((doc) => doc.id === task.id));
+    const base = pulled.documents.findLast((doc) => doc.id === task.id) as SyncDocument;
+    const pushed = await client.push('tasks', [
+      { assumedMasterState: base, newDocumentState: { ...base, statusId: statusId('Working') } },
+    ]);
+    expect(pushed).toEqual({ ok: true, data: { conflicts: [], lost: [] } });
+    expect(await runsOf(onPush.id)).toEqual([
+      expect.objectContaining({ status: 'succeeded', logs: ['Moved offline'] }),
+    ]);
+    await admin.client.patch(`/api/automations/${onPush.id}`, { enabled: false });
   });
 
   it('does not fire when a task is created, nor when disabled', async () => {
