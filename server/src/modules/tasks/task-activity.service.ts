@@ -5,16 +5,17 @@ import { inUnit } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import * as members from '../identity/members.service';
+import * as activityRepo from './task-activity.repo';
 import { taskVisibility } from './tasks.policy';
 import { presentMessage, presentTasks } from './tasks.presenter';
 import * as repo from './tasks.repo';
-import { type TasksDeps, taskNotFound } from './tasks.service';
+import { type TasksDeps, taskNotFound, visibleTaskSummary } from './tasks.service';
 
 /** A task's activity: its field history, audit log, chat and views, and the home lists built on them. */
 
 export async function fieldHistory(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
-  if (!(await repo.findVisibleTask(deps.db, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
-  const rows = await repo.listFieldHistory(deps.db, auth.organizationId, taskId);
+  await visibleTaskSummary(deps.db, auth, taskId);
+  const rows = await activityRepo.listFieldHistory(deps.db, auth.organizationId, taskId);
   return {
     items: rows.map((r) => ({
       id: r.id,
@@ -30,8 +31,8 @@ export async function fieldHistory(deps: Pick<TasksDeps, 'db'>, auth: AuthContex
 }
 
 export async function auditLog(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
-  if (!(await repo.findVisibleTask(deps.db, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
-  const rows = await repo.listAudit(deps.db, auth.organizationId, taskId);
+  await visibleTaskSummary(deps.db, auth, taskId);
+  const rows = await activityRepo.listAudit(deps.db, auth.organizationId, taskId);
   return {
     items: rows.map((r) => ({
       id: r.id,
@@ -46,8 +47,8 @@ export async function auditLog(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, t
 }
 
 export async function messages(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
-  if (!(await repo.findVisibleTask(deps.db, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
-  return { items: (await repo.listMessages(deps.db, auth.organizationId, taskId)).map(presentMessage) };
+  await visibleTaskSummary(deps.db, auth, taskId);
+  return { items: (await activityRepo.listMessages(deps.db, auth.organizationId, taskId)).map(presentMessage) };
 }
 
 export async function postMessage(
@@ -72,7 +73,7 @@ export async function postMessage(
         })),
       });
     }
-    await repo.insertMessage(unit.tx, {
+    await activityRepo.insertMessage(unit.tx, {
       id,
       organizationId: auth.organizationId,
       taskId,
@@ -82,13 +83,13 @@ export async function postMessage(
       mentions,
     });
   });
-  const all = await repo.listMessages(deps.db, auth.organizationId, taskId);
-  return presentMessage(all.find((m) => m.id === id) as repo.MessageRow);
+  const all = await activityRepo.listMessages(deps.db, auth.organizationId, taskId);
+  return presentMessage(all.find((m) => m.id === id) as activityRepo.MessageRow);
 }
 
 export async function recordView(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string): Promise<void> {
-  if (!(await repo.findVisibleTask(deps.db, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
-  await repo.recordView(deps.db, auth.organizationId, taskId, auth.userId);
+  await visibleTaskSummary(deps.db, auth, taskId);
+  await activityRepo.recordView(deps.db, auth.organizationId, taskId, auth.userId);
 }
 
 export async function recentTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, limit: number) {

@@ -2,6 +2,7 @@ import type { Task } from '@shared/api/tasks';
 import type { Queryable } from '../../platform/db/db';
 import { rowLabels } from '../directories/directories.service';
 import { type FormDefinition, getFormDefinition } from '../forms/forms.service';
+import type { MessageRow } from './task-activity.repo';
 import * as repo from './tasks.repo';
 
 type Labels = Task['labels'];
@@ -124,7 +125,7 @@ export async function presentTasks(
 }
 
 /** A message of a task's chat as the API answers it. */
-export function presentMessage(row: repo.MessageRow) {
+export function presentMessage(row: MessageRow) {
   return {
     id: row.id,
     taskId: row.task_id,
