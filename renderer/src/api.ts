@@ -1,3 +1,4 @@
+import { type CallArgs, type CallInput, type CallResult, type Endpoint, endpointUrl } from '@shared/api/endpoint';
 import type { Problem } from '@shared/api/problem';
 import { desktopBridge } from './desktop';
 import { forgetHandover, handedOver, handOver } from './session-handover';
@@ -257,20 +258,19 @@ async function problemOf(response: Response): Promise<Problem> {
   };
 }
 
-/** Calls the API with the stored access token, refreshing it once when it has expired. */
-export async function api<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  options: { headers?: Record<string, string> } = {},
-): Promise<T> {
-  const response = await authorized(method, path, body, options.headers);
-  return (response.status === 204 ? undefined : await response.json()) as T;
+/**
+ * Calls an operation of the `/api` contract with the stored access token, refreshing it once when
+ * it has expired. Its params, query and body are checked by the compiler against the contract,
+ * and the answer is typed by the operation's success response.
+ */
+export async function call<E extends Endpoint>(endpoint: E, ...[input]: CallArgs<E>): Promise<CallResult<E>> {
+  const response = await authorizedCall(endpoint, input);
+  return (response.status === 204 ? undefined : await response.json()) as CallResult<E>;
 }
 
-/** Downloads a file from the API (e.g. a CSV export) with the session, as `api()` does. */
-export async function apiFile(path: string): Promise<Blob> {
-  return (await authorized('GET', path, undefined)).blob();
+/** A file an operation answers (e.g. the CSV export, a QR code image), fetched with the session as `call()` does. */
+export async function callForFile<E extends Endpoint>(endpoint: E, ...[input]: CallArgs<E>): Promise<Blob> {
+  return (await authorizedCall(endpoint, input)).blob();
 }
 
 /** A file the server made, with the name its `Content-Disposition` gives. */
@@ -289,16 +289,15 @@ export function dispositionFileName(header: string | null): string | undefined {
 }
 
 /**
- * Asks the API for a file (any method, JSON body) and reads it while reporting progress: the
+ * Asks an operation for a file (e.g. a QR code archive) and reads it while reporting progress: the
  * share received so far, 0..1, when the server said the length; undefined while it works.
  */
-export async function apiDownload(
-  method: string,
-  path: string,
-  body: unknown,
+export async function callForDownload<E extends Endpoint>(
+  endpoint: E,
+  input: CallInput<E>,
   onProgress: (received: number, share: number | undefined) => void,
 ): Promise<Download> {
-  const response = await authorized(method, path, body);
+  const response = await authorizedCall(endpoint, input);
   const total = Number(response.headers.get('Content-Length')) || undefined;
   const parts: Uint8Array[] = [];
   let received = 0;
@@ -351,4 +350,17 @@ async function authorized(
     throw new ApiError(problem);
   }
   return response;
+}
+
+/** Sends a call of an operation of the contract with the session, as `authorized` does. */
+function authorizedCall(endpoint: Endpoint, input: SentCall | undefined): Promise<Response> {
+  return authorized(endpoint.method.toUpperCase(), endpointUrl(endpoint, input), input?.body, input?.headers);
+}
+
+/** What any call sends, whatever its operation. */
+interface SentCall {
+  params?: object;
+  query?: object;
+  body?: unknown;
+  headers?: Record<string, string>;
 }

@@ -1,3 +1,4 @@
+import { tasksApi } from '@shared/api/tasks';
 import { Alert, Button, Progress } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,7 +8,7 @@ import { useDownloadAgain } from './download-again';
 import { asSentence } from './pages/common/edit-words';
 import { GoneRecordEdits, LostEditsNotice, type ShownGone } from './pages/common/lost-edits';
 import { problemWords } from './problem-words';
-import { useApi } from './use-api';
+import { useCall } from './use-api';
 
 /** How long the first pull may take before the app says it is bringing the data over. */
 const FIRST_SYNC_NOTICE_MS = 700;
@@ -78,7 +79,7 @@ function ReplicaBanner({ onShowGone }: { onShowGone: (shown: ShownGone) => void 
   );
   const received = useLive((replica) => (syncing ? replica.db.tasks.count().$ : undefined), [syncing]);
   // How many tasks the user can see: what the first sync brings (unknown until the server answers).
-  const total = useApi<{ count: number }>(syncing ? '/api/tasks/count' : undefined).data?.count;
+  const total = useCall(tasksApi.countTasks, syncing ? {} : undefined).data?.count;
   if (error) return <ReplicaFailed error={error} />;
   if (upgrading) {
     return (

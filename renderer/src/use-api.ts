@@ -1,8 +1,9 @@
+import { type CallArgs, type CallInput, type CallResult, type Endpoint, endpointUrl } from '@shared/api/endpoint';
 import type { TFunction } from 'i18next';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { ApiError, api } from './api';
+import { ApiError, call } from './api';
 import { replicaFailureText } from './data/replica-errors';
 import { problemWords } from './problem-words';
 
@@ -64,51 +65,69 @@ export function useLoad<T>(key: string | undefined, load: () => Promise<T>) {
   return { data, error, loading, reload, setData };
 }
 
-/** Loads `path` (GET) and reloads when it changes or `reload()` is called. */
-export function useApi<T>(path: string | undefined) {
-  return useLoad<T>(path, () => api<T>('GET', path as string));
+/**
+ * Calls an operation that reads (a GET) with `input`, and again when its URL changes or `reload()`
+ * is called; no input, no call.
+ */
+export function useCall<E extends Endpoint>(endpoint: E, input: CallInput<E> | undefined) {
+  const key = input === undefined ? undefined : endpointUrl(endpoint, input);
+  return useLoad<CallResult<E>>(key, () => call(endpoint, ...([input] as CallArgs<E>)));
 }
 
+/** A page of a list, as the operations that read lists page after page answer it. */
+interface Page<Item> {
+  items: Item[];
+  nextCursor: string | null;
+}
+
+/** An item of a list an operation answers page after page. */
+type PageItem<E extends Endpoint> = CallResult<E> extends Page<infer Item> ? Item : never;
+
 /**
- * A list read page after page (`GET path?limit=…&cursor=…`, answered `{items, nextCursor}`): the
- * first page when `path` is set or changes, `more()` for the next, `reload()` from the start,
- * `drop(id)` to take an item off the shown list. A page asked for before a newer request is not shown.
+ * A list read page after page (an operation taking `limit` and `cursor`, answering `{items,
+ * nextCursor}`): the first page when `input` is set or its URL changes, `more()` for the next,
+ * `reload()` from the start, `drop(id)` to take an item off the shown list. A page asked for before
+ * a newer request is not shown.
  */
-export function usePages<T extends { id: string }>(path: string | undefined, pageSize = 50) {
+export function usePages<E extends Endpoint>(endpoint: E, input: CallInput<E> | undefined, pageSize = 50) {
+  type Item = PageItem<E> & { id: string };
+  const key = input === undefined ? undefined : endpointUrl(endpoint, input);
   const { t } = useTranslation();
-  const [items, setItems] = useState<T[]>();
+  const [items, setItems] = useState<Item[]>();
   const [nextCursor, setNextCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string>();
   const request = useRef(0);
-  const latest = useRef({ path, t });
-  latest.current = { path, t };
+  const latest = useRef({ endpoint, input, t });
+  latest.current = { endpoint, input, t };
 
   const load = useCallback(
     async (cursor: string | null) => {
-      const { path: from, t: words } = latest.current;
-      if (!from) return;
-      const asked = ++request.current;
+      const { endpoint: from, input: asked, t: words } = latest.current;
+      if (!asked) return;
+      const requested = ++request.current;
       setLoading(true);
       try {
-        const query = `limit=${pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const page = await api<{ items: T[]; nextCursor: string | null }>('GET', `${from}?${query}`);
-        if (asked !== request.current) return;
+        const query = { ...asked.query, limit: pageSize, ...(cursor ? { cursor } : {}) };
+        // The operation answers a page of its items (`PageItem`), whatever its other types.
+        const page = (await call(from, ...([{ ...asked, query }] as CallArgs<E>))) as unknown as Page<Item>;
+        if (requested !== request.current) return;
         setItems((shown) => (cursor ? [...(shown ?? []), ...page.items] : page.items));
         setNextCursor(page.nextCursor);
         setError(undefined);
       } catch (caught) {
-        if (asked === request.current) setError(failureText(caught, words));
+        if (requested === request.current) setError(failureText(caught, words));
       } finally {
-        if (asked === request.current) setLoading(false);
+        if (requested === request.current) setLoading(false);
       }
     },
     [pageSize],
   );
+  // `key` is the call's URL: a new one reads from the start.
   useEffect(() => {
     setItems(undefined);
-    if (path) void load(null);
-  }, [path, load]);
+    if (key) void load(null);
+  }, [key, load]);
   const drop = useCallback((id: string) => setItems((shown) => shown?.filter((item) => item.id !== id)), []);
   return {
     items,

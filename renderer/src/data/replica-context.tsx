@@ -1,4 +1,4 @@
-import type { Me } from '@shared/api/identity';
+import { identityApi, type Me } from '@shared/api/identity';
 import type { PortLike } from '@shared/message-port';
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
 import type { RxStorage } from 'rxdb';
@@ -6,7 +6,7 @@ import { map, type Observable } from 'rxjs';
 import {
   ApiError,
   accountDeactivated,
-  api,
+  call,
   endSessionOnServer,
   onAccountDeactivated,
   onTokens,
@@ -168,7 +168,7 @@ function followRemoval(removal: Promise<void>, show: (copy: DeactivatedCopy) => 
 /** The signed-in user: from the server, or as remembered when it cannot be reached. */
 async function whoAmI(): Promise<Me | undefined> {
   try {
-    const me = await api<Me>('GET', '/api/auth/me');
+    const me = await call(identityApi.getCurrentUser);
     localStorage.setItem(ME_KEY, JSON.stringify(me));
     noteCopy(replicaMemory, me.user.id, me.user.email);
     return me;

@@ -216,6 +216,7 @@ export const CsvImportResult = z
     errors: z.array(z.object({ line: z.number().int(), column: z.string().nullable(), detail: z.string() })),
   })
   .meta({ id: 'CsvImportResult' });
+export type CsvImportResult = z.infer<typeof CsvImportResult>;
 
 const DirectoryParams = z.object({ directoryId: z.uuid() });
 const RowParams = DirectoryParams.extend({ rowId: z.uuid() });

@@ -1,32 +1,32 @@
+import type { CallInput } from '@shared/api/endpoint';
+import { identityApi, type TokenResponse } from '@shared/api/identity';
 import type { Problem } from '@shared/api/problem';
 import { Alert, Button, Card, Form, Input, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
-import { ApiError, api, storeTokens } from '../../api';
+import { ApiError, call, storeTokens } from '../../api';
 import { useReplica } from '../../data/replica-context';
 import { problemWords } from '../../problem-words';
 
-interface TokenResponse {
-  accessToken: string;
-  refreshToken: string;
-}
+type SignIn = CallInput<typeof identityApi.login>['body'];
+type Registration = Omit<CallInput<typeof identityApi.register>['body'], 'locale'>;
 
-function useSubmit(
-  path: string,
+/** Sends a sign-in form and signs in with the tokens it answers; a refusal is said in the user's words. */
+function useSubmit<Values>(
+  send: (values: Values) => Promise<TokenResponse>,
   failedKey: string,
-  refused?: (problem: Problem, values: Record<string, string>) => void,
+  refused?: (problem: Problem, values: Values) => void,
 ) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const navigate = useNavigate();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const submit = async (values: Record<string, string>) => {
+  const submit = async (values: Values) => {
     setBusy(true);
     setError(undefined);
     try {
-      const body = path.endsWith('/register') ? { ...values, locale: i18n.language === 'en' ? 'en' : 'ru' } : values;
-      storeTokens(await api<TokenResponse>('POST', path, body));
+      storeTokens(await send(values));
       navigate('/');
     } catch (caught) {
       const problem = caught instanceof ApiError ? caught.problem : undefined;
@@ -47,9 +47,13 @@ export function SignInPage() {
   const { t } = useTranslation();
   const { deactivated, signInRefusedAsDeactivated } = useReplica();
   // A deactivated account's copy kept here at its last sign-out goes once its password is proven.
-  const { error, busy, submit } = useSubmit('/api/auth/login', 'signIn.failed', (problem, values) => {
-    if (problem.code === 'account_deactivated') signInRefusedAsDeactivated(values.email ?? '');
-  });
+  const { error, busy, submit } = useSubmit(
+    (values: SignIn) => call(identityApi.login, { body: values }),
+    'signIn.failed',
+    (problem, values) => {
+      if (problem.code === 'account_deactivated') signInRefusedAsDeactivated(values.email ?? '');
+    },
+  );
   return (
     <Centered>
       <Card title={t('signIn.title')} style={{ width: 380 }}>
@@ -98,8 +102,12 @@ export function SignInPage() {
 }
 
 export function RegisterPage() {
-  const { t } = useTranslation();
-  const { error, busy, submit } = useSubmit('/api/auth/register', 'register.failed');
+  const { t, i18n } = useTranslation();
+  const { error, busy, submit } = useSubmit(
+    (values: Registration) =>
+      call(identityApi.register, { body: { ...values, locale: i18n.language === 'en' ? 'en' : 'ru' } }),
+    'register.failed',
+  );
   const required = [{ required: true, message: t('errors.required') }];
   return (
     <Centered>

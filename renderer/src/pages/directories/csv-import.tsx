@@ -1,19 +1,12 @@
+import { type CsvImportResult, directoriesApi } from '@shared/api/directories';
 import { Alert, Button, Modal, Progress, Radio, Space, Steps, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, api } from '../../api';
+import { ApiError, call } from '../../api';
 import { type Directory, failureText } from './data';
 
-interface LineError {
-  line: number;
-  column: string | null;
-  detail: string;
-}
-interface ImportResult {
-  imported: number;
-  dryRun: boolean;
-  errors: LineError[];
-}
+type ImportResult = CsvImportResult;
+type LineError = CsvImportResult['errors'][number];
 type Phase = 'idle' | 'reading' | 'checking' | 'importing' | 'done' | 'failed';
 type Mode = 'append' | 'replace';
 
@@ -76,10 +69,9 @@ export function CsvImport({ directory, onClose, onImported }: CsvImportProps) {
       const csv = await readText(file, setReadPercent);
       step = 'checking';
       setPhase('checking');
-      const check = await api<ImportResult>('POST', `/api/directories/${directory.id}/import`, {
-        csv,
-        mode,
-        dryRun: true,
+      const check = await call(directoriesApi.importRows, {
+        params: { directoryId: directory.id },
+        body: { csv, mode, dryRun: true },
       });
       if (check.errors.length > 0 || checkOnly) {
         setResult(check);
@@ -90,10 +82,9 @@ export function CsvImport({ directory, onClose, onImported }: CsvImportProps) {
       }
       step = 'importing';
       setPhase('importing');
-      const imported = await api<ImportResult>('POST', `/api/directories/${directory.id}/import`, {
-        csv,
-        mode,
-        dryRun: false,
+      const imported = await call(directoriesApi.importRows, {
+        params: { directoryId: directory.id },
+        body: { csv, mode, dryRun: false },
       });
       setResult(imported);
       setPhase('done');

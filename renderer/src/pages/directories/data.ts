@@ -1,7 +1,7 @@
-import type { Directory, Row, TreeNodeShape } from '@shared/api/directories';
+import { type Directory, directoriesApi, type Row, type TreeNodeShape } from '@shared/api/directories';
 import type { ProblemFieldError } from '@shared/api/problem';
 import { v7 as uuidv7 } from 'uuid';
-import { ApiError, api, apiFile, onTokens } from '../../api';
+import { ApiError, call, callForFile, onTokens } from '../../api';
 import type { Replica, RowChange } from '../../data/replica';
 import { activeReplica } from '../../data/replica-context';
 
@@ -9,7 +9,7 @@ export type { Directory, Row, TreeNodeShape };
 export type Cell = string | number | boolean | null;
 export type ColumnType = Directory['columns'][number]['type'];
 
-export { failureText, saveFailureText, useLoad as useLoader } from '../../use-api';
+export { failureText, saveFailureText, useLoad } from '../../use-api';
 
 /** The per-field errors of a refused request (validation problems), else none. */
 export function fieldErrors(caught: unknown): ProblemFieldError[] {
@@ -26,7 +26,7 @@ async function orFromReplica<T>(caught: unknown, read: (replica: Replica) => Pro
 /** The organization's directories, by name (from the replica without the server). */
 export async function fetchDirectories(): Promise<{ items: Directory[] }> {
   try {
-    return await api<{ items: Directory[] }>('GET', '/api/directories');
+    return await call(directoriesApi.listDirectories);
   } catch (caught) {
     return orFromReplica(caught, async (replica) => ({
       items: (await replica.db.directories.find().exec())
@@ -39,7 +39,7 @@ export async function fetchDirectories(): Promise<{ items: Directory[] }> {
 /** One directory (from the replica without the server). */
 export async function fetchDirectory(directoryId: string): Promise<Directory> {
   try {
-    return await api<Directory>('GET', `/api/directories/${directoryId}`);
+    return await call(directoriesApi.getDirectory, { params: { directoryId } });
   } catch (caught) {
     return orFromReplica(caught, async (replica) => {
       const doc = await replica.db.directories.findOne(directoryId).exec();
@@ -49,16 +49,18 @@ export async function fetchDirectory(directoryId: string): Promise<Directory> {
   }
 }
 
+/** What narrows a directory's rows: a substring of any cell (`q`), rows offered under a parent row. */
+export interface RowsNarrowedBy {
+  q?: string;
+  parentRowId?: string;
+}
+
 /**
  * A directory's rows as the server narrows them: `q` is a case-insensitive substring of any cell;
  * `parentRowId` keeps rows bound to that parent row or to none (nothing when the sub-directory is
  * not bound to it).
  */
-export function narrowRows(
-  rows: readonly Row[],
-  query: { q?: string; parentRowId?: string },
-  boundTo: readonly string[] = [],
-): Row[] {
+export function narrowRows(rows: readonly Row[], query: RowsNarrowedBy, boundTo: readonly string[] = []): Row[] {
   const needle = query.q?.trim().toLocaleLowerCase();
   const under = query.parentRowId;
   if (under && boundTo.length > 0 && !boundTo.includes(under)) return [];
@@ -82,7 +84,7 @@ onTokens((tokens) => {
  * Every row of a directory, page after page; `query` narrows them (`q`, `parentRowId`). Without
  * the server: the replica's rows, with those the server showed that the replica has not received.
  */
-export async function fetchAllRows(directoryId: string, query: Record<string, string> = {}): Promise<Row[]> {
+export async function fetchAllRows(directoryId: string, query: RowsNarrowedBy = {}): Promise<Row[]> {
   try {
     const rows = await fetchRowPages(directoryId, query);
     if (Object.keys(query).length === 0) shownByServer.set(directoryId, rows);
@@ -98,16 +100,14 @@ export async function fetchAllRows(directoryId: string, query: Record<string, st
   }
 }
 
-async function fetchRowPages(directoryId: string, query: Record<string, string>): Promise<Row[]> {
+async function fetchRowPages(directoryId: string, query: RowsNarrowedBy): Promise<Row[]> {
   const rows: Row[] = [];
   let cursor: string | null = null;
   do {
-    const params = new URLSearchParams({ ...query, limit: '1000' });
-    if (cursor) params.set('cursor', cursor);
-    const page: { items: Row[]; nextCursor: string | null } = await api(
-      'GET',
-      `/api/directories/${directoryId}/rows?${params}`,
-    );
+    const page: { items: Row[]; nextCursor: string | null } = await call(directoriesApi.listRows, {
+      params: { directoryId },
+      query: { ...query, limit: 1000, ...(cursor ? { cursor } : {}) },
+    });
     rows.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor);
@@ -175,7 +175,8 @@ export type RowEdit = Pick<RowChange, 'cells' | 'parentRowIds'>;
 /** Saves the changes of a row (as shown). */
 export async function saveRow(directoryId: string, row: Row, edit: RowEdit): Promise<RowWrite> {
   try {
-    return { row: await api<Row>('PATCH', `/api/directories/${directoryId}/rows/${row.id}`, edit), offline: false };
+    const saved = await call(directoriesApi.updateRow, { params: { directoryId, rowId: row.id }, body: edit });
+    return { row: saved, offline: false };
   } catch (caught) {
     return orFromReplica(caught, async (replica) => ({
       row: await replica.changeRow(row.id, edit, { ...row, directoryId }),
@@ -191,7 +192,7 @@ export async function addRow(
 ): Promise<RowWrite> {
   const { cells, parentRowIds, parentId } = input;
   try {
-    return { row: await api<Row>('POST', `/api/directories/${directoryId}/rows`, input), offline: false };
+    return { row: await call(directoriesApi.createRow, { params: { directoryId }, body: input }), offline: false };
   } catch (caught) {
     return orFromReplica(caught, async (replica) => {
       const siblings = await siblingsInReplica(replica, directoryId, parentId);
@@ -217,7 +218,7 @@ export async function moveRow(
 ): Promise<{ offline: boolean }> {
   const rowId = row.id;
   try {
-    await api('PATCH', `/api/directories/${directoryId}/rows/${rowId}/move`, { parentId, position: index });
+    await call(directoriesApi.moveRow, { params: { directoryId, rowId }, body: { parentId, position: index } });
     return { offline: false };
   } catch (caught) {
     return orFromReplica(caught, async (replica) => {
@@ -241,12 +242,12 @@ export interface RowDeletion {
 export async function deleteRow(directoryId: string, row: Row): Promise<RowDeletion> {
   const shown = { ...row, directoryId };
   try {
-    await api('DELETE', `/api/directories/${directoryId}/rows/${row.id}`);
+    await call(directoriesApi.deleteRow, { params: { directoryId, rowId: row.id } });
     return {
       offline: false,
       restore: async () => {
         try {
-          await api('POST', `/api/directories/${directoryId}/rows/${row.id}/restore`);
+          await call(directoriesApi.restoreRow, { params: { directoryId, rowId: row.id } });
           return true;
         } catch (caught) {
           // Offline since: written back on the device once it holds the deletion, sent when online.
@@ -289,8 +290,10 @@ function cycleRefused(): ApiError {
   });
 }
 
-/** A file from the API (e.g. the CSV export), fetched with the session. */
-export const fetchFile = apiFile;
+/** The directory's rows as a CSV file (its export), fetched with the session. */
+export function fetchCsvExport(directoryId: string): Promise<Blob> {
+  return callForFile(directoriesApi.exportRows, { params: { directoryId } });
+}
 
 /** A cell as text for labels and lists. */
 export function cellText(cell: Cell | undefined): string {

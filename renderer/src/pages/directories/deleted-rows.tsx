@@ -1,8 +1,8 @@
-import type { DeletedRow } from '@shared/api/directories';
+import { type DeletedRow, directoriesApi } from '@shared/api/directories';
 import { Alert, Button, Modal, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../api';
+import { call } from '../../api';
 import { useMessage } from '../../messages';
 import { failureText, usePages } from '../../use-api';
 import { formatDateTime } from '../settings/load';
@@ -21,7 +21,7 @@ export function DeletedRows(props: {
 }) {
   const { t, i18n } = useTranslation();
   const message = useMessage();
-  const pages = usePages<DeletedRow>(`/api/directories/${props.directory.id}/rows/deleted`);
+  const pages = usePages(directoriesApi.listDeletedRows, { params: { directoryId: props.directory.id } });
   const [restoring, setRestoring] = useState<string>();
   const [refusal, setRefusal] = useState<string>();
   const labelOf = (row: DeletedRow) =>
@@ -33,7 +33,7 @@ export function DeletedRows(props: {
     const label = labelOf(row);
     setRestoring(row.id);
     try {
-      await api('POST', `/api/directories/${props.directory.id}/rows/${row.id}/restore`);
+      await call(directoriesApi.restoreRow, { params: { directoryId: props.directory.id, rowId: row.id } });
       setRefusal(undefined);
       pages.drop(row.id);
       message.success({ key: `row-restored-${row.id}`, content: t('directories.rowRestored', { label }) });

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
 import { useReplica } from '../../data/replica-context';
-import { fetchDirectories, useLoader } from './data';
+import { fetchDirectories, useLoad } from './data';
 import { DirectoryForm } from './directory-form';
 import { DirectoryList } from './directory-list';
 import { DirectoryView } from './directory-view';
@@ -14,7 +14,7 @@ export function DirectoriesPage() {
   const navigate = useNavigate();
   const { directoryId } = useParams();
   const { me } = useReplica();
-  const list = useLoader('directories', fetchDirectories);
+  const list = useLoad('directories', fetchDirectories);
   const [creating, setCreating] = useState(false);
   const isAdmin = me?.user.isAdmin ?? false;
   const directories = list.data?.items ?? [];

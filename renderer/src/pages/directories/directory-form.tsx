@@ -1,8 +1,9 @@
+import { directoriesApi } from '@shared/api/directories';
 import { Alert, Form as AntForm, Button, Input, Modal, Select, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../api';
-import { cellText, type Directory, failureText, fetchAllRows, fieldErrors, useLoader } from './data';
+import { call } from '../../api';
+import { cellText, type Directory, failureText, fetchAllRows, fieldErrors, useLoad } from './data';
 
 const COLUMN_TYPES = ['text', 'number', 'date', 'checkbox'] as const;
 /** The "no grouping" choice of the group-by select (a Select cannot hold null as a value). */
@@ -38,7 +39,7 @@ export function DirectoryForm({ directory, directories, hasRows, onClose, onSave
   const chosenParent: string | undefined = AntForm.useWatch('parentDirectoryId', form);
   const parentId = directory ? (directory.parentDirectoryId ?? undefined) : chosenParent;
   const parent = directories.find((d) => d.id === parentId);
-  const parentRows = useLoader(parentId, () => fetchAllRows(parentId as string));
+  const parentRows = useLoad(parentId, () => fetchAllRows(parentId as string));
   const existing = directory?.columns.length ?? 0;
 
   const submit = async (values: Values) => {
@@ -51,14 +52,16 @@ export function DirectoryForm({ directory, directories, hasRows, onClose, onSave
     setSaving(true);
     try {
       const saved = directory
-        ? await api<Directory>('PATCH', `/api/directories/${directory.id}`, {
-            ...common,
-            ...(directory.parentDirectoryId ? { parentRowIds: values.parentRowIds ?? [] } : {}),
+        ? await call(directoriesApi.updateDirectory, {
+            params: { directoryId: directory.id },
+            body: { ...common, ...(directory.parentDirectoryId ? { parentRowIds: values.parentRowIds ?? [] } : {}) },
           })
-        : await api<Directory>('POST', '/api/directories', {
-            ...common,
-            parentDirectoryId: values.parentDirectoryId ?? null,
-            parentRowIds: values.parentDirectoryId ? (values.parentRowIds ?? []) : [],
+        : await call(directoriesApi.createDirectory, {
+            body: {
+              ...common,
+              parentDirectoryId: values.parentDirectoryId ?? null,
+              parentRowIds: values.parentDirectoryId ? (values.parentRowIds ?? []) : [],
+            },
           });
       setError(undefined);
       onSaved(saved);

@@ -1,8 +1,9 @@
+import { directoriesApi } from '@shared/api/directories';
 import { Alert, Form as AntForm, Button, Empty, Input, Modal, Popconfirm, Space, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { api } from '../../api';
+import { call } from '../../api';
 import { useMessage } from '../../messages';
 import { showUndoable } from '../common/undo-notice';
 import { type Directory, failureText } from './data';
@@ -58,7 +59,7 @@ function RenameModal({
         onFinish={async ({ name }: { name: string }) => {
           setSaving(true);
           try {
-            await api('PATCH', `/api/directories/${directory.id}`, { name });
+            await call(directoriesApi.updateDirectory, { params: { directoryId: directory.id }, body: { name } });
             onSaved();
           } catch (caught) {
             setError(failureText(caught, t));
@@ -106,7 +107,7 @@ export function DirectoryList(props: DirectoryListProps) {
 
   const remove = async (directory: Directory) => {
     try {
-      await api('DELETE', `/api/directories/${directory.id}`);
+      await call(directoriesApi.deleteDirectory, { params: { directoryId: directory.id } });
       setError(undefined);
       props.onDeleted(directory.id);
     } catch (caught) {
@@ -121,7 +122,7 @@ export function DirectoryList(props: DirectoryListProps) {
       testId: 'directory-deleted',
       undo: async () => {
         try {
-          await api('POST', `/api/directories/${id}/restore`);
+          await call(directoriesApi.restoreDirectory, { params: { directoryId: id } });
           message.success({ key: `directory-restored-${id}`, content: t('directories.directoryRestored', { name }) });
           props.onChanged();
         } catch (caught) {

@@ -1,8 +1,9 @@
+import { directoriesApi } from '@shared/api/directories';
 import { Alert, Button, Card, Empty, Input, Select, Space, Spin, Tag, Typography } from 'antd';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
-import { ApiError, api, saveBlob } from '../../api';
+import { ApiError, call, saveBlob } from '../../api';
 import { useReplica } from '../../data/replica-context';
 import { useMessage } from '../../messages';
 import { showUndoable } from '../common/undo-notice';
@@ -12,8 +13,8 @@ import {
   type Directory,
   failureText,
   fetchAllRows,
+  fetchCsvExport,
   fetchDirectory,
-  fetchFile,
   filterTree,
   groupRows,
   moveInTree,
@@ -23,7 +24,7 @@ import {
   saveFailureText,
   type TreeNodeShape,
   treeFromRows,
-  useLoader,
+  useLoad,
 } from './data';
 import { DeletedRows } from './deleted-rows';
 import { DirectoryForm } from './directory-form';
@@ -49,12 +50,9 @@ interface Loaded {
 /** The tree the view asks for: by parent links, or grouped by a column's values; labelled by a column. */
 async function loadRows(directory: Directory, groupIndex: number | null, labelIndex: number): Promise<Loaded> {
   const rows = await fetchAllRows(directory.id);
-  const query = new URLSearchParams({
-    displayColumnIndex: String(labelIndex),
-    treeColumnIndex: groupIndex === null ? 'none' : String(groupIndex),
-  });
+  const query = { displayColumnIndex: labelIndex, treeColumnIndex: groupIndex ?? ('none' as const) };
   try {
-    const tree = await api<{ nodes: TreeNodeShape[] }>('GET', `/api/directories/${directory.id}/rows/tree?${query}`);
+    const tree = await call(directoriesApi.getRowTree, { params: { directoryId: directory.id }, query });
     return { rows, tree: tree.nodes, groupIndex };
   } catch (caught) {
     // Without the server the rows came from the replica: the tree is built from them here.
@@ -81,7 +79,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   const { t } = useTranslation();
   const message = useMessage();
   const [params, setParams] = useSearchParams();
-  const directory = useLoader(directoryId, () => fetchDirectory(directoryId));
+  const directory = useLoad(directoryId, () => fetchDirectory(directoryId));
   // A rename in the list is newer than the directory this view loaded: the newer one is shown.
   const listed = directories.find((d) => d.id === directoryId);
   const current = listed && directory.data && listed.updatedAt > directory.data.updatedAt ? listed : directory.data;
@@ -178,18 +176,18 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
     [setParams],
   );
 
-  const data = useLoader(
+  const data = useLoad(
     current ? `${current.id}|${current.updatedAt}|${groupIndex}|${labelIndex}|${version}` : undefined,
     () => loadRows(current as Directory, groupIndex, labelIndex),
   );
   const filtered = Boolean(search || under);
-  const matches = useLoader(current && filtered ? `${current.id}|${search}|${under}|${version}` : undefined, () =>
+  const matches = useLoad(current && filtered ? `${current.id}|${search}|${under}|${version}` : undefined, () =>
     fetchAllRows(directoryId, { ...(search ? { q: search } : {}), ...(under ? { parentRowId: under } : {}) }),
   );
 
   const parentDirectoryId = current?.parentDirectoryId ?? undefined;
-  const parentDirectory = useLoader(parentDirectoryId, () => fetchDirectory(parentDirectoryId as string));
-  const parentRows = useLoader(parentDirectoryId, () => fetchAllRows(parentDirectoryId as string));
+  const parentDirectory = useLoad(parentDirectoryId, () => fetchDirectory(parentDirectoryId as string));
+  const parentRows = useLoad(parentDirectoryId, () => fetchAllRows(parentDirectoryId as string));
 
   const [editing, setEditing] = useState<Editing>();
   // A link to one row (`?row=`, as the notice of lost edits gives) opens it in the editor.
@@ -279,7 +277,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
   const exportCsv = async () => {
     setExporting(true);
     try {
-      saveBlob(await fetchFile(`/api/directories/${current.id}/export`), fileName(current.name));
+      saveBlob(await fetchCsvExport(current.id), fileName(current.name));
     } catch (caught) {
       setNotice(failureText(caught, t));
     } finally {
@@ -289,9 +287,9 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
 
   const saveViewAsDefault = async () => {
     try {
-      await api('PATCH', `/api/directories/${current.id}`, {
-        tree_display_column_index: labelIndex,
-        treeColumnIndex: groupIndex,
+      await call(directoriesApi.updateDirectory, {
+        params: { directoryId: current.id },
+        body: { tree_display_column_index: labelIndex, treeColumnIndex: groupIndex },
       });
       setParams(
         (previous) => {
@@ -510,7 +508,7 @@ export function DirectoryView({ directoryId, directories, isAdmin, onDirectoryCh
               gone={!editedRow && Boolean(goneRow)}
               onRestore={async () => {
                 if (!goneRow) return;
-                await api('POST', `/api/directories/${current.id}/rows/${goneRow.id}/restore`);
+                await call(directoriesApi.restoreRow, { params: { directoryId: current.id, rowId: goneRow.id } });
                 refresh();
               }}
               parent={{ id: newParentId, label: labelOf(newParentId) }}

@@ -1,25 +1,22 @@
-import type { Me } from '@shared/api/identity';
+import { homeApi } from '@shared/api/home';
+import { identityApi, type Me } from '@shared/api/identity';
+import { type Onboarding, tasksApi } from '@shared/api/tasks';
 import { Alert, Card, List, Segmented, Spin, Tag, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate } from 'react-router';
-import { ApiError, api, storedTokens } from '../../api';
+import { ApiError, call, storedTokens } from '../../api';
 import { useReplica } from '../../data/replica-context';
-import { failureText, useApi } from '../../use-api';
+import { failureText, useCall } from '../../use-api';
 
-interface TaskRef {
-  id: string;
-  title: string;
-}
-type Reason = 'assigned' | 'mentioned' | 'delegation' | 'delegation_review';
 type Filter = 'all' | 'assigned' | 'mentioned' | 'substitution';
 
 /** The inbox with its filters; "Substitution" gathers both delegation reasons. */
 function InboxCard() {
   const { t } = useTranslation();
   const [filter, setFilter] = useState<Filter>('all');
-  const query = filter === 'assigned' || filter === 'mentioned' ? `?reason=${filter}` : '';
-  const inbox = useApi<{ items: { task: TaskRef; reason: Reason; at: string }[] }>(`/api/home/inbox${query}`);
+  const query = filter === 'assigned' || filter === 'mentioned' ? { reason: filter } : {};
+  const inbox = useCall(tasksApi.getInbox, { query });
   const items = (inbox.data?.items ?? []).filter(
     (item) => filter !== 'substitution' || item.reason === 'delegation' || item.reason === 'delegation_review',
   );
@@ -52,7 +49,7 @@ function InboxCard() {
 
 function RecentCard() {
   const { t } = useTranslation();
-  const recent = useApi<{ items: { task: TaskRef; viewedAt: string }[] }>('/api/home/recent');
+  const recent = useCall(tasksApi.getRecentTasks, {});
   return (
     <Card title={t('home.recent')} style={{ marginBottom: 16 }}>
       <List
@@ -70,12 +67,6 @@ function RecentCard() {
   );
 }
 
-interface Onboarding {
-  steps: { key: 'form' | 'colleagues' | 'task'; done: boolean }[];
-  completed: boolean;
-  dismissed: boolean;
-}
-
 export function HomePage() {
   const { t } = useTranslation();
   const [me, setMe] = useState<Me>();
@@ -88,7 +79,7 @@ export function HomePage() {
 
   useEffect(() => {
     if (signedOut) return;
-    Promise.all([api<Me>('GET', '/api/auth/me'), api<Onboarding>('GET', '/api/onboarding')])
+    Promise.all([call(identityApi.getCurrentUser), call(homeApi.getOnboarding)])
       .then(([user, checklist]) => {
         setMe(user);
         setOnboarding(checklist);

@@ -1,8 +1,8 @@
-import type { User } from '@shared/api/identity';
+import { identityApi, type User } from '@shared/api/identity';
 import { Alert, Button, Card, Descriptions, Form, Input, Segmented, Space, Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../api';
+import { call } from '../../api';
 import { LANGUAGES, type Language, setLanguage } from '../../i18n';
 import { useMessage } from '../../messages';
 import { failureText } from '../../use-api';
@@ -33,7 +33,7 @@ export function AccountCard({
   const rename = async ({ name }: { name: string }) => {
     setBusy(true);
     try {
-      await api('PATCH', `/api/users/${user.id}`, { name });
+      await call(identityApi.updateUser, { params: { userId: user.id }, body: { name } });
       setError(undefined);
       message.success(t('profile.account.nameSaved'));
       onChanged();
@@ -48,7 +48,7 @@ export function AccountCard({
   const switchLanguage = async (language: Language) => {
     setLanguage(language);
     try {
-      await api('PATCH', `/api/users/${user.id}`, { locale: language });
+      await call(identityApi.updateUser, { params: { userId: user.id }, body: { locale: language } });
       message.success(i18n.getFixedT(language)('profile.account.languageSaved'));
     } catch (caught) {
       message.warning(i18n.getFixedT(language)('profile.account.languageNotSaved', { reason: describe(caught) }));

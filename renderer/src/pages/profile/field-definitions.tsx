@@ -1,8 +1,8 @@
-import type { ProfileField, ProfileFieldType } from '@shared/api/profile';
+import { type ProfileField, type ProfileFieldType, profileApi } from '@shared/api/profile';
 import { Alert, Button, Card, Form, Input, Modal, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../api';
+import { call } from '../../api';
 import { useMessage } from '../../messages';
 import { failureText } from '../../use-api';
 
@@ -87,7 +87,7 @@ export function FieldDefinitionsCard({
   const add = async (values: Definition) => {
     setBusy(true);
     try {
-      await api('POST', '/api/profile-fields', body(values));
+      await call(profileApi.createProfileField, { body: body(values) });
       setError(undefined);
       addForm.resetFields();
       message.success(t('profile.definitions.added'));
@@ -103,7 +103,7 @@ export function FieldDefinitionsCard({
     if (!editing) return;
     setBusy(true);
     try {
-      await api('PATCH', `/api/profile-fields/${editing.id}`, body(values));
+      await call(profileApi.updateProfileField, { params: { fieldId: editing.id }, body: body(values) });
       setEditing(undefined);
       setEditError(undefined);
       message.success(t('profile.definitions.updated'));
@@ -117,7 +117,7 @@ export function FieldDefinitionsCard({
 
   const remove = async (field: ProfileField) => {
     try {
-      await api('DELETE', `/api/profile-fields/${field.id}`);
+      await call(profileApi.deleteProfileField, { params: { fieldId: field.id } });
       setError(undefined);
       message.success(t('profile.definitions.deleted'));
       onChanged();

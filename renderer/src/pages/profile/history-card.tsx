@@ -1,8 +1,8 @@
-import type { HistoryPeriod, ProfileField, UserFieldHistory } from '@shared/api/profile';
+import { type HistoryPeriod, type ProfileField, profileApi } from '@shared/api/profile';
 import { Alert, Button, Card, Empty, Segmented, Spin, Typography } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useApi } from '../../use-api';
+import { useCall } from '../../use-api';
 import { HistoryChart } from './history-chart';
 import { HISTORY_PERIODS } from './history-model';
 
@@ -21,7 +21,7 @@ export function HistoryCard({
 }) {
   const { t } = useTranslation();
   const [period, setPeriod] = useState<HistoryPeriod>('month');
-  const history = useApi<UserFieldHistory>(`/api/users/${userId}/field-history/${field.id}?period=${period}`);
+  const history = useCall(profileApi.getUserFieldHistory, { params: { userId, fieldId: field.id }, query: { period } });
   const { reload } = history;
   const seenKey = useRef(refreshKey);
   useEffect(() => {

@@ -1,8 +1,9 @@
+import { identityApi } from '@shared/api/identity';
 import { Alert, Button, Card, Form, Input, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ApiError, api, storeTokens } from '../../api';
+import { ApiError, call, storeTokens } from '../../api';
 import { useMessage } from '../../messages';
 import { problemWords } from '../../problem-words';
 import { PASSWORD_LIMITS, passwordIssue } from './password-rules';
@@ -32,7 +33,7 @@ export function ForgotPasswordPage() {
     setBusy(true);
     setError(undefined);
     try {
-      await api('POST', '/api/auth/forgot-password', { email });
+      await call(identityApi.forgotPassword, { body: { email } });
       setSentTo(email);
     } catch (caught) {
       setError(failure(caught, 'profile.forgot.failed'));
@@ -106,7 +107,7 @@ export function ResetPasswordPage() {
     setBusy(true);
     setError(undefined);
     try {
-      await api('POST', '/api/auth/reset-password', { token, password });
+      await call(identityApi.resetPassword, { body: { token, password } });
       // Every session of the account has just ended, this browser's too.
       storeTokens(undefined);
       message.success(t('profile.reset.done'), 6);

@@ -1,10 +1,10 @@
-import type { Me, User } from '@shared/api/identity';
-import type { ProfileField, UserProfileValues } from '@shared/api/profile';
+import { identityApi } from '@shared/api/identity';
+import { profileApi } from '@shared/api/profile';
 import { Alert, Button, Col, Row, Select, Space, Spin, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
-import { useApi } from '../../use-api';
+import { useCall } from '../../use-api';
 import { AccountCard } from './account-card';
 import { DeviceCard } from './device-card';
 import { FieldDefinitionsCard } from './field-definitions';
@@ -19,14 +19,14 @@ import { ValuesCard } from './values-card';
 export function ProfilePage() {
   const { t } = useTranslation();
   const [params, setParams] = useSearchParams();
-  const me = useApi<Me>('/api/auth/me');
+  const me = useCall(identityApi.getCurrentUser, {});
   const requested = params.get('userId') ?? undefined;
   const own = !requested || requested === me.data?.user.id;
-  const other = useApi<User>(requested && !own ? `/api/users/${requested}` : undefined);
+  const other = useCall(identityApi.getUser, requested && !own ? { params: { userId: requested } } : undefined);
   const userId = own ? me.data?.user.id : requested;
-  const fields = useApi<{ items: ProfileField[] }>('/api/profile-fields');
-  const values = useApi<UserProfileValues>(userId ? `/api/users/${userId}/fields` : undefined);
-  const users = useApi<{ items: User[] }>('/api/users?limit=200');
+  const fields = useCall(profileApi.listProfileFields, {});
+  const values = useCall(profileApi.getUserFieldValues, userId ? { params: { userId } } : undefined);
+  const users = useCall(identityApi.listUsers, { query: { limit: 200 } });
   const [savedCount, setSavedCount] = useState(0);
 
   if (me.error) {

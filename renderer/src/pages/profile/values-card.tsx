@@ -1,8 +1,8 @@
-import type { ProfileField, UserProfileValues } from '@shared/api/profile';
+import { type ProfileField, profileApi, type UserProfileValues } from '@shared/api/profile';
 import { Alert, Form as AntForm, Button, Card, Checkbox, DatePicker, Empty, Input, Select, Spin } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, api } from '../../api';
+import { ApiError, call } from '../../api';
 import { useMessage } from '../../messages';
 import { problemWords } from '../../problem-words';
 import { changedValues, datePattern, type FormValue, toFormValue } from './field-values';
@@ -85,7 +85,7 @@ export function ValuesCard({
     }
     setBusy(true);
     try {
-      await api('PUT', `/api/users/${userId}/fields`, changes);
+      await call(profileApi.setUserFieldValues, { params: { userId }, body: changes });
       setSaveError(undefined);
       message.success(t('profile.values.saved'));
       onSaved();

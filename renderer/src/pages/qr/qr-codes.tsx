@@ -1,11 +1,11 @@
 import type { Form } from '@shared/api/forms';
-import { MAX_QR_BATCH, QR_COUNT_HEADER } from '@shared/api/qr';
+import { MAX_QR_BATCH, QR_COUNT_HEADER, qrApi } from '@shared/api/qr';
 import { Alert, Button, Flex, Image, Modal, Progress, Segmented, Select, Space, Spin, Typography } from 'antd';
 import type { TFunction } from 'i18next';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { map } from 'rxjs';
-import { ApiError, apiDownload, apiFile, saveBlob } from '../../api';
+import { ApiError, callForDownload, callForFile, saveBlob } from '../../api';
 import { chunk } from '../../batch';
 import { useLive, useReplica } from '../../data/replica-context';
 import { failureText } from '../../use-api';
@@ -54,8 +54,10 @@ export function FormQrDialog({ form, onClose }: { form: Form; onClose: () => voi
     try {
       // One archive: the server takes the form's tasks as it knows them; parts name their tasks.
       const body = parts.length > 1 ? { size, taskIds: parts[part] } : { size };
-      const download = await apiDownload('POST', `/api/forms/${form.id}/qr-codes`, body, (received, share) =>
-        setPhase({ step: 'receiving', received, share }),
+      const download = await callForDownload(
+        qrApi.generateFormQrCodes,
+        { params: { formId: form.id }, body },
+        (received, share) => setPhase({ step: 'receiving', received, share }),
       );
       const suffix = parts.length > 1 ? ` (${part + 1})` : '';
       const fileName = (download.fileName ?? `QR ${form.name}.zip`).replace(/\.zip$/, `${suffix}.zip`);
@@ -157,7 +159,7 @@ export function TaskQrButton({ taskId, title }: { taskId: string; title: string 
     let url: string | undefined;
     let cancelled = false;
     setError(undefined);
-    apiFile(`/api/tasks/${taskId}/qr-code?size=512`).then(
+    callForFile(qrApi.getTaskQrCode, { params: { taskId }, query: { size: 512 } }).then(
       (blob) => {
         if (cancelled) return;
         url = URL.createObjectURL(blob);

@@ -1,10 +1,10 @@
 import type { GatedModule } from '@shared/api/access';
-import type { ModuleAccessMatrix } from '@shared/api/identity';
+import { identityApi, type ModuleAccessMatrix } from '@shared/api/identity';
 import { Button, Checkbox, Input, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
-import { api } from '../../api';
+import { call } from '../../api';
 import { useMessage } from '../../messages';
 import { ActionFailed, fetchRoles, LoadFailed, problemText, useLoad } from './load';
 
@@ -26,7 +26,7 @@ function sameModules(a: readonly GatedModule[], b: readonly GatedModule[]): bool
 export function AccessTab() {
   const { t } = useTranslation();
   const message = useMessage();
-  const matrix = useLoad('module-access', () => api<Matrix>('GET', '/api/module-access'));
+  const matrix = useLoad('module-access', () => call(identityApi.getModuleAccess));
   const roles = useLoad('roles', fetchRoles);
   const [draft, setDraft] = useState<Draft>({});
   const [search, setSearch] = useState('');
@@ -62,7 +62,7 @@ export function AccessTab() {
     }
     setSaving(true);
     try {
-      matrix.setData(await api<Matrix>('PUT', '/api/module-access', body));
+      matrix.setData(await call(identityApi.updateModuleAccess, { body }));
       setDraft({});
       setError(undefined);
       message.success(t('settings.access.saved'));

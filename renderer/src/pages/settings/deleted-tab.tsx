@@ -1,27 +1,27 @@
-import type { DeletedDirectory, DeletedDirectoryList } from '@shared/api/directories';
-import type { DeletedForm, DeletedFormList } from '@shared/api/forms';
-import type { DeletedTask } from '@shared/api/tasks';
+import { type DeletedDirectory, directoriesApi } from '@shared/api/directories';
+import { type DeletedForm, formsApi } from '@shared/api/forms';
+import { type DeletedTask, tasksApi } from '@shared/api/tasks';
 import { Button, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { api } from '../../api';
+import { call } from '../../api';
 import { useMessage } from '../../messages';
 import { usePages } from '../../use-api';
 import { ActionFailed, formatDateTime, LoadFailed, problemText, useLoad } from './load';
 
 const PAGE_SIZE = 50;
 
-/** A deleted record as the tab restores it: named by `label`, at `path`, opened at `link`, `said` once back. */
+/** A deleted record as the tab restores it: named by `label`, brought back by `restore`, opened at `link`, `said` once back. */
 interface Restorable {
   label: string;
-  path: string;
+  restore: () => Promise<unknown>;
   link: string;
   said: string;
 }
 
 /**
- * Restoring one row at a time from a table of deleted records: `POST path(record)/restore`, then
+ * Restoring one row at a time from a table of deleted records: `describe(record).restore()`, then
  * `restored(record)` and a notice with a link (`testId`) to the record brought back. Gives the
  * table's last column and the refusal to show above it.
  */
@@ -38,7 +38,7 @@ function useRestore<T extends { id: string }>(options: {
     const described = options.describe(record);
     setRestoring(record.id);
     try {
-      await api('POST', `${described.path}/restore`);
+      await described.restore();
       setActionError(undefined);
       message.success(
         <span data-testid={options.testId}>
@@ -95,10 +95,10 @@ function DeletedForms() {
   return (
     <DeletedRecords<DeletedForm>
       name="forms"
-      load={() => api<DeletedFormList>('GET', '/api/forms/deleted')}
+      load={() => call(formsApi.listDeletedForms)}
       describe={(form) => ({
         label: form.name,
-        path: `/api/forms/${form.id}`,
+        restore: () => call(formsApi.restoreForm, { params: { formId: form.id } }),
         link: `/forms/${form.id}/edit`,
         said: t('settings.deleted.formRestored', { name: form.name }),
       })}
@@ -116,10 +116,10 @@ function DeletedDirectories() {
   return (
     <DeletedRecords<DeletedDirectory>
       name="directories"
-      load={() => api<DeletedDirectoryList>('GET', '/api/directories/deleted')}
+      load={() => call(directoriesApi.listDeletedDirectories)}
       describe={(directory) => ({
         label: directory.name,
-        path: `/api/directories/${directory.id}`,
+        restore: () => call(directoriesApi.restoreDirectory, { params: { directoryId: directory.id } }),
         link: `/directories/${directory.id}`,
         said: t('settings.deleted.directoryRestored', { name: directory.name }),
       })}
@@ -184,13 +184,13 @@ function DeletedRecords<T extends { id: string; name: string; deletedAt: string 
  */
 function DeletedTasks() {
   const { t, i18n } = useTranslation();
-  const pages = usePages<DeletedTask>('/api/tasks/deleted', PAGE_SIZE);
+  const pages = usePages(tasksApi.listDeletedTasks, {}, PAGE_SIZE);
   const { items } = pages;
 
   const { column, refusal } = useRestore<DeletedTask>({
     describe: (task) => ({
       label: task.title,
-      path: `/api/tasks/${task.id}`,
+      restore: () => call(tasksApi.restoreTask, { params: { taskId: task.id } }),
       link: `/tasks/${task.id}`,
       said: t('settings.deleted.taskRestored', { title: task.title }),
     }),

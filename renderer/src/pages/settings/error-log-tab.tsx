@@ -1,4 +1,5 @@
-import type { ErrorLogEntry, ErrorLogList } from '@shared/api/error-log';
+import type { CallInput } from '@shared/api/endpoint';
+import { type ErrorLogEntry, errorLogApi } from '@shared/api/error-log';
 import {
   App,
   Button,
@@ -19,9 +20,9 @@ import dayjs, { type Dayjs } from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { api } from '../../api';
+import { call } from '../../api';
 import { useMessage } from '../../messages';
-import { useApi } from '../../use-api';
+import { useCall } from '../../use-api';
 import { ActionFailed, fetchAllUsers, formatDateTime, LoadFailed, problemText, useLoad } from './load';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -30,6 +31,9 @@ const SYNC_METHODS = ['PULL', 'PUSH', 'AUTH'];
 const PAGE_SIZES = [20, 50, 100, 200];
 const FILTER_KEYS = ['status', 'code', 'method', 'path', 'since', 'until'] as const;
 const OLDER_THAN = { Day: 1, Week: 7, Month: 30 } as const;
+
+/** Which entries a deletion takes: the listed ones, those last seen before a moment, or all. */
+type Deletion = CallInput<typeof errorLogApi.deleteErrorLogs>['query'];
 
 interface Filters {
   status: number | null;
@@ -157,15 +161,21 @@ export function ErrorLogTab() {
   const [open, setOpen] = useState<ErrorLogEntry>();
   const [error, setError] = useState<string>();
   const limit = PAGE_SIZES.includes(Number(params.get('limit'))) ? Number(params.get('limit')) : 50;
-  const query = new URLSearchParams();
-  for (const key of FILTER_KEYS) {
-    const value = params.get(key);
-    if (value) query.set(key, value);
-  }
-  query.set('limit', String(limit));
+  const filter = (key: (typeof FILTER_KEYS)[number]) => params.get(key) || undefined;
+  const status = filter('status');
   const cursor = params.get('cursor');
-  if (cursor) query.set('cursor', cursor);
-  const list = useApi<ErrorLogList>(`/api/error-logs?${query}`);
+  const list = useCall(errorLogApi.listErrorLogs, {
+    query: {
+      status: status === undefined ? undefined : Number(status),
+      code: filter('code'),
+      method: filter('method'),
+      path: filter('path'),
+      since: filter('since'),
+      until: filter('until'),
+      limit,
+      cursor: cursor || undefined,
+    },
+  });
   const users = useLoad('users', fetchAllUsers);
   const filtered = FILTER_KEYS.some((key) => params.has(key));
 
@@ -206,9 +216,9 @@ export function ErrorLogTab() {
     setSelected([]);
   };
 
-  const remove = async (which: string) => {
+  const remove = async (which: Deletion) => {
     try {
-      const result = await api<{ deleted: number }>('DELETE', `/api/error-logs${which}`);
+      const result = await call(errorLogApi.deleteErrorLogs, { query: which });
       setError(undefined);
       message.success(t('settings.errorLog.deletedCount', { count: result.deleted }));
       setOpen(undefined);
@@ -228,7 +238,7 @@ export function ErrorLogTab() {
       okText: t('settings.errorLog.confirm'),
       okButtonProps: { danger: true },
       cancelText: t('settings.cancel'),
-      onOk: () => remove(`?before=${encodeURIComponent(dayjs().subtract(days, 'day').toISOString())}`),
+      onOk: () => remove({ before: dayjs().subtract(days, 'day').toISOString() }),
     });
 
   const entries = list.data?.items ?? [];
@@ -301,7 +311,7 @@ export function ErrorLogTab() {
           okButtonProps={{ danger: true }}
           cancelText={t('settings.cancel')}
           disabled={selected.length === 0}
-          onConfirm={() => remove(`?ids=${selected.join(',')}`)}
+          onConfirm={() => remove({ ids: selected.join(',') })}
         >
           <Button danger disabled={selected.length === 0}>
             {t('settings.errorLog.deleteSelected', { count: selected.length })}
@@ -324,7 +334,7 @@ export function ErrorLogTab() {
           okText={t('settings.errorLog.confirm')}
           okButtonProps={{ danger: true }}
           cancelText={t('settings.cancel')}
-          onConfirm={() => remove('')}
+          onConfirm={() => remove({})}
         >
           <Button danger>{t('settings.errorLog.clearAll')}</Button>
         </Popconfirm>
@@ -416,7 +426,7 @@ export function ErrorLogTab() {
           entry={open}
           userName={userName}
           onClose={() => setOpen(undefined)}
-          onDelete={() => remove(`?ids=${open.id}`)}
+          onDelete={() => remove({ ids: open.id })}
         />
       )}
     </div>

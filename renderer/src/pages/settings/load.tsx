@@ -1,9 +1,9 @@
-import type { Role, User } from '@shared/api/identity';
+import { identityApi, type Role, type User } from '@shared/api/identity';
 import { Alert, Button, Modal } from 'antd';
 import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../api';
+import { call } from '../../api';
 import { failureText, useLoad } from '../../use-api';
 
 /** The server's words for a failed call, or the network message when the server was not reached. */
@@ -18,8 +18,10 @@ export async function fetchAllUsers(): Promise<User[]> {
   const users: User[] = [];
   let cursor: string | null = null;
   do {
-    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-    const page: { items: User[]; nextCursor: string | null } = await api('GET', `/api/users?limit=200${query}`);
+    // Typed here: `cursor` is read and written in the loop, which TypeScript cannot infer through.
+    const page: { items: User[]; nextCursor: string | null } = await call(identityApi.listUsers, {
+      query: { limit: 200, ...(cursor ? { cursor } : {}) },
+    });
     users.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor);
@@ -27,7 +29,7 @@ export async function fetchAllUsers(): Promise<User[]> {
 }
 
 export async function fetchRoles(): Promise<Role[]> {
-  return (await api<{ items: Role[] }>('GET', '/api/roles')).items;
+  return (await call(identityApi.listRoles)).items;
 }
 
 /** A date and time in the interface language's conventions. */

@@ -1,8 +1,8 @@
-import type { Role, User } from '@shared/api/identity';
+import { identityApi, type Role, type User } from '@shared/api/identity';
 import { Button, Form, Input, Popconfirm, Select, Space, Table, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../api';
+import { call } from '../../api';
 import { useMessage } from '../../messages';
 import {
   ActionDialog,
@@ -39,7 +39,7 @@ function MembersDialog({
     }));
 
   const save = useDialogAction(async () => {
-    await api('PUT', `/api/roles/${role.id}/members`, { userIds: memberIds });
+    await call(identityApi.setRoleMembers, { params: { roleId: role.id }, body: { userIds: memberIds } });
     message.success(t('settings.roles.membersSaved', { name: role.name }));
     onDone();
   });
@@ -73,7 +73,7 @@ function RenameDialog({ role, onClose, onDone }: { role: Role; onClose: () => vo
   const [form] = Form.useForm<{ name: string }>();
 
   const submit = useDialogAction(async ({ name }: { name: string }) => {
-    await api('PATCH', `/api/roles/${role.id}`, { name });
+    await call(identityApi.renameRole, { params: { roleId: role.id }, body: { name } });
     message.success(t('settings.roles.renamed'));
     onDone();
   });
@@ -119,7 +119,7 @@ export function RolesTab() {
     if (!name) return;
     setCreating(true);
     try {
-      await api('POST', '/api/roles', { name });
+      await call(identityApi.createRole, { body: { name } });
       setNewName('');
       setError(undefined);
       message.success(t('settings.roles.created', { name }));
@@ -132,7 +132,7 @@ export function RolesTab() {
   };
   const remove = async (role: Role) => {
     try {
-      await api('DELETE', `/api/roles/${role.id}`);
+      await call(identityApi.deleteRole, { params: { roleId: role.id } });
       setError(undefined);
       message.success(t('settings.roles.deleted', { name: role.name }));
     } catch (caught) {

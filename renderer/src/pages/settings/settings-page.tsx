@@ -1,8 +1,8 @@
-import type { Me } from '@shared/api/identity';
+import { identityApi } from '@shared/api/identity';
 import { Button, Result, Spin, Tabs, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router';
-import { useApi } from '../../use-api';
+import { useCall } from '../../use-api';
 import { AccessTab } from './access-tab';
 import { DeletedTab } from './deleted-tab';
 import { ErrorLogTab } from './error-log-tab';
@@ -35,7 +35,7 @@ export function SettingsPage() {
   const { t } = useTranslation();
   const location = useLocation();
   const navigate = useNavigate();
-  const me = useApi<Me>('/api/auth/me');
+  const me = useCall(identityApi.getCurrentUser, {});
 
   let body: React.ReactNode;
   if (me.error && !me.data) {

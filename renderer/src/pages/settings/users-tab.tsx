@@ -1,8 +1,8 @@
-import type { Role, User } from '@shared/api/identity';
+import { identityApi, type Role, type User } from '@shared/api/identity';
 import { Button, Checkbox, Form, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../api';
+import { call } from '../../api';
 import { useMessage } from '../../messages';
 import {
   ActionDialog,
@@ -71,7 +71,7 @@ function InviteDialog({ roles, onClose, onDone }: { roles: Role[]; onClose: () =
   const required = [{ required: true, message: t('errors.required') }];
 
   const submit = useDialogAction(async (values: InviteValues) => {
-    const user = await api<User>('POST', '/api/users', { ...values, roleIds: values.roleIds ?? [] });
+    const user = await call(identityApi.inviteUser, { body: { ...values, roleIds: values.roleIds ?? [] } });
     message.success(t('settings.users.invited', { email: user.email }));
     onDone();
   });
@@ -122,7 +122,7 @@ function EditDialog({
   const [form] = Form.useForm<EditValues>();
 
   const submit = useDialogAction(async (values: EditValues) => {
-    await api('PATCH', `/api/users/${user.id}`, values);
+    await call(identityApi.updateUser, { params: { userId: user.id }, body: values });
     message.success(t('settings.users.updated'));
     onDone();
   });
@@ -314,7 +314,7 @@ export function UsersTab({ myId }: { myId: string }) {
                     aria-label={t('settings.users.resendOf', { name: user.name })}
                     onClick={() =>
                       act(
-                        () => api('POST', `/api/users/${user.id}/invitation`),
+                        () => call(identityApi.resendInvitation, { params: { userId: user.id } }),
                         t('settings.users.resent', { email: user.email }),
                       )
                     }
@@ -329,7 +329,7 @@ export function UsersTab({ myId }: { myId: string }) {
                     aria-label={t('settings.users.reactivateOf', { name: user.name })}
                     onClick={() =>
                       act(
-                        () => api('PATCH', `/api/users/${user.id}`, { status: 'active' }),
+                        () => call(identityApi.updateUser, { params: { userId: user.id }, body: { status: 'active' } }),
                         t('settings.users.reactivated', { name: user.name }),
                       )
                     }
@@ -345,7 +345,11 @@ export function UsersTab({ myId }: { myId: string }) {
                       cancelText={t('settings.cancel')}
                       onConfirm={() =>
                         act(
-                          () => api('PATCH', `/api/users/${user.id}`, { status: 'deactivated' }),
+                          () =>
+                            call(identityApi.updateUser, {
+                              params: { userId: user.id },
+                              body: { status: 'deactivated' },
+                            }),
                           t('settings.users.deactivated', { name: user.name }),
                         )
                       }

@@ -1,9 +1,10 @@
 import type { Form } from '@shared/api/forms';
+import { tasksApi } from '@shared/api/tasks';
 import { Alert, Button, Input, List, Modal, Progress, Select, Space, Tag, Typography } from 'antd';
 import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { v4 as uuidv4 } from 'uuid';
-import { ApiError, api } from '../../api';
+import { ApiError, call } from '../../api';
 import {
   armLock,
   batchFingerprint,
@@ -71,14 +72,11 @@ export function BatchCreateDialog({ forms, formId, onClose }: { forms: Form[]; f
     const ok = await sendChunks(
       current,
       async (index) => {
-        await api(
-          'POST',
-          `/api/forms/${form.id}/tasks/batch`,
-          { tasks: chunks[index] },
-          {
-            headers: { 'Idempotency-Key': chunkKey(id, index) },
-          },
-        );
+        await call(tasksApi.createTaskBatch, {
+          params: { formId: form.id },
+          body: { tasks: chunks[index] ?? [] },
+          headers: { 'Idempotency-Key': chunkKey(id, index) },
+        });
       },
       (index, state, failure) => {
         current[index] = state;

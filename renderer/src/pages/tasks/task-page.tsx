@@ -1,4 +1,5 @@
 import type { Form } from '@shared/api/forms';
+import { type AuditEntry, tasksApi } from '@shared/api/tasks';
 import { formOpenTo } from '@shared/form-access';
 import type { LostEdit } from '@shared/sync';
 import {
@@ -19,13 +20,13 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { map } from 'rxjs';
-import { api } from '../../api';
+import { call } from '../../api';
 import { useLive, useReplica, useViewer } from '../../data/replica-context';
 import { replicaFailureText } from '../../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../../data/schemas';
 import { useMessage } from '../../messages';
 import { useShortcut } from '../../shortcuts';
-import { saveFailureText, useApi } from '../../use-api';
+import { saveFailureText, useCall } from '../../use-api';
 import { useTaskEditWords } from '../common/edit-words';
 import { LostEdits } from '../common/lost-edits';
 import { NotSentMark } from '../common/sync-marks';
@@ -43,27 +44,6 @@ import {
 import { EDITABLE, FieldInput, shownValue, storedValue, usePeople, useValueNames } from './field-input';
 import { fieldValueText } from './field-values';
 import { taskDescriptionRules, taskTitleRules } from './task-text';
-
-interface HistoryEntry {
-  id: string;
-  fieldId: string;
-  oldValue: unknown;
-  newValue: unknown;
-  actorUserId: string | null;
-  changedAt: string;
-}
-interface AuditEntry {
-  id: string;
-  action: string;
-  actorUserId: string | null;
-  details: Record<string, unknown>;
-  createdAt: string;
-}
-interface Message {
-  id: string;
-  body: string;
-  createdAt: string;
-}
 
 /** The task's own text, edited with its fields. */
 const DETAILS = ['title', 'description'] as const;
@@ -124,9 +104,9 @@ export function TaskPage() {
   );
   // Server-side records, shown while connected; reloaded whenever the server's copy of the task changes.
   const serverVersion = online ? task?.updatedAt : undefined;
-  const history = useApi<{ items: HistoryEntry[] }>(serverVersion ? `/api/tasks/${taskId}/history` : undefined);
-  const messages = useApi<{ items: Message[] }>(online ? `/api/tasks/${taskId}/messages` : undefined);
-  const audit = useApi<{ items: AuditEntry[] }>(serverVersion ? `/api/tasks/${taskId}/audit` : undefined);
+  const history = useCall(tasksApi.getTaskFieldHistory, serverVersion ? { params: { taskId } } : undefined);
+  const messages = useCall(tasksApi.listTaskMessages, online ? { params: { taskId } } : undefined);
+  const audit = useCall(tasksApi.getTaskAudit, serverVersion ? { params: { taskId } } : undefined);
   const { reload: reloadHistory } = history;
   const { reload: reloadAudit } = audit;
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new server version is the reload trigger.
@@ -157,7 +137,7 @@ export function TaskPage() {
   // the connection comes back (a view made without the server is not recorded).
   useEffect(() => {
     void online;
-    void api('POST', `/api/tasks/${taskId}/view`).catch(() => undefined);
+    void call(tasksApi.recordTaskView, { params: { taskId } }).catch(() => undefined);
   }, [taskId, online]);
   useShortcut('Mod+s', () => editor.submit());
   // Values that arrive (from the server, or saved here) replace what the user has not touched.
@@ -572,7 +552,7 @@ export function TaskPage() {
   async function sendMessage() {
     if (!draft.trim()) return;
     try {
-      await api('POST', `/api/tasks/${current.id}/messages`, { body: draft });
+      await call(tasksApi.postTaskMessage, { params: { taskId: current.id }, body: { body: draft } });
       setDraft('');
       messages.reload();
     } catch (caught) {

@@ -1,6 +1,6 @@
-import type { Directory } from '@shared/api/directories';
-import type { Form } from '@shared/api/forms';
-import type { Me, Role } from '@shared/api/identity';
+import { type Directory, directoriesApi } from '@shared/api/directories';
+import { formsApi } from '@shared/api/forms';
+import { identityApi, type Role } from '@shared/api/identity';
 import {
   Alert,
   Button,
@@ -21,9 +21,9 @@ import {
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ApiError, api } from '../../../api';
+import { ApiError, call } from '../../../api';
 import { useMessage } from '../../../messages';
-import { failureText, useApi } from '../../../use-api';
+import { failureText, useCall } from '../../../use-api';
 import { showUndoable } from '../../common/undo-notice';
 import {
   changes,
@@ -51,10 +51,10 @@ export function FormEditorPage() {
 /** Loads what the editor needs: the form (when editing), the caller's role, directories and roles. */
 function FormEditorLoader({ formId }: { formId: string | undefined }) {
   const { t } = useTranslation();
-  const form = useApi<Form>(formId ? `/api/forms/${formId}` : undefined);
-  const me = useApi<Me>('/api/auth/me');
-  const directories = useApi<{ items: Directory[] }>('/api/directories');
-  const roles = useApi<{ items: Role[] }>('/api/roles');
+  const form = useCall(formsApi.getForm, formId ? { params: { formId } } : undefined);
+  const me = useCall(identityApi.getCurrentUser, {});
+  const directories = useCall(directoriesApi.listDirectories, {});
+  const roles = useCall(identityApi.listRoles, {});
   const failure = (formId ? form.error : undefined) ?? me.error;
   if (failure) {
     return (
@@ -127,16 +127,16 @@ function FormEditor({ formId, initial, readOnly, directories, roles }: EditorPro
     const workflow = workflowRequest(sent);
     try {
       if (!formId) {
-        const created = await api<Form>('POST', '/api/forms', { ...formRequest(sent), ...workflow.body });
+        const created = await call(formsApi.createForm, { body: { ...formRequest(sent), ...workflow.body } });
         message.success(t('formEditor.created'));
         allowNextLeave();
         navigate(`/forms/${created.id}/edit`, { replace: true });
         return;
       }
       // One update, all or nothing: settings, fields and (when changed) the workflow.
-      const result = await api<Form>('PATCH', `/api/forms/${formId}`, {
-        ...formRequest(sent),
-        ...(pending.workflow ? workflow.body : {}),
+      const result = await call(formsApi.updateForm, {
+        params: { formId },
+        body: { ...formRequest(sent), ...(pending.workflow ? workflow.body : {}) },
       });
       const fieldIds = new Map(sent.fields.map((field, index) => [field.key, result.fields[index]?.id]));
       const statusIds = new Map(sent.statuses.map((status, index) => [status.key, result.statuses[index]?.id]));
@@ -159,8 +159,9 @@ function FormEditor({ formId, initial, readOnly, directories, roles }: EditorPro
 
   /** Deletes the form and goes back to the list, offering for a while to take the deletion back. */
   const remove = async () => {
+    if (!formId) return;
     try {
-      await api('DELETE', `/api/forms/${formId}`);
+      await call(formsApi.deleteForm, { params: { formId } });
       const name = saved.name;
       showUndoable(message, {
         key: `form-deleted-${formId}`,
@@ -169,7 +170,7 @@ function FormEditor({ formId, initial, readOnly, directories, roles }: EditorPro
         testId: 'form-deleted',
         undo: async () => {
           try {
-            await api('POST', `/api/forms/${formId}/restore`);
+            await call(formsApi.restoreForm, { params: { formId } });
             message.success(t('formEditor.restored', { name }));
           } catch (caught) {
             message.error(failureText(caught, t));
