@@ -44,25 +44,22 @@ export function createPostgresDb(connectionString: string, options: PostgresDbOp
   // A connection dropped while idle (server restart, terminated backend) must not crash the process:
   // the pool discards it and the next query reconnects.
   pool.on('error', () => {});
+  // A connection that dies while checked out (even between connecting and being handed over) fails
+  // its query; its 'error' event must not also crash the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   let closed: Promise<void> | undefined;
   return {
     engine: 'postgres',
     ...queryable(pool),
     async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
-      // A connection that dies during the transaction fails its query; without a listener its
-      // 'error' event would also crash the process.
-      const ignore = () => undefined;
-      client.on('error', ignore);
       try {
         await client.query('BEGIN');
         const result = await work(queryable(client));
         await client.query('COMMIT');
-        client.off('error', ignore);
         client.release();
         return result;
       } catch (error) {
-        client.off('error', ignore);
         try {
           await client.query('ROLLBACK');
           client.release();
