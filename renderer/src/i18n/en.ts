@@ -1,3 +1,4 @@
+import * as automations from './automations';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
 import * as profile from './profile';
@@ -294,6 +295,7 @@ export const en: Strings = {
   directories: directories.en,
   formEditor: formEditor.en,
   settings: settings.en,
+  automations: automations.en,
   profile: profile.en,
   qr: {
     button: 'QR codes',

@@ -1,3 +1,4 @@
+import * as automations from './automations';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
 import * as profile from './profile';
@@ -294,6 +295,7 @@ export const ru = {
   directories: directories.ru,
   formEditor: formEditor.ru,
   settings: settings.ru,
+  automations: automations.ru,
   profile: profile.ru,
   qr: {
     button: 'QR-коды',

@@ -9,6 +9,7 @@ export const ru = {
     access: 'Доступ к модулям',
     'error-log': 'Журнал ошибок',
     deleted: 'Удалённое',
+    automations: 'Автоматизации',
   },
   adminsOnlyTitle: 'Только для администраторов',
   adminsOnly:
@@ -194,6 +195,7 @@ export const en: Shape<typeof ru> = {
     access: 'Module access',
     'error-log': 'Error log',
     deleted: 'Deleted',
+    automations: 'Automations',
   },
   adminsOnlyTitle: 'Administrators only',
   adminsOnly:
