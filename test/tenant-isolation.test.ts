@@ -16,6 +16,7 @@ let aDirectoryId: string;
 let aRowId: string;
 let aWeightFieldId: string;
 let aAutomationId: string;
+let aDelegationId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -37,6 +38,15 @@ beforeAll(async () => {
       code: '',
     })
   ).body.id;
+  aDelegationId = (
+    await a.client.post('/api/delegations', {
+      userId: aMember.userId,
+      substituteUserId: a.userId,
+      formId: null,
+      from: new Date(Date.now() + 86_400_000).toISOString(),
+      to: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+    })
+  ).body.id;
   b = await createOrg(t, 'Organization B');
 });
 afterAll(() => t.close());
@@ -55,6 +65,7 @@ describe('tenant isolation', () => {
         rowId: aRowId,
         fieldId: aWeightFieldId,
         automationId: aAutomationId,
+        delegationId: aDelegationId,
       },
       {
         updateUser: { name: 'Taken over', status: 'deactivated' },
@@ -77,6 +88,7 @@ describe('tenant isolation', () => {
         generateFormQrCodes: {},
         updateAutomation: { name: 'Taken over', enabled: false },
         testAutomation: { taskId: aTask.id },
+        updateDelegation: { substituteUserId: b.userId },
       },
     );
     expect(checked).toEqual(
@@ -107,6 +119,10 @@ describe('tenant isolation', () => {
         'deleteAutomation',
         'listAutomationRuns',
         'testAutomation',
+        'getDelegation',
+        'updateDelegation',
+        'deleteDelegation',
+        'acknowledgeDelegation',
       ]),
     );
     const task = await a.client.get(`/api/tasks/${aTask.id}`);
@@ -126,6 +142,8 @@ describe('tenant isolation', () => {
     expect(role.body).toMatchObject({ name: 'A role', memberIds: [aMember.userId] });
     const automation = await a.client.get(`/api/automations/${aAutomationId}`);
     expect(automation.body).toMatchObject({ name: 'A automation', enabled: true });
+    const delegation = await a.client.get(`/api/delegations/${aDelegationId}`);
+    expect(delegation.body).toMatchObject({ userId: aMember.userId, substituteUserId: a.userId });
   });
 
   it('never lists another organization’s records', async () => {
@@ -143,6 +161,7 @@ describe('tenant isolation', () => {
     expect((await b.client.get('/api/home/recent')).body.items).toEqual([]);
     expect((await b.client.get('/api/home/inbox')).body.items).toEqual([]);
     expect((await b.client.get('/api/automations')).body.items).toEqual([]);
+    expect((await b.client.get(`/api/delegations?userId=${aMember.userId}`)).body.items).toEqual([]);
   });
 
   it('refuses another organization’s ids inside bodies as unknown', async () => {

@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Server as SocketServer } from 'socket.io';
 import { automationsModule } from './modules/automations';
+import { delegationModule } from './modules/delegation';
 import { directoriesModule } from './modules/directories';
 import { errorLogModule } from './modules/error-log';
 import { formsModule } from './modules/forms';
@@ -49,6 +50,7 @@ export const productModules: ModuleFactory[] = [
   homeModule,
   qrModule,
   automationsModule,
+  delegationModule,
 ];
 
 export interface AppOptions {

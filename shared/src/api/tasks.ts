@@ -333,6 +333,16 @@ export const tasksApi = {
     request: { params: TaskParams, body: PostMessageRequest },
     responses: { 201: { description: 'The message', schema: TaskMessage } },
   }),
+  acknowledgeDelegation: endpoint({
+    method: 'post',
+    path: '/api/tasks/:taskId/delegation/ack',
+    operationId: 'acknowledgeDelegation',
+    summary: 'The returning assignee has seen what their substitute did: the review flag clears',
+    description: 'Only for the caller’s own assignee row with `pending_review`; otherwise 409 `conflict`.',
+    tags: ['tasks'],
+    request: { params: TaskParams },
+    responses: { 200: { description: 'The task', schema: Task } },
+  }),
   recordTaskView: endpoint({
     method: 'post',
     path: '/api/tasks/:taskId/view',

@@ -511,3 +511,44 @@ export async function taskChanges(
   );
   return rows;
 }
+
+/** The form of a task in any state (deleted too). */
+export async function taskFormId(db: Queryable, organizationId: string, taskId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ form_id: string }>(
+    'SELECT form_id FROM tasks WHERE organization_id = $1 AND id = $2',
+    [organizationId, taskId],
+  );
+  return rows[0]?.form_id;
+}
+
+/** Adds a substitute for `absentUserId` (unless already an assignee); false when not added. */
+export async function insertSubstitute(
+  db: Queryable,
+  organizationId: string,
+  taskId: string,
+  substituteUserId: string,
+  absentUserId: string,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO task_assignees (organization_id, task_id, user_id, source, delegated_from_user_id)
+     VALUES ($1, $2, $3, 'delegation', $4) ON CONFLICT DO NOTHING`,
+    [organizationId, taskId, substituteUserId, absentUserId],
+  );
+  return rowCount === 1;
+}
+
+/** Sets whether an assignee has changes of the task to review (after being away). */
+export async function setPendingReview(
+  db: Queryable,
+  organizationId: string,
+  taskId: string,
+  userId: string,
+  pending: boolean,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE task_assignees SET pending_review = $4
+      WHERE organization_id = $1 AND task_id = $2 AND user_id = $3 AND pending_review <> $4`,
+    [organizationId, taskId, userId, pending],
+  );
+  return rowCount === 1;
+}

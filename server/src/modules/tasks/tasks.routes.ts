@@ -1,6 +1,7 @@
 import { tasksApi } from '@shared/api/tasks';
 import { Problem } from '../../platform/http/problem';
 import { defineRoute } from '../../platform/http/routes';
+import * as substitutes from './substitutes.service';
 import * as activity from './task-activity.service';
 import * as tasks from './tasks.service';
 
@@ -108,6 +109,13 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
       handler: async ({ auth, params, body }) => ({
         status: 201,
         body: await activity.postMessage(deps, auth, params.taskId, body),
+      }),
+    }),
+    defineRoute({
+      ...tasksApi.acknowledgeDelegation,
+      handler: async ({ auth, params }) => ({
+        status: 200,
+        body: await substitutes.acknowledgeDelegation(deps, auth, params.taskId),
       }),
     }),
     defineRoute({

@@ -30,7 +30,7 @@ export type Acting = Actor | SystemActor;
 
 export const taskNotFound = (taskId: string) => Problem.of('not_found', `There is no task ${taskId} you can see.`);
 
-function audit(unit: Unit, auth: Acting, taskId: string, action: string, details: object = {}) {
+export function audit(unit: Unit, auth: Acting, taskId: string, action: string, details: object = {}) {
   return repo.insertAudit(unit.tx, {
     id: newId(),
     organizationId: auth.organizationId,

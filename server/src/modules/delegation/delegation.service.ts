@@ -1,0 +1,182 @@
+import type { Delegation, DelegationRequest, UpdateDelegationRequest } from '@shared/api/delegations';
+import type { ProblemFieldError } from '@shared/api/problem';
+import type { z } from 'zod';
+import type { AuthContext } from '../../platform/auth/auth-context';
+import type { Queryable } from '../../platform/db/db';
+import { inUnit, type Unit, type UnitDeps } from '../../platform/db/unit-of-work';
+import type { DomainEvents } from '../../platform/events';
+import { Problem } from '../../platform/http/problem';
+import { newId } from '../../platform/ids';
+import * as forms from '../forms/forms.service';
+import * as members from '../identity/members.service';
+import * as substitutes from '../tasks/substitutes.service';
+import { mayManageDelegationsOf } from './delegation.policy';
+import * as repo from './delegation.repo';
+
+const delegationNotFound = (id: string) => Problem.of('not_found', `There is no delegation ${id} you can manage.`);
+
+function present(row: repo.DelegationRow): Delegation {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    substituteUserId: row.substitute_user_id,
+    formId: row.form_id,
+    from: row.starts_at.toISOString(),
+    to: row.ends_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+function invalid(errors: ProblemFieldError[]): Problem {
+  return Problem.of('validation_failed', `${errors[0]?.detail ?? 'Invalid delegation'}. Correct the listed fields.`, {
+    errors,
+  });
+}
+
+function assertMayManage(auth: AuthContext, userId: string): void {
+  if (!mayManageDelegationsOf(auth, userId)) {
+    throw Problem.of('forbidden', 'Only the user themself or an administrator may manage their substitutes.');
+  }
+}
+
+/** Checks a delegation's references and period, refusing with the fields named; nothing is stored. */
+async function checked(
+  tx: Queryable,
+  auth: AuthContext,
+  id: string,
+  value: z.output<typeof DelegationRequest>,
+): Promise<{ startsAt: Date; endsAt: Date }> {
+  const errors: ProblemFieldError[] = [];
+  const field = (name: string, detail: string, code: string) =>
+    errors.push({ location: 'body', pointer: `#/${name}`, detail, code });
+  const known = new Set(await members.knownUserIds(tx, auth.organizationId, [value.userId]));
+  if (!known.has(value.userId)) field('userId', 'There is no such user in your organization', 'unknown_user');
+  const active = await members.activeUserIds(tx, auth.organizationId, [value.substituteUserId]);
+  if (active.length === 0) {
+    field('substituteUserId', 'The substitute must be an active member of your organization', 'unknown_user');
+  }
+  if (value.substituteUserId === value.userId)
+    field('substituteUserId', 'A user cannot substitute for themself', 'self_delegation');
+  if (value.formId) {
+    const form = await forms.findForm(tx, auth.organizationId, value.formId);
+    if (!form || form.deleted_at) field('formId', 'There is no such form in your organization', 'unknown_form');
+  }
+  const startsAt = new Date(value.from);
+  const endsAt = new Date(value.to);
+  if (endsAt <= startsAt) field('to', 'The end must come after the start', 'ends_before_start');
+  if (errors.length > 0) throw invalid(errors);
+  await repo.lockUserDelegations(tx, auth.organizationId, value.userId);
+  const period = { id, userId: value.userId, formId: value.formId, startsAt, endsAt };
+  if (await repo.overlapping(tx, auth.organizationId, period)) {
+    throw Problem.of(
+      'conflict',
+      `This period overlaps another ${value.formId ? 'substitute for the same form' : 'default substitute'} of the user. Shorten one of them.`,
+    );
+  }
+  return { startsAt, endsAt };
+}
+
+export async function listDelegations(deps: UnitDeps, auth: AuthContext, userId = auth.userId) {
+  assertMayManage(auth, userId);
+  return { items: (await repo.listDelegations(deps.db, auth.organizationId, userId)).map(present) };
+}
+
+export async function getDelegation(deps: UnitDeps, auth: AuthContext, id: string): Promise<Delegation> {
+  const row = await repo.findDelegation(deps.db, auth.organizationId, id);
+  if (!row || !mayManageDelegationsOf(auth, row.user_id)) throw delegationNotFound(id);
+  return present(row);
+}
+
+async function save(deps: UnitDeps, auth: AuthContext, id: string, value: z.output<typeof DelegationRequest>) {
+  assertMayManage(auth, value.userId);
+  await inUnit(deps, async ({ tx }) => {
+    const period = await checked(tx, auth, id, value);
+    await repo.upsertDelegation(tx, {
+      id,
+      organizationId: auth.organizationId,
+      userId: value.userId,
+      substituteUserId: value.substituteUserId,
+      formId: value.formId,
+      ...period,
+      createdBy: auth.userId,
+    });
+  });
+  return getDelegation(deps, auth, id);
+}
+
+export function createDelegation(deps: UnitDeps, auth: AuthContext, input: z.output<typeof DelegationRequest>) {
+  return save(deps, auth, newId(), input);
+}
+
+export async function updateDelegation(
+  deps: UnitDeps,
+  auth: AuthContext,
+  id: string,
+  patch: z.output<typeof UpdateDelegationRequest>,
+) {
+  const current = await getDelegation(deps, auth, id);
+  return save(deps, auth, id, {
+    userId: patch.userId ?? current.userId,
+    substituteUserId: patch.substituteUserId ?? current.substituteUserId,
+    formId: patch.formId === undefined ? current.formId : patch.formId,
+    from: patch.from ?? current.from,
+    to: patch.to ?? current.to,
+  });
+}
+
+export async function deleteDelegation(deps: UnitDeps, auth: AuthContext, id: string): Promise<void> {
+  await getDelegation(deps, auth, id);
+  await repo.deleteDelegation(deps.db, auth.organizationId, id);
+}
+
+/** Links of substitutes followed at the most (A→B→C…). */
+export const MAX_CHAIN = 10;
+
+/**
+ * Who replaces an absent user on a task of `formId` now: their substitute, and that one's when
+ * absent too (A→B→C), per-form delegations before the default one at every link. A chain that
+ * comes back to someone already in it, or that ends without a present active member, gives nobody.
+ * Undefined also when the user is present.
+ */
+export async function presentSubstitute(
+  tx: Queryable,
+  organizationId: string,
+  userId: string,
+  formId: string | null,
+  at: Date,
+): Promise<string | undefined> {
+  const chain = new Set([userId]);
+  let current = userId;
+  for (let link = 0; link < MAX_CHAIN; link++) {
+    const next = await repo.substituteAt(tx, organizationId, current, formId, at);
+    if (next === undefined) return current === userId ? undefined : current;
+    if (chain.has(next)) return undefined;
+    if ((await members.activeUserIds(tx, organizationId, [next])).length === 0) return undefined;
+    chain.add(next);
+    current = next;
+  }
+  return undefined;
+}
+
+/**
+ * The in-transaction hook of every assignee addition: an absent user added to a task gets their
+ * present substitute added beside them, in the same transaction, and stays with changes to review.
+ */
+export async function substituteAbsentAssignee(unit: Unit, added: DomainEvents['task.assignee_added']): Promise<void> {
+  if (added.source === 'delegation') return;
+  const formId = (await substitutes.formOfTask(unit.tx, added.organizationId, added.taskId)) ?? null;
+  const substitute = await presentSubstitute(unit.tx, added.organizationId, added.userId, formId, new Date());
+  if (!substitute) return;
+  await substitutes.addSubstitute(
+    unit,
+    { kind: 'system', organizationId: added.organizationId },
+    added.taskId,
+    added.userId,
+    substitute,
+  );
+}
+
+/** Removes delegations whose period is over (the daily clean-up); their substitutes stay on tasks. */
+export function removeExpired(deps: UnitDeps, now: Date): Promise<number> {
+  return inUnit(deps, ({ tx }) => repo.deleteExpired(tx, now));
+}

@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import type { SyncDocument } from '@shared/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../../../test/helpers/app';
+import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
+import { syncClients } from '../../../../test/helpers/sync-client';
+import { removeExpired } from './delegation.service';
+
+let t: TestApp;
+let admin: Member;
+// biome-ignore lint/suspicious/noExplicitAny: bodies are read loosely in tests.
+let form: any;
+const replica = syncClients(() => t);
+const hour = 3_600_000;
+const now = () => Date.now();
+const period = (fromHours: number, toHours: number) => ({
+  from: new Date(now() + fromHours * hour).toISOString(),
+  to: new Date(now() + toHours * hour).toISOString(),
+});
+
+beforeAll(async () => {
+  t = await startTestApp();
+  admin = await createOrg(t);
+  form = await createForm(admin, { fields: [{ name: 'Owner', type: 'user' }] });
+});
+afterAll(() => t.close());
+
+/** `count` new members (the tuple lets callers name up to five). */
+async function people(count: number): Promise<[Member, Member, Member, Member, Member]> {
+  const made: Member[] = [];
+  for (let i = 0; i < count; i++)
+    made.push(await createMember(t, admin, { name: `Person ${randomUUID().slice(0, 6)}` }));
+  return made as [Member, Member, Member, Member, Member];
+}
+
+async function away(who: Member, substitute: Member, formId: string | null = null) {
+  const response = await who.client.post('/api/delegations', {
+    userId: who.userId,
+    substituteUserId: substitute.userId,
+    formId,
+    ...period(-1, 24),
+  });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body;
+}
+
+async function assignees(taskId: string) {
+  const task = await admin.client.get(`/api/tasks/${taskId}`);
+  return task.body.assignees.map(
+    (a: { userId: string; delegated_from_user_id: string | null; pending_review: boolean }) => ({
+      userId: a.userId,
+      for: a.delegated_from_user_id,
+      review: a.pending_review,
+    }),
+  );
+}
+
+describe('delegations: managing them', () => {
+  it('refuses bad references and periods naming the field, and an overlapping period with 409; nothing stored', async () => {
+    const [anna, boris] = await people(2);
+    const other = await createOrg(t, 'Elsewhere');
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ substituteUserId: other.userId }, '#/substituteUserId', 'unknown_user'],
+      [{ substituteUserId: anna.userId }, '#/substituteUserId', 'self_delegation'],
+      [{ formId: randomUUID() }, '#/formId', 'unknown_form'],
+      [{ ...period(5, 1) }, '#/to', 'ends_before_start'],
+    ];
+    for (const [change, pointer, code] of cases) {
+      const body = { userId: anna.userId, substituteUserId: boris.userId, formId: null, ...period(0, 5), ...change };
+      const response = await anna.client.post('/api/delegations', body);
+      expect(response.status, JSON.stringify(change)).toBe(400);
+      expect(response.body.errors).toContainEqual(expect.objectContaining({ pointer, code }));
+    }
+    expect((await anna.client.get('/api/delegations')).body.items).toEqual([]);
+    await away(anna, boris);
+    const overlap = await anna.client.post('/api/delegations', {
+      userId: anna.userId,
+      substituteUserId: boris.userId,
+      formId: null,
+      ...period(2, 30),
+    });
+    expect(overlap.status).toBe(409);
+    // Another scope (a form) may overlap the default one.
+    expect(
+      (
+        await anna.client.post('/api/delegations', {
+          userId: anna.userId,
+          substituteUserId: boris.userId,
+          formId: form.id,
+          ...period(2, 30),
+        })
+      ).status,
+    ).toBe(201);
+  });
+
+  it('lets users manage their own, administrators anyone’s, and nobody else', async () => {
+    const [anna, boris, carl] = await people(3);
+    const mine = await away(anna, boris);
+    expect((await carl.client.get(`/api/delegations/${mine.id}`)).status).toBe(404);
+    expect((await carl.client.get(`/api/delegations?userId=${anna.userId}`)).status).toBe(403);
+    expect(
+      (
+        await carl.client.post('/api/delegations', {
+          userId: anna.userId,
+          substituteUserId: carl.userId,
+          formId: null,
+          ...period(30, 40),
+        })
+      ).status,
+    ).toBe(403);
+    expect((await admin.client.get(`/api/delegations?userId=${anna.userId}`)).body.items).toHaveLength(1);
+    const moved = await admin.client.patch(`/api/delegations/${mine.id}`, { substituteUserId: carl.userId });
+    expect(moved.body.substituteUserId).toBe(carl.userId);
+    expect((await anna.client.delete(`/api/delegations/${mine.id}`)).status).toBe(204);
+  });
+});
+
+describe('delegations: resolution', () => {
+  it('adds the present substitute beside an absent assignee, in the same transaction, once', async () => {
+    const [anna, boris] = await people(2);
+    await away(anna, boris);
+    const task = await createTask(admin, form.id);
+    expect((await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: anna.userId })).status).toBe(200);
+    expect(await assignees(task.id)).toEqual(
+      expect.arrayContaining([
+        { userId: anna.userId, for: null, review: true },
+        { userId: boris.userId, for: anna.userId, review: false },
+      ]),
+    );
+    const audit = (await admin.client.get(`/api/tasks/${task.id}/audit`)).body.items;
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        action: 'assignee_added',
+        details: expect.objectContaining({ source: 'delegation', delegatedFromUserId: anna.userId }),
+      }),
+    );
+    // Boris assigned directly to another task already: no second row for him.
+    const second = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${second.id}/assignees`, { userId: boris.userId });
+    await admin.client.post(`/api/tasks/${second.id}/assignees`, { userId: anna.userId });
+    expect((await assignees(second.id)).filter((a: { userId: string }) => a.userId === boris.userId)).toEqual([
+      { userId: boris.userId, for: null, review: false },
+    ]);
+  });
+
+  it('follows a chain of absent substitutes, prefers the form’s over the default at every link, and adds nobody for a cycle', async () => {
+    const [anna, boris, carl, dina, egor] = await people(5);
+    await away(anna, boris);
+    await away(boris, carl);
+    const chained = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${chained.id}/assignees`, { userId: anna.userId });
+    expect((await assignees(chained.id)).map((a: { userId: string }) => a.userId).sort()).toEqual(
+      [anna.userId, carl.userId].sort(),
+    );
+
+    await away(carl, dina, form.id);
+    await away(carl, egor);
+    const preferring = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${preferring.id}/assignees`, { userId: anna.userId });
+    expect((await assignees(preferring.id)).find((a: { for: string | null }) => a.for === anna.userId)?.userId).toBe(
+      dina.userId,
+    );
+
+    const [x, y, z] = await people(3);
+    await away(x, y);
+    await away(y, x);
+    const twoCycle = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${twoCycle.id}/assignees`, { userId: x.userId });
+    expect(await assignees(twoCycle.id)).toEqual([{ userId: x.userId, for: null, review: false }]);
+    await away(z, x);
+    const threeCycle = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${threeCycle.id}/assignees`, { userId: z.userId });
+    expect(await assignees(threeCycle.id)).toEqual([{ userId: z.userId, for: null, review: false }]);
+  });
+
+  it('substitutes on every entry point: a user field, batch creation and a replica’s push', async () => {
+    const [anna, boris] = await people(2);
+    await away(anna, boris);
+    const owner = form.fields[0].id;
+    const byField = await createTask(admin, form.id, { fields: { [owner]: `user:${anna.userId}` } });
+    expect((await assignees(byField.id)).map((a: { userId: string }) => a.userId)).toContain(boris.userId);
+    const batch = await admin.client.post(`/api/forms/${form.id}/tasks/batch`, {
+      tasks: [{ title: 'One', fields: { [owner]: `user:${anna.userId}` } }],
+    });
+    expect((await assignees(batch.body.items[0].id)).map((a: { userId: string }) => a.userId)).toContain(boris.userId);
+    const pushedTask = await createTask(admin, form.id);
+    const client = await replica(admin);
+    const pulled = await client.pullUntil('tasks', (docs) => docs.some((doc) => doc.id === pushedTask.id));
+    const base = pulled.documents.findLast((doc) => doc.id === pushedTask.id) as SyncDocument;
+    const pushed = await client.push('tasks', [
+      { assumedMasterState: base, newDocumentState: { ...base, assignees: [{ userId: anna.userId }] } as SyncDocument },
+    ]);
+    expect(pushed.ok).toBe(true);
+    expect((await assignees(pushedTask.id)).map((a: { userId: string }) => a.userId).sort()).toEqual(
+      [anna.userId, boris.userId].sort(),
+    );
+  });
+
+  it('lets the returning user acknowledge, clearing their review and its inbox reason, and nobody else', async () => {
+    const [anna, boris] = await people(2);
+    const delegation = await away(anna, boris);
+    const task = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: anna.userId });
+    const substituteInbox = await boris.client.get('/api/home/inbox?reason=delegation');
+    expect(substituteInbox.body.items.map((item: { task: { id: string } }) => item.task.id)).toContain(task.id);
+    expect((await boris.client.post(`/api/tasks/${task.id}/delegation/ack`)).status).toBe(409);
+    const reviews = await anna.client.get('/api/home/inbox?reason=delegation_review');
+    expect(reviews.body.items.map((item: { task: { id: string } }) => item.task.id)).toContain(task.id);
+    const acked = await anna.client.post(`/api/tasks/${task.id}/delegation/ack`);
+    expect(acked.status).toBe(200);
+    expect((await anna.client.get('/api/home/inbox?reason=delegation_review')).body.items).toEqual([]);
+    // Deleting the delegation leaves the substitute on the task.
+    await anna.client.delete(`/api/delegations/${delegation.id}`);
+    expect((await assignees(task.id)).map((a: { userId: string }) => a.userId)).toContain(boris.userId);
+  });
+
+  it('removes expired delegations, their substitutes staying on tasks', async () => {
+    const [anna, boris] = await people(2);
+    await away(anna, boris);
+    const task = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: anna.userId });
+    expect(
+      await removeExpired({ db: t.database.db, events: t.app.events }, new Date(now() + 48 * hour)),
+    ).toBeGreaterThan(0);
+    expect((await anna.client.get('/api/delegations')).body.items).toEqual([]);
+    expect((await assignees(task.id)).map((a: { userId: string }) => a.userId)).toContain(boris.userId);
+    const later = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${later.id}/assignees`, { userId: anna.userId });
+    expect(await assignees(later.id)).toEqual([{ userId: anna.userId, for: null, review: false }]);
+  });
+});
