@@ -9,6 +9,7 @@ import { AccountCard } from './account-card';
 import { DeviceCard } from './device-card';
 import { FieldDefinitionsCard } from './field-definitions';
 import { HistoryCard } from './history-card';
+import { SubstitutionCard } from './substitution-card';
 import { ValuesCard } from './values-card';
 
 /**
@@ -112,6 +113,11 @@ export function ProfilePage() {
                 </Col>
               ))}
             </Row>
+          )}
+          {editable && (
+            <div style={{ marginTop: 12 }}>
+              <SubstitutionCard userId={userId} users={users.data?.items ?? []} editable={editable} />
+            </div>
           )}
           {isAdmin && (
             <div style={{ marginTop: 12 }}>

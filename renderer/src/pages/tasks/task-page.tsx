@@ -26,7 +26,7 @@ import { replicaFailureText } from '../../data/replica-errors';
 import type { FormDocument, TaskDocument } from '../../data/schemas';
 import { useMessage } from '../../messages';
 import { useShortcut } from '../../shortcuts';
-import { saveFailureText, useCall } from '../../use-api';
+import { failureText, saveFailureText, useCall } from '../../use-api';
 import { useTaskEditWords } from '../common/edit-words';
 import { LostEdits } from '../common/lost-edits';
 import { NotSentMark } from '../common/sync-marks';
@@ -125,6 +125,15 @@ export function TaskPage() {
   }, [replica, taskId, reloadHistory, reloadAudit]);
   const people = usePeople();
   const { userName } = people;
+  /** The returning assignee has seen what their substitute did (needs the network). */
+  const acknowledge = async () => {
+    try {
+      await call(tasksApi.acknowledgeDelegation, { params: { taskId } });
+      message.success(t('task.acknowledged'));
+    } catch (caught) {
+      message.error(failureText(caught, t));
+    }
+  };
   const activeUsers = useAssignableUsers();
   const roleMembers = useRoleMembers();
   const names = useValueNames(form?.fields ?? []);
@@ -450,6 +459,16 @@ export function TaskPage() {
               >
                 <Space orientation="vertical" size={0}>
                   {name}
+                  {assignee.delegated_from_user_id && (
+                    <Typography.Text type="secondary" style={{ fontSize: 12 }} data-testid="substitute-for">
+                      {t('task.substituteFor', { name: userName(assignee.delegated_from_user_id) })}
+                    </Typography.Text>
+                  )}
+                  {assignee.pending_review && assignee.userId === me?.user.id && (
+                    <Button size="small" onClick={() => void acknowledge()} data-testid="acknowledge">
+                      {t('task.acknowledge')}
+                    </Button>
+                  )}
                   {namings.length > 0 && (
                     <Typography.Text type="secondary" style={{ fontSize: 12 }} data-testid="assignee-naming">
                       {viaRole
