@@ -4,20 +4,8 @@ import { IDBFactory } from 'fake-indexeddb';
 import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../../test/helpers/app';
 import { createOrg, signIn } from '../../test/helpers/factories';
+import { MemoryStorage } from '../../test/helpers/memory-storage';
 import { ApiError, call, storedTokens, storeTokens } from './api';
-
-class MemoryStorage {
-  private items = new Map<string, string>();
-  getItem(key: string) {
-    return this.items.get(key) ?? null;
-  }
-  setItem(key: string, value: string) {
-    this.items.set(key, value);
-  }
-  removeItem(key: string) {
-    this.items.delete(key);
-  }
-}
 
 let t: TestApp;
 beforeAll(async () => {

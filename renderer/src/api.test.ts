@@ -3,22 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { apiClient } from '../../test/helpers/api';
 import { startTestApp, type TestApp } from '../../test/helpers/app';
 import { createOrg, signIn } from '../../test/helpers/factories';
+import { MemoryStorage } from '../../test/helpers/memory-storage';
 import { refreshSession, storedTokens, storeTokens } from './api';
 import { handedOver } from './session-handover';
-
-/** One tab's view of localStorage: what it reads is what this tab was last told. */
-class TabStorage {
-  private items = new Map<string, string>();
-  getItem(key: string) {
-    return this.items.get(key) ?? null;
-  }
-  setItem(key: string, value: string) {
-    this.items.set(key, value);
-  }
-  removeItem(key: string) {
-    this.items.delete(key);
-  }
-}
 
 let t: TestApp;
 beforeAll(async () => {
@@ -30,7 +17,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   vi.stubGlobal('window', { orbita: { serverUrl: t.url } });
-  vi.stubGlobal('localStorage', new TabStorage());
+  vi.stubGlobal('localStorage', new MemoryStorage());
   vi.stubGlobal('indexedDB', new IDBFactory());
 });
 
