@@ -1,29 +1,16 @@
 import { identityApi, type Me } from '@shared/api/identity';
 import { tasksApi } from '@shared/api/tasks';
-import { IDBFactory } from 'fake-indexeddb';
-import { afterAll, beforeAll, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { startTestApp, type TestApp } from '../../test/helpers/app';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { createOrg, signIn } from '../../test/helpers/factories';
-import { MemoryStorage } from '../../test/helpers/memory-storage';
+import { clientAgainstTestApp } from '../../test/helpers/client-under-node';
 import { ApiError, call, storedTokens, storeTokens } from './api';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  vi.unstubAllGlobals();
-  await t?.close();
-});
-beforeEach(() => {
-  vi.stubGlobal('window', { orbita: { serverUrl: t.url } });
-  vi.stubGlobal('localStorage', new MemoryStorage());
-  vi.stubGlobal('indexedDB', new IDBFactory());
-});
+const client = clientAgainstTestApp();
+const app = () => client.app();
 
 async function signedInAdmin() {
-  const admin = await createOrg(t);
-  storeTokens(await signIn(t, admin.email, admin.password));
+  const admin = await createOrg(app());
+  storeTokens(await signIn(app(), admin.email, admin.password));
   return admin;
 }
 

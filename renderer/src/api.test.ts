@@ -1,30 +1,17 @@
-import { IDBFactory } from 'fake-indexeddb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiClient } from '../../test/helpers/api';
-import { startTestApp, type TestApp } from '../../test/helpers/app';
 import { createOrg, signIn } from '../../test/helpers/factories';
-import { MemoryStorage } from '../../test/helpers/memory-storage';
+import { clientAgainstTestApp } from '../../test/helpers/client-under-node';
 import { refreshSession, storedTokens, storeTokens } from './api';
 import { handedOver } from './session-handover';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(async () => {
-  vi.unstubAllGlobals();
-  await t?.close();
-});
-beforeEach(() => {
-  vi.stubGlobal('window', { orbita: { serverUrl: t.url } });
-  vi.stubGlobal('localStorage', new MemoryStorage());
-  vi.stubGlobal('indexedDB', new IDBFactory());
-});
+const client = clientAgainstTestApp();
+const app = () => client.app();
 
 /** A session whose access token the server refuses from now on (as once it expires). */
 async function expiredSession() {
-  const admin = await createOrg(t);
-  const tokens = await signIn(t, admin.email, admin.password);
+  const admin = await createOrg(app());
+  const tokens = await signIn(app(), admin.email, admin.password);
   return { ...tokens, accessToken: 'expired' };
 }
 
@@ -42,8 +29,8 @@ describe('refreshing the session in turns with other tabs', () => {
       expect(storedTokens()).toEqual(refreshed);
     }
     // Nobody presented a used refresh token again: the session goes on, and refreshes once more.
-    expect((await apiClient(t, refreshed?.accessToken).get('/api/auth/me')).status).toBe(200);
-    const next = await t.request('/api/auth/refresh', {
+    expect((await apiClient(app(), refreshed?.accessToken).get('/api/auth/me')).status).toBe(200);
+    const next = await app().request('/api/auth/refresh', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ refreshToken: refreshed?.refreshToken }),
