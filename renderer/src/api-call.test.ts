@@ -1,8 +1,8 @@
 import { identityApi, type Me } from '@shared/api/identity';
 import { tasksApi } from '@shared/api/tasks';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createOrg, signIn } from '../../test/helpers/factories';
 import { clientAgainstTestApp } from '../../test/helpers/client-under-node';
+import { createOrg, signIn } from '../../test/helpers/factories';
 import { ApiError, call, storedTokens, storeTokens } from './api';
 
 const client = clientAgainstTestApp();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { apiClient } from '../../test/helpers/api';
-import { createOrg, signIn } from '../../test/helpers/factories';
 import { clientAgainstTestApp } from '../../test/helpers/client-under-node';
+import { createOrg, signIn } from '../../test/helpers/factories';
 import { refreshSession, storedTokens, storeTokens } from './api';
 import { handedOver } from './session-handover';
 
