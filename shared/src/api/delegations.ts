@@ -13,6 +13,17 @@ export const DelegationRequest = z
 
 export const UpdateDelegationRequest = DelegationRequest.partial().meta({ id: 'UpdateDelegationRequest' });
 
+export const DelegationApplication = z
+  .object({
+    state: z.enum(['scheduled', 'running', 'done']).meta({
+      description: 'scheduled: waits for the start; running: being added to tasks; done',
+    }),
+    applied: z.int().meta({ description: 'Open tasks of the absent user gone through so far' }),
+    total: z.int().nullable().meta({ description: 'Open tasks to go through (null until the run starts)' }),
+  })
+  .meta({ id: 'DelegationApplication' });
+export type DelegationApplication = z.infer<typeof DelegationApplication>;
+
 export const Delegation = z
   .object({
     id: z.uuid(),
@@ -22,6 +33,10 @@ export const Delegation = z
     from: z.iso.datetime(),
     to: z.iso.datetime(),
     createdAt: z.iso.datetime(),
+    application: DelegationApplication.nullable().meta({
+      description:
+        'Adding the substitute to the absent user’s open tasks, in chunks (null: the period is over before it could)',
+    }),
   })
   .meta({ id: 'Delegation' });
 export type Delegation = z.infer<typeof Delegation>;

@@ -118,3 +118,72 @@ export async function deleteExpired(db: Queryable, before: Date): Promise<number
   const { rowCount } = await db.query('DELETE FROM user_delegations WHERE ends_at <= $1', [before]);
   return rowCount;
 }
+
+export interface ApplicationRow {
+  delegation_id: string;
+  organization_id: string;
+  generation: number;
+  state: 'scheduled' | 'running' | 'done';
+  applied: number;
+  total: number | null;
+  last_task_id: string | null;
+}
+
+const APPLICATION_COLUMNS = 'delegation_id, organization_id, generation, state, applied, total, last_task_id';
+
+/** The delegations' bulk applications (by delegation id). */
+export async function applications(
+  db: Queryable,
+  organizationId: string,
+  delegationIds: readonly string[],
+): Promise<ApplicationRow[]> {
+  const { rows } = await db.query<ApplicationRow>(
+    `SELECT ${APPLICATION_COLUMNS} FROM delegation_applications
+      WHERE organization_id = $1 AND delegation_id = ANY($2::uuid[])`,
+    [organizationId, delegationIds],
+  );
+  return rows;
+}
+
+/** Starts the delegation's application over (a new generation, nothing applied yet); the generation. */
+export async function restartApplication(db: Queryable, organizationId: string, delegationId: string): Promise<number> {
+  const { rows } = await db.query<{ generation: number }>(
+    `INSERT INTO delegation_applications (delegation_id, organization_id) VALUES ($1, $2)
+     ON CONFLICT (delegation_id) DO UPDATE
+       SET generation = delegation_applications.generation + 1, state = 'scheduled', applied = 0, total = NULL,
+           last_task_id = NULL, updated_at = now()
+     RETURNING generation`,
+    [delegationId, organizationId],
+  );
+  return rows[0]?.generation as number;
+}
+
+/** The application with its delegation's terms, held for the rest of the transaction (one chunk at a time). */
+export async function lockApplication(
+  db: Queryable,
+  organizationId: string,
+  delegationId: string,
+): Promise<(ApplicationRow & DelegationRow) | undefined> {
+  const { rows } = await db.query<ApplicationRow & DelegationRow>(
+    `SELECT a.generation, a.state, a.applied, a.total, a.last_task_id, a.delegation_id,
+            ${COLUMNS.split(', ')
+              .map((c) => `d.${c}`)
+              .join(', ')}
+       FROM delegation_applications a JOIN user_delegations d ON d.id = a.delegation_id
+      WHERE a.organization_id = $1 AND a.delegation_id = $2 FOR UPDATE OF a`,
+    [organizationId, delegationId],
+  );
+  return rows[0];
+}
+
+export async function recordApplied(
+  db: Queryable,
+  delegationId: string,
+  progress: { state: ApplicationRow['state']; applied: number; total: number | null; lastTaskId: string | null },
+): Promise<void> {
+  await db.query(
+    `UPDATE delegation_applications SET state = $2, applied = $3, total = $4, last_task_id = $5, updated_at = now()
+      WHERE delegation_id = $1`,
+    [delegationId, progress.state, progress.applied, progress.total, progress.lastTaskId],
+  );
+}

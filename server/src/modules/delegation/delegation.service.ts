@@ -7,6 +7,7 @@ import { inUnit, type Unit, type UnitDeps } from '../../platform/db/unit-of-work
 import type { DomainEvents } from '../../platform/events';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
+import { enqueueJob } from '../../platform/jobs/jobs';
 import * as forms from '../forms/forms.service';
 import * as members from '../identity/members.service';
 import * as substitutes from '../tasks/substitutes.service';
@@ -15,7 +16,7 @@ import * as repo from './delegation.repo';
 
 const delegationNotFound = (id: string) => Problem.of('not_found', `There is no delegation ${id} you can manage.`);
 
-function present(row: repo.DelegationRow): Delegation {
+function present(row: repo.DelegationRow, application: repo.ApplicationRow | undefined): Delegation {
   return {
     id: row.id,
     userId: row.user_id,
@@ -24,7 +25,23 @@ function present(row: repo.DelegationRow): Delegation {
     from: row.starts_at.toISOString(),
     to: row.ends_at.toISOString(),
     createdAt: row.created_at.toISOString(),
+    application: application
+      ? { state: application.state, applied: application.applied, total: application.total }
+      : null,
   };
+}
+
+async function presentAll(db: Queryable, organizationId: string, rows: repo.DelegationRow[]): Promise<Delegation[]> {
+  const applications = new Map(
+    (
+      await repo.applications(
+        db,
+        organizationId,
+        rows.map((row) => row.id),
+      )
+    ).map((a) => [a.delegation_id, a]),
+  );
+  return rows.map((row) => present(row, applications.get(row.id)));
 }
 
 function invalid(errors: ProblemFieldError[]): Problem {
@@ -78,19 +95,27 @@ async function checked(
 
 export async function listDelegations(deps: UnitDeps, auth: AuthContext, userId = auth.userId) {
   assertMayManage(auth, userId);
-  return { items: (await repo.listDelegations(deps.db, auth.organizationId, userId)).map(present) };
+  return {
+    items: await presentAll(
+      deps.db,
+      auth.organizationId,
+      await repo.listDelegations(deps.db, auth.organizationId, userId),
+    ),
+  };
 }
 
 export async function getDelegation(deps: UnitDeps, auth: AuthContext, id: string): Promise<Delegation> {
   const row = await repo.findDelegation(deps.db, auth.organizationId, id);
   if (!row || !mayManageDelegationsOf(auth, row.user_id)) throw delegationNotFound(id);
-  return present(row);
+  return (await presentAll(deps.db, auth.organizationId, [row]))[0] as Delegation;
 }
 
 async function save(deps: UnitDeps, auth: AuthContext, id: string, value: z.output<typeof DelegationRequest>) {
   assertMayManage(auth, value.userId);
-  await inUnit(deps, async ({ tx }) => {
+  await inUnit(deps, async (unit) => {
+    const { tx } = unit;
     const period = await checked(tx, auth, id, value);
+    const before = await repo.findDelegation(tx, auth.organizationId, id);
     await repo.upsertDelegation(tx, {
       id,
       organizationId: auth.organizationId,
@@ -100,6 +125,12 @@ async function save(deps: UnitDeps, auth: AuthContext, id: string, value: z.outp
       ...period,
       createdBy: auth.userId,
     });
+    const sameCover =
+      before?.substitute_user_id === value.substituteUserId &&
+      before.form_id === value.formId &&
+      before.starts_at.getTime() === period.startsAt.getTime();
+    if (!sameCover && period.endsAt > new Date())
+      await scheduleApplication(unit, auth.organizationId, id, period.startsAt);
   });
   return getDelegation(deps, auth, id);
 }
@@ -170,10 +201,84 @@ export async function substituteAbsentAssignee(unit: Unit, added: DomainEvents['
   await substitutes.addSubstitute(
     unit,
     { kind: 'system', organizationId: added.organizationId },
-    added.taskId,
+    [added.taskId],
     added.userId,
     substitute,
   );
+}
+
+export const APPLY_JOB = 'delegation.apply';
+/** Tasks a substitute is added to in one transaction of a bulk application. */
+export const APPLY_CHUNK = 500;
+
+/**
+ * Starts adding the substitute to the absent user's open tasks, now or when the period starts: a
+ * durable job going through the tasks in chunks. A changed delegation starts over (a new generation;
+ * the run of the old one stops at its next chunk).
+ */
+async function scheduleApplication(unit: Unit, organizationId: string, delegationId: string, startsAt: Date) {
+  const generation = await repo.restartApplication(unit.tx, organizationId, delegationId);
+  await enqueueJob(unit, {
+    kind: APPLY_JOB,
+    organizationId,
+    payload: { delegationId, generation },
+    uniqueKey: `${APPLY_JOB}:${delegationId}:${generation}:start`,
+    runAfter: startsAt,
+  });
+}
+
+/**
+ * One chunk of a delegation's bulk application, in the job's transaction: the next tasks in id order
+ * get their present substitute (per form, through the chain), progress is recorded and the next
+ * chunk enqueued — all or nothing, so a run killed midway resumes after the last chunk committed.
+ */
+export async function applyChunk(unit: Unit, organizationId: string, delegationId: string, generation: number) {
+  const application = await repo.lockApplication(unit.tx, organizationId, delegationId);
+  if (!application || application.generation !== generation || application.state === 'done') return;
+  const now = new Date();
+  const done = (applied: number) =>
+    repo.recordApplied(unit.tx, delegationId, {
+      state: 'done',
+      applied,
+      total: applied,
+      lastTaskId: application.last_task_id,
+    });
+  if (application.ends_at <= now) return done(application.applied);
+  const { user_id: userId, form_id: formId } = application;
+  const total = application.total ?? (await substitutes.countOpenTasksOf(unit.tx, organizationId, userId, formId));
+  const chunk = await substitutes.openTasksOf(
+    unit.tx,
+    organizationId,
+    userId,
+    formId,
+    application.last_task_id,
+    APPLY_CHUNK,
+  );
+  const byForm = new Map<string, string[]>();
+  for (const task of chunk) {
+    const ids = byForm.get(task.formId) ?? [];
+    ids.push(task.id);
+    byForm.set(task.formId, ids);
+  }
+  for (const [taskFormId, ids] of byForm) {
+    const substitute = await presentSubstitute(unit.tx, organizationId, userId, taskFormId, now);
+    if (substitute) await substitutes.addSubstitute(unit, { kind: 'system', organizationId }, ids, userId, substitute);
+  }
+  const applied = application.applied + chunk.length;
+  const lastTaskId = chunk.at(-1)?.id ?? null;
+  if (chunk.length < APPLY_CHUNK || !lastTaskId) return done(applied);
+  await repo.recordApplied(unit.tx, delegationId, {
+    state: 'running',
+    applied,
+    total: Math.max(total, applied),
+    lastTaskId,
+  });
+  await enqueueJob(unit, {
+    kind: APPLY_JOB,
+    organizationId,
+    payload: { delegationId, generation },
+    uniqueKey: `${APPLY_JOB}:${delegationId}:${generation}:${lastTaskId}`,
+  });
 }
 
 /** Removes delegations whose period is over (the daily clean-up); their substitutes stay on tasks. */

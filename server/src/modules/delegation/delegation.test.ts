@@ -3,6 +3,7 @@ import type { SyncDocument } from '@shared/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
 import { createForm, createMember, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
+import { jobsDone } from '../../../../test/helpers/jobs';
 import { syncClients } from '../../../../test/helpers/sync-client';
 import { removeExpired } from './delegation.service';
 
@@ -227,5 +228,85 @@ describe('delegations: resolution', () => {
     const later = await createTask(admin, form.id);
     await admin.client.post(`/api/tasks/${later.id}/assignees`, { userId: anna.userId });
     expect(await assignees(later.id)).toEqual([{ userId: anna.userId, for: null, review: false }]);
+  });
+});
+
+describe('delegations: applied to the open tasks in bulk', () => {
+  async function assignedTo(who: Member) {
+    const task = await createTask(admin, form.id);
+    expect((await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: who.userId })).status).toBe(200);
+    return task.id as string;
+  }
+  const final = () => form.statuses.find((s: { final: boolean }) => s.final).id as string;
+  const working = () => form.statuses.find((s: { initial: boolean; final: boolean }) => !s.initial && !s.final).id;
+  const delegationRows = async (taskId: string) =>
+    (await admin.client.get(`/api/tasks/${taskId}/audit`)).body.items.filter(
+      (entry: { action: string; details: { source?: string } }) =>
+        entry.action === 'assignee_added' && entry.details.source === 'delegation',
+    );
+
+  it('adds the substitute to the absent user’s open tasks once the delegation is named, showing applied/total', async () => {
+    const [anna, boris] = await people(2);
+    const open = [await assignedTo(anna), await assignedTo(anna), await assignedTo(anna)];
+    const closed = await assignedTo(anna);
+    for (const statusId of [working(), final()]) {
+      expect((await admin.client.post(`/api/tasks/${closed}/transition`, { statusId })).status).toBe(200);
+    }
+    const deleted = await assignedTo(anna);
+    expect((await admin.client.delete(`/api/tasks/${deleted}`)).status).toBe(204);
+    const someoneElses = await assignedTo(boris);
+
+    const delegation = await away(anna, boris);
+    expect(delegation.application).toMatchObject({ state: 'scheduled', applied: 0 });
+    await jobsDone(t);
+    const shown = await anna.client.get(`/api/delegations/${delegation.id}`);
+    expect(shown.body.application).toEqual({ state: 'done', applied: 3, total: 3 });
+    for (const id of open) {
+      expect(await assignees(id)).toEqual(
+        expect.arrayContaining([
+          { userId: anna.userId, for: null, review: true },
+          { userId: boris.userId, for: anna.userId, review: false },
+        ]),
+      );
+      expect(await delegationRows(id)).toHaveLength(1);
+    }
+    for (const id of [closed, someoneElses]) {
+      expect((await assignees(id)).filter((a: { for: string | null }) => a.for !== null)).toEqual([]);
+    }
+    expect((await admin.client.get(`/api/tasks/${deleted}`)).status).toBe(404);
+  });
+
+  it('waits for a delegation’s start, then applies it; a later change of the substitute applies the new one', async () => {
+    const [anna, boris, carl] = await people(3);
+    const task = await assignedTo(anna);
+    const startsIn = 1_500;
+    const created = await anna.client.post('/api/delegations', {
+      userId: anna.userId,
+      substituteUserId: boris.userId,
+      formId: null,
+      from: new Date(now() + startsIn).toISOString(),
+      to: new Date(now() + 24 * hour).toISOString(),
+    });
+    expect(created.status).toBe(201);
+    await jobsDone(t);
+    expect(await assignees(task)).toEqual([{ userId: anna.userId, for: null, review: false }]);
+    expect((await anna.client.get(`/api/delegations/${created.body.id}`)).body.application.state).toBe('scheduled');
+
+    await new Promise((resolve) => setTimeout(resolve, startsIn + 100));
+    await t.app.jobs.runDue();
+    expect((await assignees(task)).find((a: { for: string | null }) => a.for === anna.userId)?.userId).toBe(
+      boris.userId,
+    );
+    const changed = await anna.client.patch(`/api/delegations/${created.body.id}`, { substituteUserId: carl.userId });
+    expect(changed.body.application).toMatchObject({ state: 'scheduled', applied: 0 });
+    await jobsDone(t);
+    expect((await anna.client.get(`/api/delegations/${created.body.id}`)).body.application).toEqual({
+      state: 'done',
+      applied: 1,
+      total: 1,
+    });
+    expect((await assignees(task)).map((a: { userId: string }) => a.userId).sort()).toEqual(
+      [anna.userId, boris.userId, carl.userId].sort(),
+    );
   });
 });

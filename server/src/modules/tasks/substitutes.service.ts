@@ -5,7 +5,7 @@ import { inUnit, type Unit } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { taskVisibility } from './tasks.policy';
 import * as repo from './tasks.repo';
-import { type Acting, audit, getTask, type TasksDeps, taskNotFound } from './tasks.service';
+import { type Acting, audit, auditEach, getTask, type TasksDeps, taskNotFound } from './tasks.service';
 
 /** Substitutes on tasks: who replaces an absent assignee, and the returning assignee's review. */
 
@@ -15,39 +15,60 @@ export function formOfTask(tx: Queryable, organizationId: string, taskId: string
 }
 
 /**
- * Adds `substituteUserId` to the task for the absent `absentUserId`, who stays an assignee with
- * changes to review on return. A person is an assignee once: one already on the task is left as
- * they are. Runs inside the unit that added the absent user, so the task is never seen without both.
+ * Adds `substituteUserId` to the tasks for the absent `absentUserId`, who stays an assignee with
+ * changes to review on return. A person is an assignee once: one already on a task is left as
+ * they are. Runs inside the unit that added the absent user (or applies a delegation in bulk), so a
+ * task is never seen without both. Returns the tasks the substitute was added to.
  */
 export async function addSubstitute(
   unit: Unit,
   acting: Acting,
-  taskId: string,
+  taskIds: readonly string[],
   absentUserId: string,
   substituteUserId: string,
-): Promise<boolean> {
-  await repo.setPendingReview(unit.tx, acting.organizationId, taskId, absentUserId, true);
-  const added = await repo.insertSubstitute(unit.tx, acting.organizationId, taskId, substituteUserId, absentUserId);
-  if (!added) return false;
-  await audit(unit, acting, taskId, 'assignee_added', {
+): Promise<string[]> {
+  await repo.setPendingReview(unit.tx, acting.organizationId, taskIds, absentUserId, true);
+  const added = await repo.insertSubstitutes(unit.tx, acting.organizationId, taskIds, substituteUserId, absentUserId);
+  await auditEach(unit, acting, added, 'assignee_added', {
     userId: substituteUserId,
     source: 'delegation',
     delegatedFromUserId: absentUserId,
   });
-  await unit.emit('task.assignee_added', {
-    organizationId: acting.organizationId,
-    taskId,
-    userId: substituteUserId,
-    source: 'delegation',
-  });
-  return true;
+  for (const taskId of added) {
+    await unit.emit('task.assignee_added', {
+      organizationId: acting.organizationId,
+      taskId,
+      userId: substituteUserId,
+      source: 'delegation',
+    });
+  }
+  return added;
+}
+
+/** A page of a user's open tasks (id order, after `afterTaskId`), for applying their delegation in bulk. */
+export function openTasksOf(
+  tx: Queryable,
+  organizationId: string,
+  userId: string,
+  formId: string | null,
+  afterTaskId: string | null,
+  limit: number,
+): Promise<{ id: string; formId: string }[]> {
+  return repo
+    .openTasksOfAssignee(tx, organizationId, userId, formId, afterTaskId, limit)
+    .then((rows) => rows.map((row) => ({ id: row.id, formId: row.form_id })));
+}
+
+/** How many open tasks a user is an assignee of (of one form, or all). */
+export function countOpenTasksOf(tx: Queryable, organizationId: string, userId: string, formId: string | null) {
+  return repo.countOpenTasksOfAssignee(tx, organizationId, userId, formId);
 }
 
 /** The returning assignee has seen what changed while they were away: their review flag clears. */
 export async function acknowledgeDelegation(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<Task> {
   await inUnit(deps, async (unit) => {
     if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
-    const cleared = await repo.setPendingReview(unit.tx, auth.organizationId, taskId, auth.userId, false);
+    const cleared = await repo.setPendingReview(unit.tx, auth.organizationId, [taskId], auth.userId, false);
     if (!cleared) {
       throw Problem.of('conflict', 'You have nothing to acknowledge on this task: no substitute worked on it for you.');
     }

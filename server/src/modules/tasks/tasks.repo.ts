@@ -363,31 +363,31 @@ export async function insertFieldHistory(
   );
 }
 
-export async function insertAudit(
-  db: Queryable,
-  entry: {
-    id: string;
-    organizationId: string;
-    taskId: string;
-    action: string;
-    actorUserId: string | null;
-    botId: string | null;
-    automationId: string | null;
-    details: object;
-  },
-): Promise<void> {
+export interface AuditEntry {
+  id: string;
+  organizationId: string;
+  taskId: string;
+  action: string;
+  actorUserId: string | null;
+  botId: string | null;
+  automationId: string | null;
+  details: object;
+}
+
+export async function insertAudits(db: Queryable, entries: readonly AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
   await db.query(
     `INSERT INTO task_audit_log (id, organization_id, task_id, action, actor_user_id, bot_id, automation_id, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $8, $7)`,
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::uuid[], $7::uuid[], $8::jsonb[])`,
     [
-      entry.id,
-      entry.organizationId,
-      entry.taskId,
-      entry.action,
-      entry.actorUserId,
-      entry.botId,
-      JSON.stringify(entry.details),
-      entry.automationId,
+      entries.map((e) => e.id),
+      entries.map((e) => e.organizationId),
+      entries.map((e) => e.taskId),
+      entries.map((e) => e.action),
+      entries.map((e) => e.actorUserId),
+      entries.map((e) => e.botId),
+      entries.map((e) => e.automationId),
+      entries.map((e) => JSON.stringify(e.details)),
     ],
   );
 }
@@ -521,34 +521,70 @@ export async function taskFormId(db: Queryable, organizationId: string, taskId: 
   return rows[0]?.form_id;
 }
 
-/** Adds a substitute for `absentUserId` (unless already an assignee); false when not added. */
-export async function insertSubstitute(
+/** Adds a substitute for `absentUserId` on each task where they are not an assignee yet; the tasks added to. */
+export async function insertSubstitutes(
   db: Queryable,
   organizationId: string,
-  taskId: string,
+  taskIds: readonly string[],
   substituteUserId: string,
   absentUserId: string,
-): Promise<boolean> {
-  const { rowCount } = await db.query(
+): Promise<string[]> {
+  const { rows } = await db.query<{ task_id: string }>(
     `INSERT INTO task_assignees (organization_id, task_id, user_id, source, delegated_from_user_id)
-     VALUES ($1, $2, $3, 'delegation', $4) ON CONFLICT DO NOTHING`,
-    [organizationId, taskId, substituteUserId, absentUserId],
+     SELECT $1, unnest($2::uuid[]), $3, 'delegation', $4 ON CONFLICT DO NOTHING RETURNING task_id`,
+    [organizationId, taskIds, substituteUserId, absentUserId],
   );
-  return rowCount === 1;
+  return rows.map((row) => row.task_id);
 }
 
-/** Sets whether an assignee has changes of the task to review (after being away). */
+/** Sets whether an assignee has changes of the tasks to review (after being away); how many rows changed. */
 export async function setPendingReview(
   db: Queryable,
   organizationId: string,
-  taskId: string,
+  taskIds: readonly string[],
   userId: string,
   pending: boolean,
-): Promise<boolean> {
+): Promise<number> {
   const { rowCount } = await db.query(
     `UPDATE task_assignees SET pending_review = $4
-      WHERE organization_id = $1 AND task_id = $2 AND user_id = $3 AND pending_review <> $4`,
-    [organizationId, taskId, userId, pending],
+      WHERE organization_id = $1 AND task_id = ANY($2::uuid[]) AND user_id = $3 AND pending_review <> $4`,
+    [organizationId, taskIds, userId, pending],
   );
-  return rowCount === 1;
+  return rowCount;
+}
+
+/** Open tasks (not deleted, not in a final status) with `userId` among the assignees, in id order after `afterTaskId`. */
+export async function openTasksOfAssignee(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+  formId: string | null,
+  afterTaskId: string | null,
+  limit: number,
+): Promise<{ id: string; form_id: string }[]> {
+  const { rows } = await db.query<{ id: string; form_id: string }>(
+    `SELECT t.id, t.form_id FROM task_assignees a JOIN tasks t ON t.id = a.task_id
+       JOIN form_statuses s ON s.id = t.status_id
+      WHERE a.organization_id = $1 AND a.user_id = $2 AND t.deleted_at IS NULL AND NOT s.is_final
+        AND ($3::uuid IS NULL OR t.form_id = $3) AND ($4::uuid IS NULL OR t.id > $4)
+      ORDER BY t.id LIMIT $5`,
+    [organizationId, userId, formId, afterTaskId, limit],
+  );
+  return rows;
+}
+
+export async function countOpenTasksOfAssignee(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+  formId: string | null,
+): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM task_assignees a JOIN tasks t ON t.id = a.task_id
+       JOIN form_statuses s ON s.id = t.status_id
+      WHERE a.organization_id = $1 AND a.user_id = $2 AND t.deleted_at IS NULL AND NOT s.is_final
+        AND ($3::uuid IS NULL OR t.form_id = $3)`,
+    [organizationId, userId, formId],
+  );
+  return rows[0]?.count ?? 0;
 }

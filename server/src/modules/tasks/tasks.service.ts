@@ -31,14 +31,23 @@ export type Acting = Actor | SystemActor;
 export const taskNotFound = (taskId: string) => Problem.of('not_found', `There is no task ${taskId} you can see.`);
 
 export function audit(unit: Unit, auth: Acting, taskId: string, action: string, details: object = {}) {
-  return repo.insertAudit(unit.tx, {
-    id: newId(),
-    organizationId: auth.organizationId,
-    taskId,
-    action,
-    ...actedBy(auth),
-    details,
-  });
+  return auditEach(unit, auth, [taskId], action, details);
+}
+
+/** One audit row of the same action on each of the tasks. */
+export function auditEach(unit: Unit, auth: Acting, taskIds: readonly string[], action: string, details: object) {
+  const by = actedBy(auth);
+  return repo.insertAudits(
+    unit.tx,
+    taskIds.map((taskId) => ({
+      id: newId(),
+      organizationId: auth.organizationId,
+      taskId,
+      action,
+      ...by,
+      details,
+    })),
+  );
 }
 
 /**
