@@ -17,6 +17,8 @@ let aRowId: string;
 let aWeightFieldId: string;
 let aAutomationId: string;
 let aDelegationId: string;
+let aBotId: string;
+let aKeyId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -47,6 +49,9 @@ beforeAll(async () => {
       to: new Date(Date.now() + 2 * 86_400_000).toISOString(),
     })
   ).body.id;
+  const bot = await a.client.post('/api/bots', { name: 'A bot', apiAccess: { enabled: true, mode: 'read' } });
+  aBotId = bot.body.id;
+  aKeyId = bot.body.apiKey.id;
   b = await createOrg(t, 'Organization B');
 });
 afterAll(() => t.close());
@@ -66,6 +71,8 @@ describe('tenant isolation', () => {
         fieldId: aWeightFieldId,
         automationId: aAutomationId,
         delegationId: aDelegationId,
+        botId: aBotId,
+        keyId: aKeyId,
       },
       {
         updateUser: { name: 'Taken over', status: 'deactivated' },
@@ -89,6 +96,8 @@ describe('tenant isolation', () => {
         updateAutomation: { name: 'Taken over', enabled: false },
         testAutomation: { taskId: aTask.id },
         updateDelegation: { substituteUserId: b.userId },
+        updateBot: { name: 'Taken over', apiAccess: { enabled: false } },
+        updateKeyScopes: { scopes: null },
       },
     );
     expect(checked).toEqual(
@@ -123,6 +132,10 @@ describe('tenant isolation', () => {
         'updateDelegation',
         'deleteDelegation',
         'acknowledgeDelegation',
+        'updateBot',
+        'deleteBot',
+        'regenerateBotKey',
+        'updateKeyScopes',
       ]),
     );
     const task = await a.client.get(`/api/tasks/${aTask.id}`);
@@ -144,6 +157,8 @@ describe('tenant isolation', () => {
     expect(automation.body).toMatchObject({ name: 'A automation', enabled: true });
     const delegation = await a.client.get(`/api/delegations/${aDelegationId}`);
     expect(delegation.body).toMatchObject({ userId: aMember.userId, substituteUserId: a.userId });
+    const bots = (await a.client.get('/api/bots')).body.items;
+    expect(bots).toEqual([expect.objectContaining({ name: 'A bot', apiKey: expect.objectContaining({ id: aKeyId }) })]);
   });
 
   it('never lists another organization’s records', async () => {
@@ -162,6 +177,7 @@ describe('tenant isolation', () => {
     expect((await b.client.get('/api/home/inbox')).body.items).toEqual([]);
     expect((await b.client.get('/api/automations')).body.items).toEqual([]);
     expect((await b.client.get(`/api/delegations?userId=${aMember.userId}`)).body.items).toEqual([]);
+    expect((await b.client.get('/api/bots')).body.items).toEqual([]);
   });
 
   it('refuses another organization’s ids inside bodies as unknown', async () => {

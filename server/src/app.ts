@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Server as SocketServer } from 'socket.io';
 import { automationsModule } from './modules/automations';
+import { botsModule } from './modules/bots';
 import { delegationModule } from './modules/delegation';
 import { directoriesModule } from './modules/directories';
 import { errorLogModule } from './modules/error-log';
@@ -51,6 +52,7 @@ export const productModules: ModuleFactory[] = [
   qrModule,
   automationsModule,
   delegationModule,
+  botsModule,
 ];
 
 export interface AppOptions {
@@ -143,7 +145,8 @@ export function createApp(options: AppOptions): App {
   if (authenticators.length !== 1)
     throw new Error(`Exactly one module must authenticate; found ${authenticators.length}`);
   const authenticate = authenticators[0] as Authenticate;
-  mountRoutes(router, routes, { validateResponses: config.validateResponses, authenticate });
+  const authenticateKey = modules.find((module) => module.authenticateKey)?.authenticateKey;
+  mountRoutes(router, routes, { validateResponses: config.validateResponses, authenticate, authenticateKey });
   const sync = attachSync(io, {
     db,
     authenticate,

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Server as SocketServer } from 'socket.io';
-import type { Authenticate } from './auth/auth-context';
+import type { Authenticate, AuthenticateKey } from './auth/auth-context';
 import type { Config } from './config';
 import type { Db } from './db/db';
 import type { EventBus } from './events';
@@ -39,6 +39,8 @@ export interface AppModule {
   routes: AnyRoute[];
   /** The identity module resolves callers of protected routes; exactly one module provides it. */
   authenticate?: Authenticate;
+  /** The bots module resolves API keys to the bots they act as; at most one module provides it. */
+  authenticateKey?: AuthenticateKey;
   /**
    * Middleware run for every request before any route (e.g. observers of the finished response).
    * After the response, `res.locals.auth` holds the caller of a protected route and

@@ -2,7 +2,7 @@ import type { TreeNodeShape } from '@shared/api/directories';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
-import type { AuthContext } from '../../platform/auth/auth-context';
+import { type Actor, memberOf } from '../../platform/auth/actor';
 import { inUnit } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
@@ -15,7 +15,7 @@ const ID_HEADER = 'id';
 const PARENT_HEADER = 'parent_id';
 
 /** CSV of the directory: `id`, `parent_id`, then one column per directory column (UTF-8 with BOM, for spreadsheets). */
-export async function exportCsv(deps: DirectoriesDeps, auth: AuthContext, directoryId: string): Promise<string> {
+export async function exportCsv(deps: DirectoriesDeps, auth: Actor, directoryId: string): Promise<string> {
   assertMayReadDirectory(auth, directoryId);
   const directory = await requireDirectory(deps.db, auth, directoryId);
   const rows = await repo.allRows(deps.db, auth.organizationId, directoryId);
@@ -47,7 +47,7 @@ export async function exportCsv(deps: DirectoriesDeps, auth: AuthContext, direct
  */
 export async function importCsv(
   deps: DirectoriesDeps,
-  auth: AuthContext,
+  auth: Actor,
   directoryId: string,
   input: { csv: string; mode: 'append' | 'replace'; dryRun: boolean },
 ) {
@@ -160,7 +160,7 @@ export async function importCsv(
           existing.map((r) => r.id),
         );
       }
-      await repo.deleteAllRows(tx, auth.organizationId, directoryId, auth.userId);
+      await repo.deleteAllRows(tx, auth.organizationId, directoryId, memberOf(auth)?.userId ?? null);
     }
     // Positions: after existing siblings, in file order.
     const nextPosition = new Map<string, number>();

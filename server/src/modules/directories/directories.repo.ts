@@ -341,7 +341,7 @@ export async function softDeleteRow(
   organizationId: string,
   rowId: string,
   movedUpIds: readonly string[],
-  deletedBy: string,
+  deletedBy: string | null,
 ): Promise<void> {
   await db.query(
     `UPDATE directory_rows SET deleted_at = now(), updated_at = now(), moved_up_ids = $3::uuid[], deleted_by = $4
@@ -412,7 +412,7 @@ export async function deleteAllRows(
   db: Queryable,
   organizationId: string,
   directoryId: string,
-  deletedBy: string,
+  deletedBy: string | null,
 ): Promise<void> {
   await db.query(
     `UPDATE directory_rows SET deleted_at = now(), updated_at = now(), parent_id = NULL, deleted_by = $3

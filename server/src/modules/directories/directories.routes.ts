@@ -8,6 +8,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
   return [
     defineRoute({
       ...directoriesApi.listDirectories,
+      bots: 'read',
       handler: async ({ auth }) => ({ status: 200, body: await directories.listDirectories(deps, auth) }),
     }),
     // Before /api/directories/:directoryId, which would otherwise take "deleted" for an id.
@@ -31,6 +32,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.getDirectory,
+      bots: 'read',
       handler: async ({ auth, params }) => ({
         status: 200,
         body: await directories.getDirectory(deps, auth, params.directoryId),
@@ -54,6 +56,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.getRowTree,
+      bots: 'read',
       handler: async ({ auth, params, query }) => ({
         status: 200,
         body: await rows.rowTree(deps, auth, params.directoryId, query),
@@ -61,6 +64,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.listRows,
+      bots: 'read',
       handler: async ({ auth, params, query }) => ({
         status: 200,
         body: await rows.listRows(deps, auth, params.directoryId, query),
@@ -68,6 +72,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.createRow,
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 201,
         body: await rows.createRow(deps, auth, params.directoryId, body),
@@ -75,6 +80,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.updateRow,
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 200,
         body: await rows.updateRow(deps, auth, params.directoryId, params.rowId, body),
@@ -82,6 +88,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.deleteRow,
+      bots: 'write',
       handler: async ({ auth, params }) => {
         await rows.deleteRow(deps, auth, params.directoryId, params.rowId);
         return { status: 204 };
@@ -89,6 +96,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.listDeletedRows,
+      bots: 'read',
       handler: async ({ auth, params, query }) => ({
         status: 200,
         body: await rows.listDeletedRows(deps, auth, params.directoryId, query),
@@ -96,6 +104,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.restoreRow,
+      bots: 'write',
       handler: async ({ auth, params }) => ({
         status: 200,
         body: await rows.restoreRow(deps, auth, params.directoryId, params.rowId),
@@ -103,6 +112,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.moveRow,
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 200,
         body: await rows.moveRow(deps, auth, params.directoryId, params.rowId, body),
@@ -110,6 +120,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.importRows,
+      bots: 'write',
       // The CSV travels inside the JSON body: up to 20 million characters, beyond BODY_LIMIT.
       bodyLimit: '64mb',
       handler: async ({ auth, params, body }) => ({
@@ -119,6 +130,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     }),
     defineRoute({
       ...directoriesApi.exportRows,
+      bots: 'read',
       handler: async ({ auth, params }) => ({
         status: 200,
         body: await csv.exportCsv(deps, auth, params.directoryId),

@@ -6,12 +6,13 @@ import type {
 } from '@shared/api/directories';
 import type { ProblemFieldError } from '@shared/api/problem';
 import type { z } from 'zod';
-import type { AuthContext } from '../../platform/auth/auth-context';
+import type { Actor } from '../../platform/auth/actor';
 import type { Db, Queryable } from '../../platform/db/db';
 import { inUnit } from '../../platform/db/unit-of-work';
 import type { EventBus } from '../../platform/events';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
+import { mayReadDirectory } from './directories.policy';
 import { cellLabel, presentDeletedDirectory, presentDirectory } from './directories.presenter';
 import * as repo from './directories.repo';
 
@@ -29,7 +30,9 @@ export function validationFailed(detail: string, errors: ProblemFieldError[]) {
 }
 
 /** The organization's live directory, else `not_found`. */
-export async function requireDirectory(db: Queryable, auth: AuthContext, id: string) {
+export async function requireDirectory(db: Queryable, auth: Actor, id: string) {
+  // A directory outside a bot's key is answered as one that does not exist.
+  if (!mayReadDirectory(auth, id)) throw directoryNotFound(id);
   const directory = await repo.findDirectory(db, auth.organizationId, id);
   if (!directory) throw directoryNotFound(id);
   return directory;
@@ -40,7 +43,7 @@ export async function requireDirectory(db: Queryable, auth: AuthContext, id: str
  * shape run one after another: two moves checked at once each found no cycle (A under B, B under
  * A) and together made one, and both rows left the tree.
  */
-export async function requireDirectoryTree(tx: Queryable, auth: AuthContext, id: string) {
+export async function requireDirectoryTree(tx: Queryable, auth: Actor, id: string) {
   await repo.lockRowTree(tx, id);
   return requireDirectory(tx, auth, id);
 }
@@ -67,7 +70,7 @@ export function checkIndexes(
 /** Errors for parent rows that are not live rows of the parent directory (or not among those bound). */
 export async function checkParentRows(
   db: Queryable,
-  auth: AuthContext,
+  auth: Actor,
   parentDirectoryId: string | null,
   parentRowIds: readonly string[],
   pointer: string,
@@ -108,7 +111,7 @@ export async function checkParentRows(
 
 export async function createDirectory(
   deps: DirectoriesDeps,
-  auth: AuthContext,
+  auth: Actor,
   input: z.infer<typeof CreateDirectoryRequest>,
 ) {
   const id = input.id ?? newId();
@@ -141,17 +144,18 @@ export async function createDirectory(
   return presentDirectory(await requireDirectory(deps.db, auth, id));
 }
 
-export async function listDirectories(deps: DirectoriesDeps, auth: AuthContext) {
-  return { items: (await repo.listDirectories(deps.db, auth.organizationId)).map(presentDirectory) };
+export async function listDirectories(deps: DirectoriesDeps, auth: Actor) {
+  const directories = await repo.listDirectories(deps.db, auth.organizationId);
+  return { items: directories.filter((directory) => mayReadDirectory(auth, directory.id)).map(presentDirectory) };
 }
 
-export async function getDirectory(deps: DirectoriesDeps, auth: AuthContext, id: string) {
+export async function getDirectory(deps: DirectoriesDeps, auth: Actor, id: string) {
   return presentDirectory(await requireDirectory(deps.db, auth, id));
 }
 
 export async function updateDirectory(
   deps: DirectoriesDeps,
-  auth: AuthContext,
+  auth: Actor,
   id: string,
   patch: z.infer<typeof UpdateDirectoryRequest>,
 ) {
@@ -200,7 +204,7 @@ export async function updateDirectory(
   return getDirectory(deps, auth, id);
 }
 
-export async function deleteDirectory(deps: DirectoriesDeps, auth: AuthContext, id: string) {
+export async function deleteDirectory(deps: DirectoriesDeps, auth: Actor, id: string) {
   await inUnit(deps, async ({ tx }) => {
     // Locked as a restore of a sub-directory locks it: one of the two waits for the other.
     const directory = await repo.lockAnyDirectory(tx, auth.organizationId, id);
@@ -213,7 +217,7 @@ export async function deleteDirectory(deps: DirectoriesDeps, auth: AuthContext, 
 }
 
 /** The organization's deleted directories, most recently deleted first (administrators restore them). */
-export async function listDeletedDirectories(deps: DirectoriesDeps, auth: AuthContext): Promise<DeletedDirectoryList> {
+export async function listDeletedDirectories(deps: DirectoriesDeps, auth: Actor): Promise<DeletedDirectoryList> {
   const rows = await repo.listDeletedDirectories(deps.db, auth.organizationId);
   return { items: rows.map(presentDeletedDirectory) };
 }
@@ -223,7 +227,7 @@ export async function listDeletedDirectories(deps: DirectoriesDeps, auth: AuthCo
  * from it. A sub-directory whose parent is deleted waits for that one (409); a directory not
  * deleted is answered as it is.
  */
-export async function restoreDirectory(deps: DirectoriesDeps, auth: AuthContext, id: string): Promise<Directory> {
+export async function restoreDirectory(deps: DirectoriesDeps, auth: Actor, id: string): Promise<Directory> {
   await inUnit(deps, async ({ tx }) => {
     const directory = await repo.lockAnyDirectory(tx, auth.organizationId, id);
     if (!directory) throw directoryNotFound(id);

@@ -3,8 +3,7 @@ import type { ProblemFieldError } from '@shared/api/problem';
 import { normalizeNumber } from '@shared/number';
 import { isIsoDate } from '@shared/values';
 import type { z } from 'zod';
-import type { Actor } from '../../platform/auth/actor';
-import type { AuthContext } from '../../platform/auth/auth-context';
+import { type Actor, memberOf } from '../../platform/auth/actor';
 import type { Queryable } from '../../platform/db/db';
 import { inUnit } from '../../platform/db/unit-of-work';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';
@@ -112,7 +111,7 @@ export function searchText(cells: readonly Cell[]): string {
 
 export async function listRows(
   deps: DirectoriesDeps,
-  auth: AuthContext,
+  auth: Actor,
   id: string,
   query: { q?: string; sort?: number; order: 'asc' | 'desc'; parentRowId?: string; limit: number; cursor?: string },
 ) {
@@ -145,7 +144,7 @@ export async function listRows(
   };
 }
 
-async function checkParent(tx: Queryable, auth: AuthContext, directoryId: string, parentId: string | null) {
+async function checkParent(tx: Queryable, auth: Actor, directoryId: string, parentId: string | null) {
   if (!parentId) return;
   const [parent] = await repo.findRows(tx, auth.organizationId, [parentId]);
   if (!parent || parent.deleted_at) throw Problem.of('not_found', `There is no row ${parentId}.`);
@@ -156,7 +155,7 @@ async function checkParent(tx: Queryable, auth: AuthContext, directoryId: string
 
 export async function createRow(
   deps: DirectoriesDeps,
-  auth: AuthContext,
+  auth: Actor,
   directoryId: string,
   input: z.infer<typeof RowInput>,
 ) {
@@ -202,7 +201,7 @@ export async function createRow(
   return presentRow(row as repo.RowRecord);
 }
 
-async function requireRow(tx: Queryable, auth: AuthContext, directoryId: string, rowId: string) {
+async function requireRow(tx: Queryable, auth: Actor, directoryId: string, rowId: string) {
   const [row] = await repo.findRows(tx, auth.organizationId, [rowId]);
   if (!row || row.deleted_at || row.directory_id !== directoryId) throw rowNotFound(rowId);
   return row;
@@ -210,7 +209,7 @@ async function requireRow(tx: Queryable, auth: AuthContext, directoryId: string,
 
 export async function updateRow(
   deps: DirectoriesDeps,
-  auth: AuthContext,
+  auth: Actor,
   directoryId: string,
   rowId: string,
   patch: { cells?: Cell[] | CellChanges; parentRowIds?: string[] },
@@ -244,7 +243,7 @@ export async function updateRow(
 }
 
 /** Deletes a row; its children move up to its parent, in its place. Tasks that chose it show it as deleted. */
-export async function deleteRow(deps: DirectoriesDeps, auth: AuthContext, directoryId: string, rowId: string) {
+export async function deleteRow(deps: DirectoriesDeps, auth: Actor, directoryId: string, rowId: string) {
   assertMayEditRows(auth, directoryId);
   await inUnit(deps, async ({ tx }) => {
     await requireDirectoryTree(tx, auth, directoryId);
@@ -253,7 +252,7 @@ export async function deleteRow(deps: DirectoriesDeps, auth: AuthContext, direct
     const children = await repo.lockSiblings(tx, auth.organizationId, directoryId, rowId);
     const at = siblings.indexOf(rowId);
     const ordered = [...siblings.slice(0, at), ...children, ...siblings.slice(at + 1)];
-    await repo.softDeleteRow(tx, auth.organizationId, rowId, children, auth.userId);
+    await repo.softDeleteRow(tx, auth.organizationId, rowId, children, memberOf(auth)?.userId ?? null);
     await repo.setParentAndPositions(tx, auth.organizationId, row.parent_id, ordered);
   });
 }
@@ -261,7 +260,7 @@ export async function deleteRow(deps: DirectoriesDeps, auth: AuthContext, direct
 /** A page of the directory's deleted rows, most recently deleted first, to restore one. */
 export async function listDeletedRows(
   deps: DirectoriesDeps,
-  auth: AuthContext,
+  auth: Actor,
   directoryId: string,
   query: { limit: number; cursor?: string },
 ): Promise<DeletedRowList> {
@@ -284,7 +283,7 @@ export async function listDeletedRows(
  * deleted too, its nearest live ancestor), with the children its deletion moved up that are still
  * where it left them. A live row is returned as it is: the undo has nothing left to do.
  */
-export async function restoreRow(deps: DirectoriesDeps, auth: AuthContext, directoryId: string, rowId: string) {
+export async function restoreRow(deps: DirectoriesDeps, auth: Actor, directoryId: string, rowId: string) {
   await restoreDeletedRow(deps, auth, directoryId, rowId);
   const [row] = await repo.findRows(deps.db, auth.organizationId, [rowId]);
   if (!row || row.deleted_at || row.directory_id !== directoryId) throw rowNotFound(rowId);
@@ -294,7 +293,7 @@ export async function restoreRow(deps: DirectoriesDeps, auth: AuthContext, direc
 /** `restoreRow`'s work: true when a deleted row of the directory was brought back. */
 export async function restoreDeletedRow(
   deps: DirectoriesDeps,
-  auth: AuthContext,
+  auth: Actor,
   directoryId: string,
   rowId: string,
 ): Promise<boolean> {
@@ -326,7 +325,7 @@ export async function restoreDeletedRow(
 /** Re-parents a row and puts it at `position` among its new siblings; cycles and other directories are refused. */
 export async function moveRow(
   deps: DirectoriesDeps,
-  auth: AuthContext,
+  auth: Actor,
   directoryId: string,
   rowId: string,
   target: { parentId: string | null; position: number },
@@ -365,7 +364,7 @@ export async function moveRow(
 
 export async function rowTree(
   deps: DirectoriesDeps,
-  auth: AuthContext,
+  auth: Actor,
   directoryId: string,
   query: { treeColumnIndex?: number | 'none'; displayColumnIndex?: number },
 ) {

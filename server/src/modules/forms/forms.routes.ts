@@ -6,6 +6,7 @@ export function formsRoutes(deps: forms.FormsDeps) {
   return [
     defineRoute({
       ...formsApi.listForms,
+      bots: 'read',
       handler: async ({ auth }) => ({ status: 200, body: await forms.listForms(deps, auth) }),
     }),
     // Before /api/forms/:formId, which would otherwise take "deleted" for an id.
@@ -29,6 +30,7 @@ export function formsRoutes(deps: forms.FormsDeps) {
     }),
     defineRoute({
       ...formsApi.getForm,
+      bots: 'read',
       handler: async ({ auth, params }) => ({ status: 200, body: await forms.getForm(deps, auth, params.formId) }),
     }),
     defineRoute({
@@ -49,6 +51,7 @@ export function formsRoutes(deps: forms.FormsDeps) {
     }),
     defineRoute({
       ...formsApi.getWorkflow,
+      bots: 'read',
       handler: async ({ auth, params }) => ({ status: 200, body: await forms.getWorkflow(deps, auth, params.formId) }),
     }),
     defineRoute({

@@ -9,6 +9,7 @@ import type {
 } from '@shared/api/forms';
 import type { ProblemFieldError } from '@shared/api/problem';
 import type { z } from 'zod';
+import { type Actor, memberOf } from '../../platform/auth/actor';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Queryable } from '../../platform/db/db';
 import { inUnit, type UnitDeps } from '../../platform/db/unit-of-work';
@@ -314,18 +315,24 @@ export async function createForm(deps: FormsDeps, auth: AuthContext, input: z.in
   return present(deps.db, auth, formId);
 }
 
-export async function listForms(deps: FormsDeps, auth: AuthContext) {
+export async function listForms(deps: FormsDeps, auth: Actor) {
   const forms = (await repo.listForms(deps.db, auth.organizationId)).filter((form) => canUseForm(auth, form));
   const definitions = await loadFormDefinitions(deps.db, auth.organizationId, forms);
   return { items: forms.map((form) => presentForm(definitions.get(form.id) as FormDefinition)) };
 }
 
-export async function getForm(deps: FormsDeps, auth: AuthContext, formId: string): Promise<Form> {
+/** Whether the actor is a member assigned to a live task of the form (bots are never assigned). */
+async function isAssignedOnForm(db: Queryable, auth: Actor, formId: string): Promise<boolean> {
+  const member = memberOf(auth);
+  return member ? repo.isAssignedOnForm(db, auth.organizationId, formId, member.userId) : false;
+}
+
+export async function getForm(deps: FormsDeps, auth: Actor, formId: string): Promise<Form> {
   const definition = await getFormDefinition(deps.db, auth.organizationId, formId);
   if (!definition || definition.form.deleted_at) throw formNotFound(formId);
   const readable =
     canUseForm(auth, definition.form) ||
-    canReadForm(auth, definition.form, await repo.isAssignedOnForm(deps.db, auth.organizationId, formId, auth.userId));
+    canReadForm(auth, definition.form, await isAssignedOnForm(deps.db, auth, formId));
   if (!readable) throw formNotFound(formId);
   return presentForm(definition);
 }
@@ -393,7 +400,7 @@ export async function restoreForm(deps: FormsDeps, auth: AuthContext, formId: st
   return getForm(deps, auth, formId);
 }
 
-export async function getWorkflow(deps: FormsDeps, auth: AuthContext, formId: string): Promise<Workflow> {
+export async function getWorkflow(deps: FormsDeps, auth: Actor, formId: string): Promise<Workflow> {
   const definition = await getFormDefinition(deps.db, auth.organizationId, formId);
   if (!definition || definition.form.deleted_at || !canUseForm(auth, definition.form)) throw formNotFound(formId);
   return presentWorkflow(definition);

@@ -55,14 +55,15 @@ export async function insertMessage(
     organizationId: string;
     taskId: string;
     authorUserId: string | null;
+    botId?: string | null;
     automationId: string | null;
     body: string;
     mentions: string[];
   },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO task_messages (id, organization_id, task_id, author_user_id, automation_id, body, mentioned_user_ids)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[])`,
+    `INSERT INTO task_messages (id, organization_id, task_id, author_user_id, automation_id, body, mentioned_user_ids, bot_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::uuid[], $8)`,
     [
       message.id,
       message.organizationId,
@@ -71,6 +72,7 @@ export async function insertMessage(
       message.automationId,
       message.body,
       message.mentions,
+      message.botId ?? null,
     ],
   );
 }

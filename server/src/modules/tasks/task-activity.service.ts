@@ -13,7 +13,7 @@ import { type TasksDeps, taskNotFound, visibleTaskSummary } from './tasks.servic
 
 /** A task's activity: its field history, audit log, chat and views, and the home lists built on them. */
 
-export async function fieldHistory(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
+export async function fieldHistory(deps: Pick<TasksDeps, 'db'>, auth: Actor, taskId: string) {
   await visibleTaskSummary(deps.db, auth, taskId);
   const rows = await activityRepo.listFieldHistory(deps.db, auth.organizationId, taskId);
   return {
@@ -30,7 +30,7 @@ export async function fieldHistory(deps: Pick<TasksDeps, 'db'>, auth: AuthContex
   };
 }
 
-export async function auditLog(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
+export async function auditLog(deps: Pick<TasksDeps, 'db'>, auth: Actor, taskId: string) {
   await visibleTaskSummary(deps.db, auth, taskId);
   const rows = await activityRepo.listAudit(deps.db, auth.organizationId, taskId);
   return {
@@ -46,7 +46,7 @@ export async function auditLog(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, t
   };
 }
 
-export async function messages(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, taskId: string) {
+export async function messages(deps: Pick<TasksDeps, 'db'>, auth: Actor, taskId: string) {
   await visibleTaskSummary(deps.db, auth, taskId);
   return { items: (await activityRepo.listMessages(deps.db, auth.organizationId, taskId)).map(presentMessage) };
 }
@@ -78,6 +78,7 @@ export async function postMessage(
       organizationId: auth.organizationId,
       taskId,
       authorUserId: actedBy(auth).actorUserId,
+      botId: actedBy(auth).botId,
       automationId: actedBy(auth).automationId,
       body: input.body,
       mentions,

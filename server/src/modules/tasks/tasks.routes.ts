@@ -12,6 +12,7 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     // Before /api/tasks/:taskId, which would otherwise take "search", "count" or "deleted" for an id.
     defineRoute({
       ...tasksApi.countTasks,
+      bots: 'read',
       handler: async ({ auth }) => ({ status: 200, body: await tasks.countTasks(deps, auth) }),
     }),
     defineRoute({
@@ -21,6 +22,7 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       ...tasksApi.searchTasks,
+      bots: 'read',
       handler: async ({ auth, query }) => ({
         status: 200,
         body: await tasks.searchTasks(deps, auth, query.q, query.limit),
@@ -28,14 +30,17 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       ...tasksApi.listTasks,
+      bots: 'read',
       handler: async ({ auth, query }) => ({ status: 200, body: await tasks.listTasks(deps, auth, query) }),
     }),
     defineRoute({
       ...tasksApi.createTask,
+      bots: 'write',
       handler: async ({ auth, body }) => ({ status: 201, body: await tasks.createTask(deps, auth, body) }),
     }),
     defineRoute({
       ...tasksApi.createTaskBatch,
+      bots: 'write',
       handler: async ({ auth, params, body, req }) => {
         const key = req.get('idempotency-key');
         if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
@@ -48,10 +53,12 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       ...tasksApi.getTask,
+      bots: 'read',
       handler: async ({ auth, params }) => ({ status: 200, body: await tasks.getTask(deps, auth, params.taskId) }),
     }),
     defineRoute({
       ...tasksApi.updateTask,
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 200,
         body: await tasks.updateTask(deps, auth, params.taskId, body),
@@ -59,6 +66,7 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       ...tasksApi.deleteTask,
+      bots: 'write',
       handler: async ({ auth, params }) => {
         await tasks.deleteTask(deps, auth, params.taskId);
         return { status: 204 };
@@ -66,10 +74,12 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       ...tasksApi.restoreTask,
+      bots: 'write',
       handler: async ({ auth, params }) => ({ status: 200, body: await tasks.restoreTask(deps, auth, params.taskId) }),
     }),
     defineRoute({
       ...tasksApi.transitionTask,
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 200,
         body: await tasks.executeTaskTransition(deps, auth, params.taskId, body),
@@ -77,6 +87,7 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       ...tasksApi.addAssignee,
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 200,
         body: await tasks.assignManually(deps, auth, params.taskId, body.userId),
@@ -84,6 +95,7 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       ...tasksApi.removeAssignee,
+      bots: 'write',
       handler: async ({ auth, params }) => ({
         status: 200,
         body: await tasks.unassign(deps, auth, params.taskId, params.userId),
@@ -91,6 +103,7 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       ...tasksApi.getTaskFieldHistory,
+      bots: 'read',
       handler: async ({ auth, params }) => ({
         status: 200,
         body: await activity.fieldHistory(deps, auth, params.taskId),
@@ -98,14 +111,17 @@ export function tasksRoutes(deps: tasks.TasksDeps) {
     }),
     defineRoute({
       ...tasksApi.getTaskAudit,
+      bots: 'read',
       handler: async ({ auth, params }) => ({ status: 200, body: await activity.auditLog(deps, auth, params.taskId) }),
     }),
     defineRoute({
       ...tasksApi.listTaskMessages,
+      bots: 'read',
       handler: async ({ auth, params }) => ({ status: 200, body: await activity.messages(deps, auth, params.taskId) }),
     }),
     defineRoute({
       ...tasksApi.postTaskMessage,
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 201,
         body: await activity.postMessage(deps, auth, params.taskId, body),

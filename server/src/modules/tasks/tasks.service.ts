@@ -302,7 +302,7 @@ async function changeableTask(unit: Unit, auth: Actor, taskId: string): Promise<
 }
 
 /** Refuses a deletion or restoration the tasks policy does not allow (`mayDeleteTask`). */
-async function ensureMayDelete(unit: Unit, auth: AuthContext, task: repo.TaskRow, what: 'delete' | 'restore') {
+async function ensureMayDelete(unit: Unit, auth: Actor, task: repo.TaskRow, what: 'delete' | 'restore') {
   if (!mayDeleteTask(auth, await taskFacts(unit.tx, auth.organizationId, task))) {
     throw Problem.of(
       'forbidden',
@@ -311,7 +311,7 @@ async function ensureMayDelete(unit: Unit, auth: AuthContext, task: repo.TaskRow
   }
 }
 
-export async function deleteTask(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<void> {
+export async function deleteTask(deps: TasksDeps, auth: Actor, taskId: string): Promise<void> {
   await inUnit(deps, async (unit) => {
     const task = await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId);
     if (!task) throw taskNotFound(taskId);
@@ -348,13 +348,13 @@ export async function listDeletedTasks(
  * Brings a deleted task back as it was (the undo of a deletion), for whoever may delete it. A task
  * that is not deleted is returned as it is: the undo has nothing left to do.
  */
-export async function restoreTask(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<Task> {
+export async function restoreTask(deps: TasksDeps, auth: Actor, taskId: string): Promise<Task> {
   await restoreDeletedTask(deps, auth, taskId);
   return getTask(deps, auth, taskId);
 }
 
 /** `restoreTask`'s work: true when a deleted task the caller could see was brought back. */
-export async function restoreDeletedTask(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<boolean> {
+export async function restoreDeletedTask(deps: TasksDeps, auth: Actor, taskId: string): Promise<boolean> {
   return inUnit(deps, async (unit) => {
     const task = await repo.lockDeletedTask(unit.tx, taskVisibility(auth), taskId);
     if (!task) return false;
@@ -425,12 +425,7 @@ export async function executeTaskTransition(
   return getTask(deps, auth, taskId);
 }
 
-export async function assignManually(
-  deps: TasksDeps,
-  auth: AuthContext,
-  taskId: string,
-  userId: string,
-): Promise<Task> {
+export async function assignManually(deps: TasksDeps, auth: Actor, taskId: string, userId: string): Promise<Task> {
   await inUnit(deps, async (unit) => {
     await changeableTask(unit, auth, taskId);
     const known = await members.activeUserIds(unit.tx, auth.organizationId, [userId]);
@@ -448,7 +443,7 @@ export async function assignManually(
  * Takes a person off a task. One whom the task's user fields name is refused: the fields would
  * assign them again at their next change, so it is the field that has to change.
  */
-export async function unassign(deps: TasksDeps, auth: AuthContext, taskId: string, userId: string): Promise<Task> {
+export async function unassign(deps: TasksDeps, auth: Actor, taskId: string, userId: string): Promise<Task> {
   await inUnit(deps, async (unit) => {
     await changeableTask(unit, auth, taskId);
     // Locked: a change of its fields waits, so the fields read here are the ones that stand.
@@ -550,7 +545,7 @@ function requestHash(formId: string, tasks: unknown): string {
  */
 export async function createBatch(
   deps: TasksDeps,
-  auth: AuthContext,
+  auth: Actor,
   formId: string,
   tasks: z.infer<typeof BatchTaskInput>[],
   idempotencyKey: string | undefined,

@@ -1,4 +1,5 @@
 import type { GatedModule } from '@shared/api/access';
+import type { BotActor } from './actor';
 
 /** Who is calling: resolved from the bearer token on every request of a protected route. */
 export interface AuthContext {
@@ -23,3 +24,6 @@ export type Access = 'public' | 'user' | 'admin' | { module: GatedModule };
 
 /** Resolves the caller of a request, or throws a 401 problem. */
 export type Authenticate = (authorization: string | undefined) => Promise<AuthContext>;
+
+/** Resolves a raw API key to the bot it acts as, or throws a 401 problem (malformed, unknown, revoked). */
+export type AuthenticateKey = (key: string) => Promise<BotActor>;

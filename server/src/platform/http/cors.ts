@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-API-Key, X-Request-Id';
 const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 
 /**

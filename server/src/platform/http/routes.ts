@@ -1,8 +1,11 @@
+import { API_KEY_PREFIX, type ApiKeyMode } from '@shared/api/bots';
 import type { Endpoint } from '@shared/api/endpoint';
 import type { Request, Response, Router } from 'express';
 import { match } from 'path-to-regexp';
 import type { z } from 'zod';
-import type { Access, AuthContext, Authenticate } from '../auth/auth-context';
+import { unauthenticated } from '../auth/access-tokens';
+import type { BotActor } from '../auth/actor';
+import type { Access, AuthContext, Authenticate, AuthenticateKey } from '../auth/auth-context';
 import type { Logger } from '../logging';
 import { fieldErrors, inadmissibleValues, Problem } from './problem';
 
@@ -15,9 +18,22 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-export interface HandlerInput<P, Q, B, A extends Access = Access> {
+/**
+ * How a bot's API key may use a route: `read` (it only reads: every key) or `write` (keys that
+ * write). A route whose access is `admin` needs a `full` key. Absent: API keys are refused.
+ */
+export type BotUse = 'read' | 'write';
+
+/** Who calls a route: nobody on public routes; a member, or a bot too where the route admits keys. */
+export type Caller<A extends Access, K extends BotUse | undefined> = A extends 'public'
+  ? undefined
+  : K extends BotUse
+    ? AuthContext | BotActor
+    : AuthContext;
+
+export interface HandlerInput<P, Q, B, A extends Access = Access, K extends BotUse | undefined = undefined> {
   /** The caller; absent only on public routes. */
-  auth: A extends 'public' ? undefined : AuthContext;
+  auth: Caller<A, K>;
   params: Infer<P>;
   query: Infer<Q>;
   body: Infer<B>;
@@ -37,16 +53,19 @@ export interface RouteDefinition<
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   A extends Access = Access,
+  K extends BotUse | undefined = BotUse | undefined,
 > extends Endpoint<P, Q, B> {
   /** Who may call it; signed-in members (`user`) unless said otherwise. */
   access?: A;
+  /** Whether bots may call it with their API key, and whether it reads or writes; absent: they may not. */
+  bots?: K;
   /** Largest JSON body this route takes when it must exceed the server's `BODY_LIMIT` (e.g. `'64mb'`). */
   bodyLimit?: string;
-  handler: (input: HandlerInput<P, Q, B, A>) => RouteResult | Promise<RouteResult>;
+  handler: (input: HandlerInput<P, Q, B, A, K>) => RouteResult | Promise<RouteResult>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a list of routes holds routes of any schema types.
-export type AnyRoute = RouteDefinition<any, any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any, any>;
 
 /** Declares a route (usually an endpoint of the contract, spread) with its schemas' types flowing into the handler. */
 export function defineRoute<
@@ -54,13 +73,61 @@ export function defineRoute<
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   const A extends Access = 'user',
->(route: RouteDefinition<P, Q, B, A>): RouteDefinition<P, Q, B, A> {
+  const K extends BotUse | undefined = undefined,
+>(route: RouteDefinition<P, Q, B, A, K>): RouteDefinition<P, Q, B, A, K> {
+  if (route.bots === 'write' && route.method === 'get') {
+    throw new Error(`Route GET ${route.path} reads; it cannot be declared for writing bots`);
+  }
   return route;
 }
 
 /** The access of a route, with the default applied. */
 export function routeAccess(route: AnyRoute): Access {
   return route.access ?? 'user';
+}
+
+const MODE_RANK: Record<ApiKeyMode, number> = { read: 0, write: 1, full: 2 };
+
+/**
+ * The least key mode a route needs: `read` for reading routes, `write` for writing ones, `full`
+ * for administrators' routes; undefined when API keys may not call it (not declared for bots, or
+ * public, or a gated module's).
+ */
+export function requiredKeyMode(route: AnyRoute): ApiKeyMode | undefined {
+  const access = routeAccess(route);
+  if (route.bots === undefined || access === 'public' || typeof access === 'object') return undefined;
+  if (access === 'admin') return 'full';
+  return route.bots;
+}
+
+/** Whether a key of `mode` may call a route needing `needed`. */
+export function modeAllows(mode: ApiKeyMode, needed: ApiKeyMode): boolean {
+  return MODE_RANK[mode] >= MODE_RANK[needed];
+}
+
+/** Refuses a bot the route does not admit (403): not declared for keys, or beyond its key's mode. */
+function authorizeBot(route: AnyRoute, bot: BotActor): void {
+  const needed = requiredKeyMode(route);
+  if (needed === undefined) {
+    throw Problem.of('key_not_accepted', 'This operation is for people who sign in; an API key cannot call it.');
+  }
+  if (!modeAllows(bot.scopes.mode, needed)) {
+    throw Problem.of(
+      'scope_denied',
+      `The API key's mode is ${bot.scopes.mode}; this operation needs a ${needed} key. An administrator can change the key's mode in the bot's settings.`,
+    );
+  }
+}
+
+/**
+ * The API key a request carries, if any: `X-API-Key`, or a bearer credential with the keys'
+ * prefix (access tokens never start with it).
+ */
+export function apiKeyOf(req: Pick<Request, 'headers'>): string | undefined {
+  const header = req.headers['x-api-key'];
+  if (header !== undefined) return Array.isArray(header) ? header.join(',') : header;
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  return bearer?.startsWith(API_KEY_PREFIX) ? bearer : undefined;
 }
 
 /** Refuses callers the route's access does not admit (403); authentication happened before. */
@@ -130,6 +197,8 @@ export interface MountOptions {
   validateResponses: boolean;
   /** Resolves the caller of a protected route from the Authorization header. */
   authenticate: Authenticate;
+  /** Resolves an API key (`X-API-Key`, or `Authorization: Bearer orb_…`) to its bot. */
+  authenticateKey?: AuthenticateKey;
 }
 
 /** Mounts routes on an Express router, each validating its request parts before its handler runs. */
@@ -139,11 +208,20 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
     const access = routeAccess(route);
     router[route.method](route.path, async (req: Request, res: Response) => {
       // Authentication comes first: an anonymous caller learns nothing, not even what is invalid.
-      let auth: AuthContext | undefined;
-      if (access !== 'public') {
-        auth = await options.authenticate(req.headers.authorization);
-        res.locals.auth = auth;
-        authorize(access, auth);
+      let auth: AuthContext | BotActor | undefined;
+      const key = access === 'public' ? undefined : apiKeyOf(req);
+      if (key !== undefined) {
+        if (!options.authenticateKey)
+          throw unauthenticated('API keys are not accepted by this server.', 'invalid_api_key');
+        const bot = await options.authenticateKey(key);
+        res.locals.auth = bot;
+        authorizeBot(route, bot);
+        auth = bot;
+      } else if (access !== 'public') {
+        const member = await options.authenticate(req.headers.authorization);
+        res.locals.auth = member;
+        authorize(access, member);
+        auth = member;
       }
       const request = route.request ?? {};
       const params = parsePart('params', request.params, req.params);
