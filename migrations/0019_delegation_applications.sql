@@ -11,3 +11,7 @@ CREATE TABLE IF NOT EXISTS delegation_applications (
   last_task_id uuid,
   updated_at timestamptz NOT NULL DEFAULT now()
 );
+
+-- When an absent assignee's review of a task becomes due: the end of the absence that put a substitute
+-- beside them (moved earlier when the absence is cut short); null: at once.
+ALTER TABLE task_assignees ADD COLUMN IF NOT EXISTS review_after timestamptz;

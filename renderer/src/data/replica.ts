@@ -189,6 +189,11 @@ export class Replica {
     return this.tasks.changeTask(id, change);
   }
 
+  /** Acknowledges the user's review of a task on this device (`TaskWriter.acknowledgeDelegation`). */
+  acknowledgeDelegation(id: string): Promise<void> {
+    return this.tasks.acknowledgeDelegation(id);
+  }
+
   /** Deletes a task on this device; the deletion reaches the server with the next push. */
   removeTask(id: string): Promise<void> {
     return this.tasks.removeTask(id);

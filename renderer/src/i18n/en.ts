@@ -275,6 +275,7 @@ export const en: Strings = {
     substituteFor: 'Substitute for {{name}}',
     acknowledge: 'Acknowledge',
     acknowledged: 'Acknowledged: you have seen the changes',
+    acknowledgedOffline: 'Acknowledged on this device: it reaches the server when you are back online',
     namedInField: 'Assigned by the field {{fields}}',
     namedInFields: 'Assigned by the fields {{fields}}',
     namedThroughRole: 'Assigned as a member of “{{role}}” in the field “{{field}}”',

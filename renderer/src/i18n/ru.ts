@@ -275,6 +275,7 @@ export const ru = {
     substituteFor: 'Замещает: {{name}}',
     acknowledge: 'Ознакомлен(а)',
     acknowledged: 'Отмечено: вы ознакомились с изменениями',
+    acknowledgedOffline: 'Отмечено на этом устройстве: отметка уйдёт на сервер, когда появится связь',
     namedInField: 'Через поле {{fields}}',
     namedInFields: 'Через поля {{fields}}',
     namedThroughRole: 'Через роль «{{role}}» в поле «{{field}}»',

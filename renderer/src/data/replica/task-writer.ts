@@ -64,6 +64,26 @@ export class TaskWriter {
     await this.pending.track(id, () => doc.incrementalModify((current: TaskDocument) => changedTask(current, change)));
   }
 
+  /**
+   * The user has seen what their substitute did on the task: their review flag clears on this
+   * device and the acknowledgement reaches the server with the next push.
+   */
+  async acknowledgeDelegation(id: string): Promise<void> {
+    const doc = await this.db.tasks.findOne(id).exec();
+    if (!doc) throw new RecordGoneError(id);
+    await this.pending.track(id, () =>
+      doc.incrementalModify((current: TaskDocument) => {
+        if ((current as { _deleted?: boolean })._deleted) throw new RecordGoneError(id);
+        return {
+          ...current,
+          assignees: (current.assignees ?? []).map((assignee) =>
+            assignee.userId === this.userId ? { ...assignee, pending_review: false } : assignee,
+          ),
+        };
+      }),
+    );
+  }
+
   /** Deletes a task on this device; the deletion reaches the server with the next push. */
   async removeTask(id: string): Promise<void> {
     const doc = await this.db.tasks.findOne(id).exec();

@@ -125,11 +125,11 @@ export function TaskPage() {
   }, [replica, taskId, reloadHistory, reloadAudit]);
   const people = usePeople();
   const { userName } = people;
-  /** The returning assignee has seen what their substitute did (needs the network). */
+  /** The returning assignee has seen what their substitute did (on this device; sent when online). */
   const acknowledge = async () => {
     try {
-      await call(tasksApi.acknowledgeDelegation, { params: { taskId } });
-      message.success(t('task.acknowledged'));
+      await replica?.acknowledgeDelegation(taskId);
+      message.success(online ? t('task.acknowledged') : t('task.acknowledgedOffline'));
     } catch (caught) {
       message.error(failureText(caught, t));
     }

@@ -102,15 +102,16 @@ export async function substituteAt(
   userId: string,
   formId: string | null,
   at: Date,
-): Promise<string | undefined> {
-  const { rows } = await db.query<{ substitute_user_id: string }>(
-    `SELECT substitute_user_id FROM user_delegations
+): Promise<{ substituteUserId: string; endsAt: Date } | undefined> {
+  const { rows } = await db.query<{ substitute_user_id: string; ends_at: Date }>(
+    `SELECT substitute_user_id, ends_at FROM user_delegations
       WHERE organization_id = $1 AND user_id = $2 AND (form_id = $3 OR form_id IS NULL)
         AND starts_at <= $4 AND ends_at > $4
       ORDER BY form_id IS NULL, starts_at DESC LIMIT 1`,
     [organizationId, userId, formId, at],
   );
-  return rows[0]?.substitute_user_id;
+  const row = rows[0];
+  return row && { substituteUserId: row.substitute_user_id, endsAt: row.ends_at };
 }
 
 /** Removes delegations whose period ended before `before` (their substitutes stay on tasks). */

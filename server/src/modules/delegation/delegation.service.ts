@@ -129,8 +129,10 @@ async function save(deps: UnitDeps, auth: AuthContext, id: string, value: z.outp
       before?.substitute_user_id === value.substituteUserId &&
       before.form_id === value.formId &&
       before.starts_at.getTime() === period.startsAt.getTime();
-    if (!sameCover && period.endsAt > new Date())
+    if (!sameCover && period.endsAt > new Date()) {
       await scheduleApplication(unit, auth.organizationId, id, period.startsAt);
+    }
+    if (before && period.endsAt < before.ends_at) await cutShort(tx, before, period.endsAt);
   });
   return getDelegation(deps, auth, id);
 }
@@ -157,7 +159,18 @@ export async function updateDelegation(
 
 export async function deleteDelegation(deps: UnitDeps, auth: AuthContext, id: string): Promise<void> {
   await getDelegation(deps, auth, id);
-  await repo.deleteDelegation(deps.db, auth.organizationId, id);
+  await inUnit(deps, async ({ tx }) => {
+    const row = await repo.findDelegation(tx, auth.organizationId, id);
+    if (!row) return;
+    await repo.deleteDelegation(tx, auth.organizationId, id);
+    await cutShort(tx, row, new Date());
+  });
+}
+
+/** An absence ended before its planned end (shortened or deleted): the user's reviews fall due when it now ends. */
+async function cutShort(tx: Queryable, row: repo.DelegationRow, endsAt: Date): Promise<void> {
+  const at = new Date(Math.max(Math.min(endsAt.getTime(), row.ends_at.getTime()), Date.now()));
+  if (at < row.ends_at) await substitutes.backAt(tx, row.organization_id, row.user_id, row.form_id, at);
 }
 
 /** Links of substitutes followed at the most (A→B→C…). */
@@ -167,7 +180,7 @@ export const MAX_CHAIN = 10;
  * Who replaces an absent user on a task of `formId` now: their substitute, and that one's when
  * absent too (A→B→C), per-form delegations before the default one at every link. A chain that
  * comes back to someone already in it, or that ends without a present active member, gives nobody.
- * Undefined also when the user is present.
+ * Undefined also when the user is present. `awayUntil`: when the user's own absence ends.
  */
 export async function presentSubstitute(
   tx: Queryable,
@@ -175,16 +188,18 @@ export async function presentSubstitute(
   userId: string,
   formId: string | null,
   at: Date,
-): Promise<string | undefined> {
+): Promise<{ userId: string; awayUntil: Date } | undefined> {
   const chain = new Set([userId]);
   let current = userId;
+  let awayUntil: Date | undefined;
   for (let link = 0; link < MAX_CHAIN; link++) {
     const next = await repo.substituteAt(tx, organizationId, current, formId, at);
-    if (next === undefined) return current === userId ? undefined : current;
-    if (chain.has(next)) return undefined;
-    if ((await members.activeUserIds(tx, organizationId, [next])).length === 0) return undefined;
-    chain.add(next);
-    current = next;
+    if (next === undefined) return awayUntil && { userId: current, awayUntil };
+    awayUntil ??= next.endsAt;
+    if (chain.has(next.substituteUserId)) return undefined;
+    if ((await members.activeUserIds(tx, organizationId, [next.substituteUserId])).length === 0) return undefined;
+    chain.add(next.substituteUserId);
+    current = next.substituteUserId;
   }
   return undefined;
 }
@@ -202,8 +217,8 @@ export async function substituteAbsentAssignee(unit: Unit, added: DomainEvents['
     unit,
     { kind: 'system', organizationId: added.organizationId },
     [added.taskId],
-    added.userId,
-    substitute,
+    { userId: added.userId, awayUntil: substitute.awayUntil },
+    substitute.userId,
   );
 }
 
@@ -262,7 +277,9 @@ export async function applyChunk(unit: Unit, organizationId: string, delegationI
   }
   for (const [taskFormId, ids] of byForm) {
     const substitute = await presentSubstitute(unit.tx, organizationId, userId, taskFormId, now);
-    if (substitute) await substitutes.addSubstitute(unit, { kind: 'system', organizationId }, ids, userId, substitute);
+    if (!substitute) continue;
+    const absent = { userId, awayUntil: substitute.awayUntil };
+    await substitutes.addSubstitute(unit, { kind: 'system', organizationId }, ids, absent, substitute.userId);
   }
   const applied = application.applied + chunk.length;
   const lastTaskId = chunk.at(-1)?.id ?? null;

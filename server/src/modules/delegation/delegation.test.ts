@@ -197,22 +197,90 @@ describe('delegations: resolution', () => {
     );
   });
 
-  it('lets the returning user acknowledge, clearing their review and its inbox reason, and nobody else', async () => {
+  it('shows the returning user what moved while away once back (closed tasks too); they acknowledge it, nobody else', async () => {
     const [anna, boris] = await people(2);
     const delegation = await away(anna, boris);
     const task = await createTask(admin, form.id);
     await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: anna.userId });
+    const closed = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${closed.id}/assignees`, { userId: anna.userId });
+    for (const status of form.statuses.filter((s: { initial: boolean }) => !s.initial)) {
+      expect((await boris.client.post(`/api/tasks/${closed.id}/transition`, { statusId: status.id })).status).toBe(200);
+    }
     const substituteInbox = await boris.client.get('/api/home/inbox?reason=delegation');
     expect(substituteInbox.body.items.map((item: { task: { id: string } }) => item.task.id)).toContain(task.id);
     expect((await boris.client.post(`/api/tasks/${task.id}/delegation/ack`)).status).toBe(409);
-    const reviews = await anna.client.get('/api/home/inbox?reason=delegation_review');
-    expect(reviews.body.items.map((item: { task: { id: string } }) => item.task.id)).toContain(task.id);
+    const reviews = async () =>
+      (await anna.client.get('/api/home/inbox?reason=delegation_review')).body.items
+        .map((item: { task: { id: string } }) => item.task.id)
+        .sort();
+    // Still away: nothing to review yet.
+    expect(await reviews()).toEqual([]);
+    // Back early: the delegation is cut short, and both tasks are there to review.
+    const back = await anna.client.patch(`/api/delegations/${delegation.id}`, { to: new Date().toISOString() });
+    expect(back.status).toBe(200);
+    expect(await reviews()).toEqual([task.id, closed.id].sort());
     const acked = await anna.client.post(`/api/tasks/${task.id}/delegation/ack`);
     expect(acked.status).toBe(200);
-    expect((await anna.client.get('/api/home/inbox?reason=delegation_review')).body.items).toEqual([]);
+    expect(acked.body.assignees).toContainEqual(
+      expect.objectContaining({ userId: anna.userId, pending_review: false }),
+    );
+    expect(await reviews()).toEqual([closed.id]);
     // Deleting the delegation leaves the substitute on the task.
     await anna.client.delete(`/api/delegations/${delegation.id}`);
     expect((await assignees(task.id)).map((a: { userId: string }) => a.userId)).toContain(boris.userId);
+  });
+
+  it('takes an acknowledgement made offline from the user’s replica, and nobody else’s flag from theirs', async () => {
+    const [anna, boris] = await people(2);
+    const delegation = await away(anna, boris);
+    const task = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: anna.userId });
+    await anna.client.patch(`/api/delegations/${delegation.id}`, { to: new Date().toISOString() });
+    type Assignee = { userId: string; pending_review: boolean };
+    const acknowledged = (doc: SyncDocument, userId: string) => ({
+      ...doc,
+      assignees: (doc.assignees as Assignee[]).map((a) => (a.userId === userId ? { ...a, pending_review: false } : a)),
+    });
+    const pulledBy = async (member: Member) => {
+      const client = await replica(member);
+      const pulled = await client.pullUntil('tasks', (docs) => docs.some((doc) => doc.id === task.id));
+      return { client, base: pulled.documents.findLast((doc) => doc.id === task.id) as SyncDocument };
+    };
+    // Boris's replica cannot clear Anna's review.
+    const his = await pulledBy(boris);
+    await his.client.push('tasks', [
+      { assumedMasterState: his.base, newDocumentState: acknowledged(his.base, anna.userId) as SyncDocument },
+    ]);
+    expect((await assignees(task.id)).find((a: { userId: string }) => a.userId === anna.userId).review).toBe(true);
+    const hers = await pulledBy(anna);
+    const pushed = await hers.client.push('tasks', [
+      { assumedMasterState: hers.base, newDocumentState: acknowledged(hers.base, anna.userId) as SyncDocument },
+    ]);
+    expect(pushed.ok).toBe(true);
+    expect((await assignees(task.id)).find((a: { userId: string }) => a.userId === anna.userId).review).toBe(false);
+    expect((await anna.client.get('/api/home/inbox?reason=delegation_review')).body.items).toEqual([]);
+  });
+
+  it('puts the review in the inbox by itself when the period ends', async () => {
+    const [anna, boris] = await people(2);
+    const endsIn = 1_500;
+    await anna.client.post('/api/delegations', {
+      userId: anna.userId,
+      substituteUserId: boris.userId,
+      formId: null,
+      from: new Date(now() - hour).toISOString(),
+      to: new Date(now() + endsIn).toISOString(),
+    });
+    const task = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: anna.userId });
+    const inbox = async () =>
+      (await anna.client.get('/api/home/inbox')).body.items
+        .filter((item: { task: { id: string } }) => item.task.id === task.id)
+        .map((item: { reason: string }) => item.reason);
+    expect(await inbox()).toEqual(['assigned']);
+    await new Promise((resolve) => setTimeout(resolve, endsIn + 100));
+    expect(await inbox()).toEqual(['delegation_review']);
   });
 
   it('removes expired delegations, their substitutes staying on tasks', async () => {

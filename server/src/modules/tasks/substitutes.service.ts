@@ -16,18 +16,19 @@ export function formOfTask(tx: Queryable, organizationId: string, taskId: string
 
 /**
  * Adds `substituteUserId` to the tasks for the absent `absentUserId`, who stays an assignee with
- * changes to review on return. A person is an assignee once: one already on a task is left as
- * they are. Runs inside the unit that added the absent user (or applies a delegation in bulk), so a
- * task is never seen without both. Returns the tasks the substitute was added to.
+ * changes to review once back (`awayUntil`). A person is an assignee once: one already on a task is
+ * left as they are. Runs inside the unit that added the absent user (or applies a delegation in
+ * bulk), so a task is never seen without both. Returns the tasks the substitute was added to.
  */
 export async function addSubstitute(
   unit: Unit,
   acting: Acting,
   taskIds: readonly string[],
-  absentUserId: string,
+  absent: { userId: string; awayUntil: Date },
   substituteUserId: string,
 ): Promise<string[]> {
-  await repo.setPendingReview(unit.tx, acting.organizationId, taskIds, absentUserId, true);
+  const absentUserId = absent.userId;
+  await repo.markForReview(unit.tx, acting.organizationId, taskIds, absentUserId, absent.awayUntil);
   const added = await repo.insertSubstitutes(unit.tx, acting.organizationId, taskIds, substituteUserId, absentUserId);
   await auditEach(unit, acting, added, 'assignee_added', {
     userId: substituteUserId,
@@ -43,6 +44,11 @@ export async function addSubstitute(
     });
   }
   return added;
+}
+
+/** The user is back at `at`, earlier than planned: their reviews (of tasks of `formId`, or all) fall due then. */
+export function backAt(tx: Queryable, organizationId: string, userId: string, formId: string | null, at: Date) {
+  return repo.reviewsDueAt(tx, organizationId, userId, formId, at);
 }
 
 /** A page of a user's open tasks (id order, after `afterTaskId`), for applying their delegation in bulk. */
@@ -68,7 +74,7 @@ export function countOpenTasksOf(tx: Queryable, organizationId: string, userId: 
 export async function acknowledgeDelegation(deps: TasksDeps, auth: AuthContext, taskId: string): Promise<Task> {
   await inUnit(deps, async (unit) => {
     if (!(await repo.findVisibleTask(unit.tx, taskVisibility(auth), taskId))) throw taskNotFound(taskId);
-    const cleared = await repo.setPendingReview(unit.tx, auth.organizationId, [taskId], auth.userId, false);
+    const cleared = await repo.clearReview(unit.tx, auth.organizationId, taskId, auth.userId);
     if (!cleared) {
       throw Problem.of('conflict', 'You have nothing to acknowledge on this task: no substitute worked on it for you.');
     }

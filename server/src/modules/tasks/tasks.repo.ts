@@ -402,17 +402,23 @@ export async function recentViews(db: Queryable, v: Visibility, limit: number) {
   return rows;
 }
 
-/** Tasks needing the caller: assigned (not in a final status) and mentions since their last view. */
+/** A review of changes made while the assignee was away that is due now (they are back). */
+const REVIEW_DUE = '(a.pending_review AND (a.review_after IS NULL OR a.review_after <= now()))';
+
+/**
+ * Tasks needing the caller: assigned (not in a final status), mentions since their last view, and
+ * tasks to review after an absence once they are back (closed ones too).
+ */
 export async function inbox(db: Queryable, v: Visibility, limit: number) {
   const { rows } = await db.query<TaskRow & { reason: string; at: Date }>(
     `SELECT * FROM (
        SELECT ${TASK_COLUMNS},
-              CASE WHEN a.pending_review THEN 'delegation_review'
+              CASE WHEN ${REVIEW_DUE} THEN 'delegation_review'
                    WHEN a.delegated_from_user_id IS NOT NULL THEN 'delegation' ELSE 'assigned' END AS reason,
-              a.added_at AS at
+              CASE WHEN ${REVIEW_DUE} THEN greatest(a.added_at, a.review_after) ELSE a.added_at END AS at
          FROM task_assignees a JOIN tasks t ON t.id = a.task_id
          JOIN form_statuses s ON s.id = t.status_id
-        WHERE a.organization_id = $1 AND a.user_id = $2 AND NOT s.is_final AND ${VISIBLE}
+        WHERE a.organization_id = $1 AND a.user_id = $2 AND (NOT s.is_final OR ${REVIEW_DUE}) AND ${VISIBLE}
        UNION ALL
        SELECT ${TASK_COLUMNS}, 'mentioned' AS reason, m.at
          FROM (SELECT task_id, max(created_at) AS at FROM task_messages
@@ -537,20 +543,51 @@ export async function insertSubstitutes(
   return rows.map((row) => row.task_id);
 }
 
-/** Sets whether an assignee has changes of the tasks to review (after being away); how many rows changed. */
-export async function setPendingReview(
+/**
+ * Marks an absent assignee as having changes of the tasks to review, due once they are back at
+ * `reviewAfter` (an earlier due time already set stays).
+ */
+export async function markForReview(
   db: Queryable,
   organizationId: string,
   taskIds: readonly string[],
   userId: string,
-  pending: boolean,
-): Promise<number> {
-  const { rowCount } = await db.query(
-    `UPDATE task_assignees SET pending_review = $4
-      WHERE organization_id = $1 AND task_id = ANY($2::uuid[]) AND user_id = $3 AND pending_review <> $4`,
-    [organizationId, taskIds, userId, pending],
+  reviewAfter: Date,
+): Promise<void> {
+  await db.query(
+    `UPDATE task_assignees
+        SET pending_review = true,
+            review_after = CASE WHEN pending_review THEN LEAST(review_after, $4) ELSE $4 END
+      WHERE organization_id = $1 AND task_id = ANY($2::uuid[]) AND user_id = $3`,
+    [organizationId, taskIds, userId, reviewAfter],
   );
-  return rowCount;
+}
+
+/** The assignee's review of the task is done; whether there was one to clear. */
+export async function clearReview(db: Queryable, organizationId: string, taskId: string, userId: string) {
+  const { rowCount } = await db.query(
+    `UPDATE task_assignees SET pending_review = false, review_after = NULL
+      WHERE organization_id = $1 AND task_id = $2 AND user_id = $3 AND pending_review`,
+    [organizationId, taskId, userId],
+  );
+  return rowCount === 1;
+}
+
+/** The user is back at `at` (an absence cut short): reviews due later (on tasks of `formId`, or all) fall due then. */
+export async function reviewsDueAt(
+  db: Queryable,
+  organizationId: string,
+  userId: string,
+  formId: string | null,
+  at: Date,
+): Promise<void> {
+  await db.query(
+    `UPDATE task_assignees a SET review_after = $4
+       FROM tasks t
+      WHERE t.id = a.task_id AND a.organization_id = $1 AND a.user_id = $2 AND a.pending_review
+        AND a.review_after > $4 AND ($3::uuid IS NULL OR t.form_id = $3)`,
+    [organizationId, userId, formId, at],
+  );
 }
 
 /** Open tasks (not deleted, not in a final status) with `userId` among the assignees, in id order after `afterTaskId`. */

@@ -18,6 +18,7 @@ import {
   tombstone,
   withValuesLeftOut,
 } from '../../platform/sync/sync-source';
+import { acknowledgeDelegation } from './substitutes.service';
 import { taskVisibility } from './tasks.policy';
 import { presentTasks } from './tasks.presenter';
 import { lockTask, taskChanges, taskExists } from './tasks.repo';
@@ -38,7 +39,7 @@ const PushedTask = z.object({
   statusId: z.uuid().nullable().optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
   assignees: z
-    .array(z.object({ userId: z.uuid() }))
+    .array(z.object({ userId: z.uuid(), pending_review: z.boolean().optional() }))
     .max(1_000)
     .optional(),
 });
@@ -93,6 +94,13 @@ async function mergeAssignees(
       tasks.unassign(deps, auth, id, userId),
     );
   }
+}
+
+/** Whether the document has the user's review of changes made while they were away pending. */
+function reviewPending(document: object, userId: string): boolean {
+  const assignees = (document as { assignees?: unknown }).assignees;
+  const list = Array.isArray(assignees) ? (assignees as { userId?: unknown; pending_review?: unknown }[]) : [];
+  return list.some((assignee) => assignee?.userId === userId && assignee.pending_review === true);
 }
 
 /**
@@ -246,6 +254,14 @@ async function pushTask(
     { base: assigneeIds(base), current: assignedNow, next: assigneeIds(next) },
     lost,
   );
+  // Acknowledged on the device (only the user's own review: others' flags are the server's).
+  if (reviewPending(base, auth.userId) && !reviewPending(next, auth.userId) && reviewPending(current, auth.userId)) {
+    await refusedAsLost(
+      lost,
+      { id, path: `assignees.${auth.userId}.pending_review`, attempted: false, kept: true },
+      () => acknowledgeDelegation(deps, auth, id),
+    );
+  }
   if (
     clientWins(lost, { id, path: 'statusId' }, { base: base.statusId, current: current.statusId, next: next.statusId })
   ) {
