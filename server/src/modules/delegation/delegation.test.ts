@@ -197,6 +197,38 @@ describe('delegations: resolution', () => {
     );
   });
 
+  it('substitutes on the other entry points: an automation’s host call and a role’s re-expansion, once each', async () => {
+    const [anna, boris, carl] = await people(3);
+    await away(anna, boris);
+    const owner = form.fields[0].id;
+    const working = form.statuses.find((s: { initial: boolean; final: boolean }) => !s.initial && !s.final).id;
+    const substitutesFor = async (taskId: string) =>
+      (await assignees(taskId)).filter((a: { for: string | null }) => a.for === anna.userId);
+
+    const automation = await admin.client.post('/api/automations', {
+      name: `Owner ${randomUUID()}`,
+      trigger: 'task.status_changed',
+      triggerConfig: { statusId: working, formId: form.id },
+      code: `await ctx.updateFields({ '${owner}': 'user:${anna.userId}' });`,
+    });
+    expect(automation.status, JSON.stringify(automation.body)).toBe(201);
+    const moved = await createTask(admin, form.id);
+    await admin.client.post(`/api/tasks/${moved.id}/transition`, { statusId: working });
+    await jobsDone(t);
+    await admin.client.delete(`/api/automations/${automation.body.id}`);
+    expect(await substitutesFor(moved.id)).toEqual([{ userId: boris.userId, for: anna.userId, review: false }]);
+
+    const role = await admin.client.post('/api/roles', { name: `Shift ${randomUUID()}`, memberIds: [carl.userId] });
+    const byRole = await createTask(admin, form.id, { fields: { [owner]: `role:${role.body.id}` } });
+    expect(await substitutesFor(byRole.id)).toEqual([]);
+    await admin.client.put(`/api/roles/${role.body.id}/members`, { userIds: [carl.userId, anna.userId] });
+    await t.app.events.idle();
+    expect(await substitutesFor(byRole.id)).toEqual([{ userId: boris.userId, for: anna.userId, review: false }]);
+    expect((await assignees(byRole.id)).map((a: { userId: string }) => a.userId).sort()).toEqual(
+      [anna.userId, boris.userId, carl.userId].sort(),
+    );
+  });
+
   it('shows the returning user what moved while away once back (closed tasks too); they acknowledge it, nobody else', async () => {
     const [anna, boris] = await people(2);
     const delegation = await away(anna, boris);
