@@ -14,6 +14,7 @@ import { formsModule } from './modules/forms';
 import { healthModule } from './modules/health';
 import { homeModule } from './modules/home';
 import { identityModule } from './modules/identity';
+import { mcpModule } from './modules/mcp';
 import { profileModule } from './modules/profile';
 import { qrModule } from './modules/qr';
 import { tasksModule } from './modules/tasks';
@@ -53,6 +54,7 @@ export const productModules: ModuleFactory[] = [
   automationsModule,
   delegationModule,
   botsModule,
+  mcpModule,
 ];
 
 export interface AppOptions {
@@ -105,7 +107,8 @@ export function createApp(options: AppOptions): App {
 
   const modules = [...productModules, ...(options.extraModules ?? [])].map((factory) => factory(context));
   const routes: AnyRoute[] = [];
-  routes.push(...contractRoutes(() => routes, VERSION));
+  const endpoints = modules.flatMap((module) => module.endpoints ?? []);
+  routes.push(...contractRoutes(() => routes, VERSION, endpoints));
   for (const module of modules) routes.push(...module.routes);
 
   web.use(
@@ -138,6 +141,8 @@ export function createApp(options: AppOptions): App {
   });
   // Before body parsing, so observers also see requests whose body is refused (400, 413, 415).
   for (const module of modules) for (const middleware of module.middleware ?? []) web.use(middleware);
+  // Endpoints reading their own raw requests (the MCP endpoint) come before JSON bodies are parsed.
+  for (const endpoint of endpoints) web.all(endpoint.path, endpoint.handle);
   web.use(jsonBodies(routes, config.bodyLimit));
   web.use(docsAssets());
   const router = express.Router();

@@ -46,7 +46,7 @@ export async function insertAutomation(
     trigger: string;
     triggerConfig: object;
     code: string;
-    createdBy: string;
+    createdBy: string | null;
   },
 ): Promise<void> {
   await db.query(

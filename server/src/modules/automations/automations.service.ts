@@ -9,7 +9,7 @@ import {
 } from '@shared/api/automations';
 import type { ProblemFieldError } from '@shared/api/problem';
 import { z } from 'zod';
-import type { AutomationActor } from '../../platform/auth/actor';
+import { type Actor, type AutomationActor, actedBy } from '../../platform/auth/actor';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Queryable } from '../../platform/db/db';
 import { inUnit, type Unit, type UnitDeps } from '../../platform/db/unit-of-work';
@@ -111,7 +111,22 @@ export async function listAutomations(deps: UnitDeps, auth: AuthContext): Promis
   return { items: (await repo.listAutomations(deps.db, auth.organizationId)).map(present) };
 }
 
-export async function getAutomation(deps: UnitDeps, auth: AuthContext, id: string): Promise<Automation> {
+/**
+ * Who may write automations: administrators (the routes admit only them), and a bot whose key is
+ * `full` and reaches every form and directory — an automation acts across the whole organization.
+ */
+function assertMayWriteAutomations(actor: Actor): void {
+  if (actor.kind !== 'bot') return;
+  const { mode, formIds, tableIds } = actor.scopes;
+  if (mode !== 'full' || formIds !== undefined || tableIds !== undefined) {
+    throw Problem.of(
+      'scope_denied',
+      'Only a key of full mode with no form or directory limits may write automations: an automation acts with an administrator’s rights across the organization.',
+    );
+  }
+}
+
+export async function getAutomation(deps: UnitDeps, auth: Actor, id: string): Promise<Automation> {
   const row = await repo.findAutomation(deps.db, auth.organizationId, id);
   if (!row) throw automationNotFound(id);
   return present(row);
@@ -119,9 +134,10 @@ export async function getAutomation(deps: UnitDeps, auth: AuthContext, id: strin
 
 export async function createAutomation(
   deps: UnitDeps,
-  auth: AuthContext,
+  auth: Actor,
   input: z.output<typeof CreateAutomationRequest>,
 ): Promise<Automation> {
+  assertMayWriteAutomations(auth);
   await checkedCode(input.code);
   const id = newId();
   await inUnit(deps, async ({ tx }) => {
@@ -131,7 +147,7 @@ export async function createAutomation(
       triggerConfig,
       id,
       organizationId: auth.organizationId,
-      createdBy: auth.userId,
+      createdBy: actedBy(auth).actorUserId,
     });
   });
   return getAutomation(deps, auth, id);
@@ -139,10 +155,11 @@ export async function createAutomation(
 
 export async function updateAutomation(
   deps: UnitDeps,
-  auth: AuthContext,
+  auth: Actor,
   id: string,
   patch: z.output<typeof UpdateAutomationRequest>,
 ): Promise<Automation> {
+  assertMayWriteAutomations(auth);
   if (patch.code !== undefined) await checkedCode(patch.code);
   await inUnit(deps, async ({ tx }) => {
     const current = await repo.findAutomation(tx, auth.organizationId, id);

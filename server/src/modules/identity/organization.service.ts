@@ -9,7 +9,10 @@ import * as repo from './identity.repo';
 const organizationGone = () => Problem.of('not_found', 'The organization no longer exists.');
 
 /** The caller's organization. */
-export async function getOrganization(deps: Pick<UnitDeps, 'db'>, auth: AuthContext): Promise<Organization> {
+export async function getOrganization(
+  deps: Pick<UnitDeps, 'db'>,
+  auth: Pick<AuthContext, 'organizationId'>,
+): Promise<Organization> {
   const row = await repo.findOrganization(deps.db, auth.organizationId);
   if (!row) throw organizationGone();
   return presentOrganization(row);

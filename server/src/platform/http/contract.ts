@@ -5,7 +5,7 @@ import { problemCatalogue } from '@shared/api/problem';
 import express, { type Router } from 'express';
 import { buildOpenApiDocument } from './openapi';
 import { catalogueEntry, Problem } from './problem';
-import { type AnyRoute, defineRoute } from './routes';
+import { type AnyRoute, defineRoute, type RawEndpoint } from './routes';
 
 const require = createRequire(import.meta.url);
 const swaggerUiDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -32,14 +32,18 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_i
  * The contract routes: the OpenAPI document of all routes (read through `allRoutes`, so it always
  * lists what is mounted), its docs page, and the catalogue behind problem `type` URIs.
  */
-export function contractRoutes(allRoutes: () => readonly AnyRoute[], version: string): AnyRoute[] {
+export function contractRoutes(
+  allRoutes: () => readonly AnyRoute[],
+  version: string,
+  endpoints: readonly RawEndpoint[] = [],
+): AnyRoute[] {
   let document: unknown;
   return [
     defineRoute({
       ...platformApi.getOpenApiDocument,
       access: 'public',
       handler: () => {
-        document ??= buildOpenApiDocument(allRoutes(), { version });
+        document ??= buildOpenApiDocument(allRoutes(), { version }, endpoints);
         return { status: 200, body: document };
       },
     }),

@@ -6,7 +6,7 @@ import {
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
-import { type AnyRoute, routeAccess } from './routes';
+import { type AnyRoute, type RawEndpoint, routeAccess } from './routes';
 
 function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -52,9 +52,45 @@ function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
   };
 }
 
+/** The document's introduction (Markdown, shown at the top of /api/docs): how to authenticate, and MCP. */
+const API_DESCRIPTION = `Forms, tasks, directories and operations of an organization. Errors are RFC 9457 problem details.
+
+## Authentication
+
+- **People** sign in at \`POST /api/auth/login\` and send the access token as \`Authorization: Bearer <token>\`.
+- **Bots** send their API key (\`orb_…\`, shown once when an administrator creates or regenerates it in
+  Settings → Bots) as \`X-API-Key: orb_…\` or \`Authorization: Bearer orb_…\`. A key acts as its bot on the
+  routes open to bots, within its mode (\`read\`, \`write\`, \`full\`) and its forms and directories: a
+  record outside them answers 404, a write beyond the mode 403 \`scope_denied\`.
+
+## MCP (Model Context Protocol)
+
+AI agents use \`POST /api/mcp\` (Streamable HTTP, stateless) with a bot's key. An MCP client's
+configuration, with this server's address:
+
+\`\`\`json
+{
+  "mcpServers": {
+    "orbita": {
+      "type": "http",
+      "url": "https://orbita.example.org/api/mcp",
+      "headers": { "Authorization": "Bearer orb_…" }
+    }
+  }
+}
+\`\`\`
+
+A key of mode \`read\` is offered the reading tools, \`write\` also those that create and change tasks,
+and \`full\` with no form or directory limits also those that write automations.`;
+
 /** The OpenAPI 3.1 document of every mounted route, generated from their zod schemas. */
-export function buildOpenApiDocument(routes: readonly AnyRoute[], info: { version: string }) {
+export function buildOpenApiDocument(
+  routes: readonly AnyRoute[],
+  info: { version: string },
+  endpoints: readonly RawEndpoint[] = [],
+) {
   const paths: ZodOpenApiPathsObject = {};
+  for (const endpoint of endpoints) paths[openApiPath(endpoint.path)] = endpoint.openapi;
   for (const route of routes) {
     const path = openApiPath(route.path);
     paths[path] = { ...paths[path], [route.method]: operationOf(route) };
@@ -64,7 +100,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], info: { versio
     info: {
       title: 'Orbita API',
       version: info.version,
-      description: 'Forms, tasks, directories and operations of an organization. Errors are RFC 9457 problem details.',
+      description: API_DESCRIPTION,
     },
     paths,
     components: {
@@ -74,6 +110,12 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], info: { versio
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description: 'Access token from /api/auth/login',
+        },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'A bot’s API key (orb_…); also accepted as `Authorization: Bearer orb_…`',
         },
       },
     },

@@ -3,6 +3,7 @@ import type { Endpoint } from '@shared/api/endpoint';
 import type { Request, Response, Router } from 'express';
 import { match } from 'path-to-regexp';
 import type { z } from 'zod';
+import type { ZodOpenApiPathItemObject } from 'zod-openapi';
 import { unauthenticated } from '../auth/access-tokens';
 import type { BotActor } from '../auth/actor';
 import type { Access, AuthContext, Authenticate, AuthenticateKey } from '../auth/auth-context';
@@ -199,6 +200,17 @@ export interface MountOptions {
   authenticate: Authenticate;
   /** Resolves an API key (`X-API-Key`, or `Authorization: Bearer orb_…`) to its bot. */
   authenticateKey?: AuthenticateKey;
+}
+
+/**
+ * An endpoint whose protocol library writes its own responses (the MCP endpoint): mounted for every
+ * method before JSON bodies are parsed (it reads the raw request), described in the OpenAPI
+ * document by hand. A problem it throws is answered as any route's.
+ */
+export interface RawEndpoint {
+  path: string;
+  handle: (req: Request, res: Response) => Promise<void>;
+  openapi: ZodOpenApiPathItemObject;
 }
 
 /** Mounts routes on an Express router, each validating its request parts before its handler runs. */
