@@ -60,6 +60,7 @@ interface Target {
   directoryId: string;
   rowId: string;
   userId: string;
+  automationId: string;
 }
 
 type Variant = 'in' | 'out' | 'unknown';
@@ -74,6 +75,7 @@ async function target(variant: Variant): Promise<Target> {
       directoryId: directoryOut,
       rowId: rowOut,
       userId: colleague.userId,
+      automationId: randomUUID(),
     };
   }
   if (variant === 'unknown') {
@@ -84,11 +86,19 @@ async function target(variant: Variant): Promise<Target> {
       directoryId: randomUUID(),
       rowId: randomUUID(),
       userId: colleague.userId,
+      automationId: randomUUID(),
     };
   }
   const task = await createTask(admin, formIn.id, { title: 'Parcel' });
   await admin.client.post(`/api/tasks/${task.id}/assignees`, { userId: colleague.userId });
   const row = await admin.client.post(`/api/directories/${directoryIn}/rows`, { cells: ['Depot 1'] });
+  const automation = await admin.client.post('/api/automations', {
+    name: `Automation ${randomUUID()}`,
+    trigger: 'schedule',
+    triggerConfig: { time: '09:00' },
+    code: 'ctx.log(1)',
+    enabled: false,
+  });
   return {
     taskId: task.id,
     formId: formIn.id,
@@ -96,6 +106,7 @@ async function target(variant: Variant): Promise<Target> {
     directoryId: directoryIn,
     rowId: row.body.id,
     userId: colleague.userId,
+    automationId: automation.body.id,
   };
 }
 
@@ -111,7 +122,52 @@ const bodies: Record<string, (target: Target) => unknown> = {
   updateRow: () => ({ cells: ['Changed by a bot'] }),
   moveRow: () => ({ parentId: null, position: 0 }),
   importRows: () => ({ csv: 'Name\nImported by a bot\n' }),
+  createForm: () => ({ name: 'Form of a bot', fields: [] }),
+  updateForm: () => ({ name: 'Deliveries' }),
+  setWorkflow: () => {
+    const [first, second, third] = formIn.statuses;
+    return {
+      statuses: formIn.statuses.map((s: { id: string; name: string; initial: boolean; final: boolean }) => ({
+        id: s.id,
+        name: s.name,
+        initial: s.initial,
+        final: s.final,
+      })),
+      transitions: [
+        { from: first.id, to: second.id },
+        { from: second.id, to: third.id },
+      ],
+    };
+  },
+  createDirectory: () => ({ name: 'Directory of a bot', columns: [{ name: 'Name' }] }),
+  updateDirectory: () => ({ name: 'Depots' }),
+  createAutomation: () => ({ name: 'Of a bot', trigger: 'schedule', triggerConfig: { time: '10:00' }, code: '' }),
+  updateAutomation: () => ({ name: 'Changed by a bot' }),
+  testAutomation: (x) => ({ taskId: x.taskId }),
 };
+
+/**
+ * Administrators' data routes a key reaching every form and directory may use, and that a key with
+ * lists is refused (403 `scope_denied`): a new form or directory is in no list, and an automation
+ * acts on the whole organization.
+ */
+const unlimitedOnly = new Set([
+  'createForm',
+  'createDirectory',
+  'listAutomations',
+  'createAutomation',
+  'getAutomation',
+  'updateAutomation',
+  'deleteAutomation',
+  'listAutomationRuns',
+  'testAutomation',
+]);
+
+/** What a call on an `in` record undid is put back, so later routes find the key's records live. */
+async function undo(route: AnyRoute): Promise<void> {
+  if (route.operationId === 'deleteForm') await admin.client.post(`/api/forms/${formIn.id}/restore`);
+  if (route.operationId === 'deleteDirectory') await admin.client.post(`/api/directories/${directoryIn}/restore`);
+}
 
 /** A query per operation that filters by a record, so the filter is scoped too. */
 const queries: Record<string, (target: Target) => string> = {
@@ -168,6 +224,7 @@ describe('API key scopes on every route a key can reach', () => {
           const x = await target(variant);
           const { method, path, body } = request(route, x);
           const response = await bot.call(method, path, body);
+          if (variant === 'in') await undo(route);
           answers[variant] = { response, target: x };
           const text = JSON.stringify(response.body);
           if (text.includes(SECRET)) leaks.push(`${mode} ${route.operationId} (${variant}): ${text.slice(0, 300)}`);
@@ -180,7 +237,7 @@ describe('API key scopes on every route a key can reach', () => {
         const unknown = comparable(answers.unknown.response, answers.unknown.target);
         if (outside !== unknown) mismatches.push(`${label}: outside ${outside} vs unknown ${unknown}`);
         const inside = answers.in.response;
-        if (!modeAllows(mode, needed)) {
+        if (!modeAllows(mode, needed) || unlimitedOnly.has(route.operationId)) {
           if (inside.status !== 403 || inside.body.code !== 'scope_denied') {
             refused.push(`${label}: ${inside.status} ${JSON.stringify(inside.body).slice(0, 200)}`);
           }
@@ -200,6 +257,40 @@ describe('API key scopes on every route a key can reach', () => {
     const rows = await admin.client.get(`/api/directories/${directoryOut}/rows`);
     expect(rows.body.items.map((row: { cells: string[] }) => row.cells)).toEqual([[`${SECRET} row`]]);
     expect((await admin.client.get(`/api/forms/${formOut.id}`)).body.name).toBe(`${SECRET} form`);
+  });
+
+  it('lets a full key without lists use administrators’ data routes, never people, roles, bots or keys', async () => {
+    const bot = await admin.client.post('/api/bots', {
+      name: 'Administrator bot',
+      apiAccess: { enabled: true, mode: 'full' },
+    });
+    const client = keyClient(bot.body.apiKey.key);
+    const form = await client.call('POST', '/api/forms', { name: 'Made by a full key', fields: [] });
+    expect(form.status, JSON.stringify(form.body)).toBe(201);
+    expect((await client.call('PATCH', `/api/forms/${form.body.id}`, { name: 'Renamed by it' })).body.name).toBe(
+      'Renamed by it',
+    );
+    const directory = await client.call('POST', '/api/directories', { name: 'Its table', columns: [{ name: 'A' }] });
+    expect(directory.status).toBe(201);
+    const automation = await client.call('POST', '/api/automations', {
+      name: 'Its automation',
+      trigger: 'schedule',
+      triggerConfig: { time: '08:00' },
+      code: 'ctx.log(1)',
+    });
+    expect(automation.status, JSON.stringify(automation.body)).toBe(201);
+    expect((await admin.client.get(`/api/automations/${automation.body.id}`)).body.name).toBe('Its automation');
+    for (const [method, path, body] of [
+      ['GET', '/api/users', undefined],
+      ['POST', '/api/roles', { name: 'Bots rule' }],
+      ['POST', '/api/bots', { name: 'Another bot' }],
+      ['GET', '/api/bots', undefined],
+      ['GET', '/api/error-logs', undefined],
+    ] as const) {
+      const refused = await client.call(method, path, body);
+      expect(refused.status, `${method} ${path}`).toBe(403);
+      expect(refused.body.code).toBe('key_not_accepted');
+    }
   });
 
   it('answers another organization’s records as unknown ones to a key without lists', async () => {

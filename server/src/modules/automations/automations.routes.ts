@@ -7,16 +7,19 @@ export function automationsRoutes(deps: automations.AutomationsDeps) {
     defineRoute({
       ...automationsApi.listAutomations,
       access: 'admin',
+      bots: 'read',
       handler: async ({ auth }) => ({ status: 200, body: await automations.listAutomations(deps, auth) }),
     }),
     defineRoute({
       ...automationsApi.createAutomation,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, body }) => ({ status: 201, body: await automations.createAutomation(deps, auth, body) }),
     }),
     defineRoute({
       ...automationsApi.getAutomation,
       access: 'admin',
+      bots: 'read',
       handler: async ({ auth, params }) => ({
         status: 200,
         body: await automations.getAutomation(deps, auth, params.automationId),
@@ -25,6 +28,7 @@ export function automationsRoutes(deps: automations.AutomationsDeps) {
     defineRoute({
       ...automationsApi.updateAutomation,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 200,
         body: await automations.updateAutomation(deps, auth, params.automationId, body),
@@ -33,6 +37,7 @@ export function automationsRoutes(deps: automations.AutomationsDeps) {
     defineRoute({
       ...automationsApi.deleteAutomation,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, params }) => {
         await automations.deleteAutomation(deps, auth, params.automationId);
         return { status: 204 };
@@ -41,6 +46,7 @@ export function automationsRoutes(deps: automations.AutomationsDeps) {
     defineRoute({
       ...automationsApi.listAutomationRuns,
       access: 'admin',
+      bots: 'read',
       handler: async ({ auth, params, query }) => ({
         status: 200,
         body: await automations.listRuns(deps, auth, params.automationId, query),
@@ -49,6 +55,7 @@ export function automationsRoutes(deps: automations.AutomationsDeps) {
     defineRoute({
       ...automationsApi.testAutomation,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 200,
         body: await automations.dryRun(deps, auth, params.automationId, body.taskId),

@@ -107,15 +107,17 @@ async function checkedCode(code: string): Promise<void> {
   ]);
 }
 
-export async function listAutomations(deps: UnitDeps, auth: AuthContext): Promise<{ items: Automation[] }> {
+export async function listAutomations(deps: UnitDeps, auth: Actor): Promise<{ items: Automation[] }> {
+  assertMayUseAutomations(auth);
   return { items: (await repo.listAutomations(deps.db, auth.organizationId)).map(present) };
 }
 
 /**
- * Who may write automations: administrators (the routes admit only them), and a bot whose key is
- * `full` and reaches every form and directory — an automation acts across the whole organization.
+ * Who may read and write automations: administrators (the routes admit only them), and a bot whose
+ * key is `full` and reaches every form and directory — an automation acts across the whole
+ * organization, and its code and trigger name any form.
  */
-function assertMayWriteAutomations(actor: Actor): void {
+function assertMayUseAutomations(actor: Actor): void {
   if (actor.kind !== 'bot') return;
   const { mode, formIds, tableIds } = actor.scopes;
   if (mode !== 'full' || formIds !== undefined || tableIds !== undefined) {
@@ -127,6 +129,7 @@ function assertMayWriteAutomations(actor: Actor): void {
 }
 
 export async function getAutomation(deps: UnitDeps, auth: Actor, id: string): Promise<Automation> {
+  assertMayUseAutomations(auth);
   const row = await repo.findAutomation(deps.db, auth.organizationId, id);
   if (!row) throw automationNotFound(id);
   return present(row);
@@ -137,7 +140,7 @@ export async function createAutomation(
   auth: Actor,
   input: z.output<typeof CreateAutomationRequest>,
 ): Promise<Automation> {
-  assertMayWriteAutomations(auth);
+  assertMayUseAutomations(auth);
   await checkedCode(input.code);
   const id = newId();
   await inUnit(deps, async ({ tx }) => {
@@ -159,7 +162,7 @@ export async function updateAutomation(
   id: string,
   patch: z.output<typeof UpdateAutomationRequest>,
 ): Promise<Automation> {
-  assertMayWriteAutomations(auth);
+  assertMayUseAutomations(auth);
   if (patch.code !== undefined) await checkedCode(patch.code);
   await inUnit(deps, async ({ tx }) => {
     const current = await repo.findAutomation(tx, auth.organizationId, id);
@@ -192,7 +195,8 @@ export async function updateAutomation(
   return getAutomation(deps, auth, id);
 }
 
-export async function deleteAutomation(deps: UnitDeps, auth: AuthContext, id: string): Promise<void> {
+export async function deleteAutomation(deps: UnitDeps, auth: Actor, id: string): Promise<void> {
+  assertMayUseAutomations(auth);
   if (!(await repo.deleteAutomation(deps.db, auth.organizationId, id))) throw automationNotFound(id);
 }
 
@@ -200,7 +204,7 @@ const CursorKey = z.tuple([z.iso.datetime(), z.uuid()]);
 
 export async function listRuns(
   deps: UnitDeps,
-  auth: AuthContext,
+  auth: Actor,
   id: string,
   page: { limit: number; cursor?: string },
 ): Promise<{ items: AutomationRun[]; nextCursor: string | null }> {
@@ -383,12 +387,8 @@ export async function runAutomation(
 }
 
 /** Runs the automation against a task and keeps nothing: its logs and the writes it asked for. */
-export async function dryRun(
-  deps: AutomationsDeps,
-  auth: AuthContext,
-  id: string,
-  taskId: string,
-): Promise<DryRunResult> {
+export async function dryRun(deps: AutomationsDeps, auth: Actor, id: string, taskId: string): Promise<DryRunResult> {
+  assertMayUseAutomations(auth);
   return inUnit(deps, async (unit) => {
     const automation = await repo.findAutomation(unit.tx, auth.organizationId, id);
     if (!automation) throw automationNotFound(id);

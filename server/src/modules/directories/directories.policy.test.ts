@@ -30,9 +30,11 @@ const actors: Record<string, Actor> = {
   automation: { kind: 'automation', organizationId, automationId: randomUUID(), chainDepth: 0 },
   'bot reading every directory': bot('read'),
   'bot writing the places': bot('write', [places]),
+  'full bot of the places': bot('full', [places]),
+  'full bot of every directory': bot('full'),
 };
 
-/** actor × directory → [reads rows, edits rows, manages directories]. */
+/** actor × directory → [reads rows, edits rows, manages the directory]. */
 const expected: [string, string, boolean, boolean, boolean][] = [
   ['administrator', places, true, true, true],
   ['member', places, true, true, false],
@@ -40,6 +42,9 @@ const expected: [string, string, boolean, boolean, boolean][] = [
   ['bot reading every directory', prices, true, false, false],
   ['bot writing the places', places, true, true, false],
   ['bot writing the places', prices, false, false, false],
+  ['full bot of the places', places, true, true, true],
+  ['full bot of the places', prices, false, false, false],
+  ['full bot of every directory', prices, true, true, true],
 ];
 
 describe('directories policy', () => {
@@ -50,10 +55,15 @@ describe('directories policy', () => {
       expect([
         mayReadDirectory(actor, directoryId),
         mayEditRows(actor, directoryId),
-        mayManageDirectories(actor),
+        mayManageDirectories(actor, directoryId),
       ]).toEqual([read, edit, manage]);
     },
   );
+
+  it('lets only administrators and full keys reaching every directory create directories', () => {
+    const creators = Object.entries(actors).filter(([, actor]) => mayManageDirectories(actor));
+    expect(creators.map(([name]) => name).sort()).toEqual(['administrator', 'full bot of every directory']);
+  });
 });
 
 describe('profile policy', () => {

@@ -15,11 +15,13 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     defineRoute({
       ...directoriesApi.listDeletedDirectories,
       access: 'admin',
+      bots: 'read',
       handler: async ({ auth }) => ({ status: 200, body: await directories.listDeletedDirectories(deps, auth) }),
     }),
     defineRoute({
       ...directoriesApi.restoreDirectory,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, params }) => ({
         status: 200,
         body: await directories.restoreDirectory(deps, auth, params.directoryId),
@@ -28,6 +30,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     defineRoute({
       ...directoriesApi.createDirectory,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, body }) => ({ status: 201, body: await directories.createDirectory(deps, auth, body) }),
     }),
     defineRoute({
@@ -41,6 +44,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     defineRoute({
       ...directoriesApi.updateDirectory,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 200,
         body: await directories.updateDirectory(deps, auth, params.directoryId, body),
@@ -49,6 +53,7 @@ export function directoriesRoutes(deps: directories.DirectoriesDeps) {
     defineRoute({
       ...directoriesApi.deleteDirectory,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, params }) => {
         await directories.deleteDirectory(deps, auth, params.directoryId);
         return { status: 204 };

@@ -12,7 +12,7 @@ import { inUnit } from '../../platform/db/unit-of-work';
 import type { EventBus } from '../../platform/events';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
-import { mayReadDirectory } from './directories.policy';
+import { mayManageDirectories, mayReadDirectory } from './directories.policy';
 import { cellLabel, presentDeletedDirectory, presentDirectory } from './directories.presenter';
 import * as repo from './directories.repo';
 
@@ -27,6 +27,11 @@ export const directoryNotFound = (id: string) =>
 /** A `validation_failed` problem listing the fields at fault. */
 export function validationFailed(detail: string, errors: ProblemFieldError[]) {
   return Problem.of('validation_failed', detail, { errors });
+}
+
+/** Refuses changing the directory itself to one who may not (one outside a key's directories: as unknown). */
+function assertMayManageDirectory(auth: Actor, id: string): void {
+  if (!mayManageDirectories(auth, id)) throw directoryNotFound(id);
 }
 
 /** The organization's live directory, else `not_found`. */
@@ -114,6 +119,10 @@ export async function createDirectory(
   auth: Actor,
   input: z.infer<typeof CreateDirectoryRequest>,
 ) {
+  // A new directory is in no key's list: only keys reaching every directory may make one.
+  if (!mayManageDirectories(auth)) {
+    throw Problem.of('scope_denied', 'Only a full key that reaches every directory may create directories.');
+  }
   const id = input.id ?? newId();
   await inUnit(deps, async ({ tx }) => {
     const parent = input.parentDirectoryId
@@ -159,6 +168,7 @@ export async function updateDirectory(
   id: string,
   patch: z.infer<typeof UpdateDirectoryRequest>,
 ) {
+  assertMayManageDirectory(auth, id);
   await inUnit(deps, async ({ tx }) => {
     const current = await requireDirectory(tx, auth, id);
     const columns = patch.columns ?? current.columns;
@@ -205,6 +215,7 @@ export async function updateDirectory(
 }
 
 export async function deleteDirectory(deps: DirectoriesDeps, auth: Actor, id: string) {
+  assertMayManageDirectory(auth, id);
   await inUnit(deps, async ({ tx }) => {
     // Locked as a restore of a sub-directory locks it: one of the two waits for the other.
     const directory = await repo.lockAnyDirectory(tx, auth.organizationId, id);
@@ -219,7 +230,7 @@ export async function deleteDirectory(deps: DirectoriesDeps, auth: Actor, id: st
 /** The organization's deleted directories, most recently deleted first (administrators restore them). */
 export async function listDeletedDirectories(deps: DirectoriesDeps, auth: Actor): Promise<DeletedDirectoryList> {
   const rows = await repo.listDeletedDirectories(deps.db, auth.organizationId);
-  return { items: rows.map(presentDeletedDirectory) };
+  return { items: rows.filter((row) => mayManageDirectories(auth, row.id)).map(presentDeletedDirectory) };
 }
 
 /**
@@ -228,6 +239,7 @@ export async function listDeletedDirectories(deps: DirectoriesDeps, auth: Actor)
  * deleted is answered as it is.
  */
 export async function restoreDirectory(deps: DirectoriesDeps, auth: Actor, id: string): Promise<Directory> {
+  assertMayManageDirectory(auth, id);
   await inUnit(deps, async ({ tx }) => {
     const directory = await repo.lockAnyDirectory(tx, auth.organizationId, id);
     if (!directory) throw directoryNotFound(id);

@@ -1,5 +1,5 @@
 import { formOpenTo } from '@shared/form-access';
-import { type Actor, inScope } from '../../platform/auth/actor';
+import { type Actor, botManages, inScope } from '../../platform/auth/actor';
 
 /** What a form policy looks at: the form's id and the roles it is restricted to (none: everyone). */
 export interface FormAccessFacts {
@@ -30,7 +30,11 @@ export function canReadForm(actor: Actor, form: FormAccessFacts, assigned: boole
   return canUseForm(actor, form) || assigned;
 }
 
-/** Whether the actor may create, change, delete or restore forms and their workflows. */
-export function mayManageForms(actor: Actor): boolean {
+/**
+ * Whether the actor may create forms (no `formId`), or change, delete or restore the form and its
+ * workflow: administrators, and `full` keys reaching it (creating: reaching every form).
+ */
+export function mayManageForms(actor: Actor, formId?: string): boolean {
+  if (actor.kind === 'bot') return botManages(actor, 'formIds', formId);
   return actor.kind === 'user' && actor.isAdmin;
 }

@@ -70,7 +70,14 @@ export async function listForms(db: Queryable, organizationId: string): Promise<
 
 export async function insertForm(
   db: Queryable,
-  form: { id: string; organizationId: string; name: string; qr: boolean; visibleRoleIds: string[]; createdBy: string },
+  form: {
+    id: string;
+    organizationId: string;
+    name: string;
+    qr: boolean;
+    visibleRoleIds: string[];
+    createdBy: string | null;
+  },
 ): Promise<boolean> {
   const { rowCount } = await db.query(
     `INSERT INTO forms (id, organization_id, name, qr_generation_enabled, visible_role_ids, created_by)

@@ -13,16 +13,19 @@ export function formsRoutes(deps: forms.FormsDeps) {
     defineRoute({
       ...formsApi.listDeletedForms,
       access: 'admin',
+      bots: 'read',
       handler: async ({ auth }) => ({ status: 200, body: await forms.listDeletedForms(deps, auth) }),
     }),
     defineRoute({
       ...formsApi.restoreForm,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, params }) => ({ status: 200, body: await forms.restoreForm(deps, auth, params.formId) }),
     }),
     defineRoute({
       ...formsApi.createForm,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, body }) => ({
         status: 201,
         body: await forms.createForm(deps, auth, body),
@@ -36,6 +39,7 @@ export function formsRoutes(deps: forms.FormsDeps) {
     defineRoute({
       ...formsApi.updateForm,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 200,
         body: await forms.updateForm(deps, auth, params.formId, body),
@@ -44,6 +48,7 @@ export function formsRoutes(deps: forms.FormsDeps) {
     defineRoute({
       ...formsApi.deleteForm,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, params }) => {
         await forms.deleteForm(deps, auth, params.formId);
         return { status: 204 };
@@ -57,6 +62,7 @@ export function formsRoutes(deps: forms.FormsDeps) {
     defineRoute({
       ...formsApi.setWorkflow,
       access: 'admin',
+      bots: 'write',
       handler: async ({ auth, params, body }) => ({
         status: 200,
         body: await forms.setWorkflow(deps, auth, params.formId, body),

@@ -9,7 +9,7 @@ import type {
 } from '@shared/api/forms';
 import type { ProblemFieldError } from '@shared/api/problem';
 import type { z } from 'zod';
-import { type Actor, memberOf } from '../../platform/auth/actor';
+import { type Actor, actedBy, memberOf } from '../../platform/auth/actor';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Queryable } from '../../platform/db/db';
 import { inUnit, type UnitDeps } from '../../platform/db/unit-of-work';
@@ -17,7 +17,7 @@ import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import { directoryExists } from '../directories/directories.service';
 import * as members from '../identity/members.service';
-import { canReadForm, canUseForm } from './forms.policy';
+import { canReadForm, canUseForm, mayManageForms } from './forms.policy';
 import { presentForm, presentWorkflow } from './forms.presenter';
 import * as repo from './forms.repo';
 
@@ -285,13 +285,26 @@ async function resolveFields(
 
 export type FormsDeps = UnitDeps;
 
-async function present(db: Queryable, auth: AuthContext, formId: string): Promise<Form> {
+async function present(db: Queryable, auth: Actor, formId: string): Promise<Form> {
   const definition = await getFormDefinition(db, auth.organizationId, formId);
   if (!definition || definition.form.deleted_at) throw formNotFound(formId);
   return presentForm(definition);
 }
 
-export async function createForm(deps: FormsDeps, auth: AuthContext, input: z.infer<typeof CreateFormRequest>) {
+/** Refuses a key that may not make forms: a new form is in no key's list, so only keys reaching every form may. */
+function assertMayCreateForms(auth: Actor): void {
+  if (!mayManageForms(auth)) {
+    throw Problem.of('scope_denied', 'Only a full key that reaches every form may create forms.');
+  }
+}
+
+/** The form, if the actor may manage it; one outside a key's forms is answered as unknown. */
+function assertMayManageForm(auth: Actor, formId: string): void {
+  if (!mayManageForms(auth, formId)) throw formNotFound(formId);
+}
+
+export async function createForm(deps: FormsDeps, auth: Actor, input: z.infer<typeof CreateFormRequest>) {
+  assertMayCreateForms(auth);
   const formId = input.id ?? newId();
   await inUnit(deps, async ({ tx }) => {
     await members.assertRolesExist(tx, auth.organizationId, input.visibleRoleIds, 'visibleRoleIds');
@@ -301,12 +314,12 @@ export async function createForm(deps: FormsDeps, auth: AuthContext, input: z.in
       name: input.name,
       qr: input.qr_generation_enabled,
       visibleRoleIds: input.visibleRoleIds,
-      createdBy: auth.userId,
+      createdBy: actedBy(auth).actorUserId,
     });
     if (!created) throw Problem.of('conflict', `A form with id ${formId} already exists.`);
     const workflow = input.statuses
       ? { statuses: input.statuses, transitions: input.transitions ?? [] }
-      : defaultWorkflow(auth.locale);
+      : defaultWorkflow(auth.kind === 'user' ? auth.locale : 'ru');
     const { statuses, transitions } = await resolveWorkflow(tx, formId, workflow);
     const fields = await resolveFields(tx, auth.organizationId, formId, input.fields, []);
     for (const field of fields) await repo.upsertField(tx, auth.organizationId, formId, field);
@@ -339,10 +352,11 @@ export async function getForm(deps: FormsDeps, auth: Actor, formId: string): Pro
 
 export async function updateForm(
   deps: FormsDeps,
-  auth: AuthContext,
+  auth: Actor,
   formId: string,
   patch: z.infer<typeof UpdateFormRequest>,
 ) {
+  assertMayManageForm(auth, formId);
   await inUnit(deps, async ({ tx }) => {
     const form = await repo.lockForm(tx, auth.organizationId, formId);
     if (!form || form.deleted_at) throw formNotFound(formId);
@@ -374,20 +388,23 @@ export async function updateForm(
 }
 
 /** Deletes a form: it leaves lists and takes no new tasks; its tasks stay readable. */
-export async function deleteForm(deps: FormsDeps, auth: AuthContext, formId: string): Promise<void> {
+export async function deleteForm(deps: FormsDeps, auth: Actor, formId: string): Promise<void> {
+  assertMayManageForm(auth, formId);
   if (!(await repo.softDeleteForm(deps.db, auth.organizationId, formId))) throw formNotFound(formId);
 }
 
 /** The organization's deleted forms, most recently deleted first (administrators bring them back). */
-export async function listDeletedForms(deps: FormsDeps, auth: AuthContext): Promise<DeletedFormList> {
+export async function listDeletedForms(deps: FormsDeps, auth: Actor): Promise<DeletedFormList> {
   const rows = await repo.listDeletedForms(deps.db, auth.organizationId);
   return {
-    items: rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      deletedAt: row.deleted_at.toISOString(),
-      taskCount: Number(row.task_count),
-    })),
+    items: rows
+      .filter((row) => mayManageForms(auth, row.id))
+      .map((row) => ({
+        id: row.id,
+        name: row.name,
+        deletedAt: row.deleted_at.toISOString(),
+        taskCount: Number(row.task_count),
+      })),
   };
 }
 
@@ -395,7 +412,8 @@ export async function listDeletedForms(deps: FormsDeps, auth: AuthContext): Prom
  * Brings a deleted form back as it was (fields, workflow, who may use it): it takes new tasks again
  * and reaches every replica it is open to. A form not deleted is answered as it is.
  */
-export async function restoreForm(deps: FormsDeps, auth: AuthContext, formId: string): Promise<Form> {
+export async function restoreForm(deps: FormsDeps, auth: Actor, formId: string): Promise<Form> {
+  assertMayManageForm(auth, formId);
   await repo.restoreForm(deps.db, auth.organizationId, formId);
   return getForm(deps, auth, formId);
 }
@@ -409,10 +427,11 @@ export async function getWorkflow(deps: FormsDeps, auth: Actor, formId: string):
 /** Replaces statuses and moves; a status that tasks are in cannot be removed. */
 export async function setWorkflow(
   deps: FormsDeps,
-  auth: AuthContext,
+  auth: Actor,
   formId: string,
   input: z.infer<typeof WorkflowRequest>,
 ) {
+  assertMayManageForm(auth, formId);
   await inUnit(deps, async ({ tx }) => {
     const form = await repo.lockForm(tx, auth.organizationId, formId);
     if (!form || form.deleted_at) throw formNotFound(formId);
@@ -425,7 +444,7 @@ export async function setWorkflow(
 /** Within a transaction holding the form's lock: the new statuses and moves, or why not. */
 async function replaceWorkflow(
   tx: Queryable,
-  auth: AuthContext,
+  auth: Actor,
   formId: string,
   input: z.infer<typeof WorkflowRequest>,
 ): Promise<void> {

@@ -40,6 +40,16 @@ export function botMayWrite(actor: BotActor): boolean {
   return actor.scopes.mode !== 'read';
 }
 
+/**
+ * Whether a bot may use administrators' data routes on a record of `kind` (`id`), or create one
+ * (no `id`: its key must reach every record of the kind, since a new one is in no list): keys of
+ * `full` mode only.
+ */
+export function botManages(actor: BotActor, kind: 'formIds' | 'tableIds', id?: string): boolean {
+  if (actor.scopes.mode !== 'full') return false;
+  return id === undefined ? actor.scopes[kind] === undefined : inScope(actor.scopes[kind], id);
+}
+
 /** Whether `id` is within a scope list (absent: everything). */
 export function inScope(ids: readonly string[] | undefined, id: string): boolean {
   return ids === undefined || ids.includes(id);
