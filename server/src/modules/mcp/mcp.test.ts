@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../../../../test/helpers/app';
 import { createForm, createOrg, createTask, type Member } from '../../../../test/helpers/factories';
 import { jobsDone } from '../../../../test/helpers/jobs';
 import { MCP_PATH } from '.';
-import { mcpTools } from './mcp.tools';
+import { mcpTools, offered } from './mcp.tools';
 
 let t: TestApp;
 let admin: Member;
@@ -234,5 +234,126 @@ describe('the MCP endpoint', () => {
     const context = (await call(theirs, 'get_organization_context')).value;
     expect(context.organization.name).toBe('Elsewhere');
     expect(context.forms).toEqual([]);
+  });
+});
+
+describe('the MCP tools’ scope matrix', () => {
+  const SECRET = 'MCP-OUT-SECRET';
+
+  /** The records a tool call names. */
+  interface Target {
+    taskId: string;
+    formId: string;
+    statusId: string;
+    directoryId: string;
+    automationId: string;
+  }
+  type Variant = 'in' | 'out' | 'unknown';
+
+  /** Arguments per tool (a new tool without them fails here). */
+  const args: Record<string, (x: Target) => Record<string, unknown>> = {
+    get_organization_context: () => ({}),
+    list_forms: () => ({}),
+    get_form: (x) => ({ formId: x.formId }),
+    search_tasks: (x) => ({ formId: x.formId }),
+    get_task: (x) => ({ taskId: x.taskId }),
+    create_task: (x) => ({ formId: x.formId, title: 'Made by an agent' }),
+    update_task_fields: (x) => ({ taskId: x.taskId, title: 'Changed by an agent' }),
+    transition_task: (x) => ({ taskId: x.taskId, statusId: x.statusId }),
+    add_comment: (x) => ({ taskId: x.taskId, text: 'Hello from an agent' }),
+    list_directories: () => ({}),
+    list_directory_rows: (x) => ({ directoryId: x.directoryId }),
+    create_automation: () => ({ name: 'Of an agent', trigger: 'schedule', triggerConfig: { time: '07:00' }, code: '' }),
+    update_automation: (x) => ({ automationId: x.automationId, name: 'Renamed by an agent' }),
+  };
+  /** Tools a key with lists is refused (an automation acts on the whole organization). */
+  const unlimitedOnly = new Set(['create_automation', 'update_automation']);
+
+  it('answers outside the key’s lists exactly as for unknown records, for every tool and mode, and leaks nothing', async () => {
+    const form = await createForm(admin, { name: 'Inspections' });
+    const secretForm = await createForm(admin, { name: `${SECRET} form` });
+    const secretTask = await createTask(admin, secretForm.id, { title: `${SECRET} task` });
+    const secretTable = await admin.client.post('/api/directories', {
+      name: `${SECRET} dir`,
+      columns: [{ name: 'A' }],
+    });
+    await admin.client.post(`/api/directories/${secretTable.body.id}/rows`, { cells: [`${SECRET} row`] });
+    const lists = { formIds: [form.id], tableIds: [inTable] };
+    const target = async (variant: Variant): Promise<Target> => {
+      if (variant === 'out') {
+        return {
+          taskId: secretTask.id,
+          formId: secretForm.id,
+          statusId: secretForm.statuses[1].id,
+          directoryId: secretTable.body.id,
+          automationId: crypto.randomUUID(),
+        };
+      }
+      if (variant === 'unknown') {
+        const id = () => crypto.randomUUID();
+        return { taskId: id(), formId: id(), statusId: id(), directoryId: id(), automationId: id() };
+      }
+      const task = await createTask(admin, form.id, { title: 'Inspect crane' });
+      const automation = await admin.client.post('/api/automations', {
+        name: `Automation ${crypto.randomUUID()}`,
+        trigger: 'schedule',
+        triggerConfig: { time: '06:00' },
+        code: '',
+        enabled: false,
+      });
+      return {
+        taskId: task.id,
+        formId: form.id,
+        statusId: form.statuses[1].id,
+        directoryId: inTable,
+        automationId: automation.body.id,
+      };
+    };
+    const comparable = (answer: { isError: boolean; text: string }, x: Target) => {
+      let text = JSON.stringify({ isError: answer.isError, text: answer.isError ? answer.text : 'ok' });
+      for (const [name, id] of Object.entries(x)) text = text.replaceAll(id, `<${name}>`);
+      return text;
+    };
+
+    const problems: string[] = [];
+    expect(Object.keys(args).sort()).toEqual(mcpTools.map((tool) => tool.name).sort());
+    for (const mode of ['read', 'write', 'full'] as const) {
+      const created = await admin.client.post('/api/bots', {
+        name: `Matrix ${mode}`,
+        apiAccess: { enabled: true, mode, ...lists },
+      });
+      const client = await agent(created.body.apiKey.key);
+      const listed = new Set((await client.listTools()).tools.map((tool) => tool.name));
+      for (const tool of mcpTools) {
+        const label = `${mode} ${tool.name}`;
+        if (listed.has(tool.name) !== offered(mode, tool.needs))
+          problems.push(`${label}: offered ${listed.has(tool.name)}`);
+        if (!listed.has(tool.name)) continue;
+        const answers = {} as Record<Variant, { answer: Awaited<ReturnType<typeof call>>; x: Target }>;
+        for (const variant of ['in', 'out', 'unknown'] as const) {
+          const x = await target(variant);
+          const answer = await call(client, tool.name, (args[tool.name] as (x: Target) => Record<string, unknown>)(x));
+          answers[variant] = { answer, x };
+          if (answer.text.includes(SECRET)) problems.push(`${label} (${variant}) leaks: ${answer.text.slice(0, 200)}`);
+        }
+        const outside = comparable(answers.out.answer, answers.out.x);
+        const unknown = comparable(answers.unknown.answer, answers.unknown.x);
+        const hasTarget = Object.keys(args[tool.name]?.(answers.in.x) ?? {}).some((key) => key.endsWith('Id'));
+        if (hasTarget && outside !== unknown) problems.push(`${label}: outside ${outside} vs unknown ${unknown}`);
+        const inside = answers.in.answer;
+        if (unlimitedOnly.has(tool.name)) {
+          if (!inside.isError || !inside.text.includes('scope_denied'))
+            problems.push(`${label}: not refused to a key with lists`);
+        } else if (inside.isError) {
+          problems.push(`${label} (in): ${inside.text.slice(0, 200)}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect((await admin.client.get(`/api/tasks/${secretTask.id}`)).body).toMatchObject({
+      title: `${SECRET} task`,
+      statusId: secretTask.statusId,
+    });
+    expect((await admin.client.get(`/api/tasks/${secretTask.id}/messages`)).body.items).toEqual([]);
   });
 });
