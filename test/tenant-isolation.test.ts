@@ -19,6 +19,7 @@ let aAutomationId: string;
 let aDelegationId: string;
 let aBotId: string;
 let aKeyId: string;
+let aPaymentId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -52,6 +53,23 @@ beforeAll(async () => {
   const bot = await a.client.post('/api/bots', { name: 'A bot', apiAccess: { enabled: true, mode: 'read' } });
   aBotId = bot.body.id;
   aKeyId = bot.body.apiKey.id;
+  aPaymentId = (
+    await a.client.request(
+      'POST',
+      '/api/billing/payments',
+      { amount: 10_000, currency: 'RUB' },
+      { 'Idempotency-Key': 'a-1' },
+    )
+  ).body.id;
+  const paid = await a.client.request(
+    'POST',
+    '/api/billing/payments',
+    { amount: 2_500, currency: 'RUB' },
+    {
+      'Idempotency-Key': 'a-2',
+    },
+  );
+  await a.client.post(`/api/billing/payments/${paid.body.id}/confirm-test`);
   b = await createOrg(t, 'Organization B');
 });
 afterAll(() => t.close());
@@ -73,6 +91,7 @@ describe('tenant isolation', () => {
         delegationId: aDelegationId,
         botId: aBotId,
         keyId: aKeyId,
+        paymentId: aPaymentId,
       },
       {
         updateUser: { name: 'Taken over', status: 'deactivated' },
@@ -136,6 +155,8 @@ describe('tenant isolation', () => {
         'deleteBot',
         'regenerateBotKey',
         'updateKeyScopes',
+        'getPayment',
+        'confirmTestPayment',
       ]),
     );
     const task = await a.client.get(`/api/tasks/${aTask.id}`);
@@ -159,6 +180,8 @@ describe('tenant isolation', () => {
     expect(delegation.body).toMatchObject({ userId: aMember.userId, substituteUserId: a.userId });
     const bots = (await a.client.get('/api/bots')).body.items;
     expect(bots).toEqual([expect.objectContaining({ name: 'A bot', apiKey: expect.objectContaining({ id: aKeyId }) })]);
+    expect((await a.client.get(`/api/billing/payments/${aPaymentId}`)).body.status).toBe('pending');
+    expect((await a.client.get('/api/billing/balance')).body.balance).toBe(2_500);
   });
 
   it('never lists another organization’s records', async () => {
@@ -178,6 +201,8 @@ describe('tenant isolation', () => {
     expect((await b.client.get('/api/automations')).body.items).toEqual([]);
     expect((await b.client.get(`/api/delegations?userId=${aMember.userId}`)).body.items).toEqual([]);
     expect((await b.client.get('/api/bots')).body.items).toEqual([]);
+    expect((await b.client.get('/api/billing/payments')).body.items).toEqual([]);
+    expect((await b.client.get('/api/billing/ledger')).body.items).toEqual([]);
   });
 
   it('refuses another organization’s ids inside bodies as unknown', async () => {

@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Server as SocketServer } from 'socket.io';
 import { automationsModule } from './modules/automations';
+import { billingModule } from './modules/billing';
 import { botsModule } from './modules/bots';
 import { delegationModule } from './modules/delegation';
 import { directoriesModule } from './modules/directories';
@@ -55,6 +56,7 @@ export const productModules: ModuleFactory[] = [
   delegationModule,
   botsModule,
   mcpModule,
+  billingModule,
 ];
 
 export interface AppOptions {
@@ -151,7 +153,12 @@ export function createApp(options: AppOptions): App {
     throw new Error(`Exactly one module must authenticate; found ${authenticators.length}`);
   const authenticate = authenticators[0] as Authenticate;
   const authenticateKey = modules.find((module) => module.authenticateKey)?.authenticateKey;
-  mountRoutes(router, routes, { validateResponses: config.validateResponses, authenticate, authenticateKey });
+  mountRoutes(router, routes, {
+    validateResponses: config.validateResponses,
+    authenticate,
+    authenticateKey,
+    guards: modules.flatMap((module) => module.guards ?? []),
+  });
   const sync = attachSync(io, {
     db,
     authenticate,

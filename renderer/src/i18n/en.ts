@@ -192,6 +192,9 @@ export const en: Strings = {
     invalid_refresh_token: '{{detail}}',
     refresh_token_reused: '{{detail}}',
     idempotency_key_reused: '{{detail}}',
+    billing_blocked: 'The organization is blocked until its balance is topped up: you can still read everything',
+    invalid_signature: '{{detail}}',
+    mock_provider_only: '{{detail}}',
     no_answer: 'the server did not answer in time',
   },
   conflicts: {

@@ -65,6 +65,19 @@ const EnvSchema = z.object({
     )
     .pipe(z.array(z.string().regex(/^[a-z][a-z0-9+.-]*:\/\/[^/\s]+$/, 'an origin such as app://orbita'))),
   PUBLIC_URL: z.url('PUBLIC_URL must be a URL like https://orbita.example.org').optional(),
+  BILLING_PROVIDER: z.enum(['mock', 'yookassa'], { error: 'BILLING_PROVIDER must be mock or yookassa' }).optional(),
+  YOOKASSA_SHOP_ID: z.string().min(1).optional(),
+  YOOKASSA_SECRET_KEY: z.string().min(1).optional(),
+  YOOKASSA_API_URL: z.url('YOOKASSA_API_URL must be a URL').default('https://api.yookassa.ru/v3'),
+  YOOKASSA_NOTIFICATION_IPS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((range) => range.trim())
+        .filter(Boolean),
+    ),
 });
 
 export interface Config {
@@ -108,6 +121,13 @@ export interface Config {
    * as bearer tokens, never cookies, so no credentials are allowed cross-origin.
    */
   corsOrigins: string[];
+  /**
+   * The payment provider of top-ups: `mock` by default outside production; in production none
+   * unless set (top-ups are refused), so no installation hands out free credit by accident.
+   */
+  billingProvider: 'mock' | 'yookassa' | undefined;
+  /** YooKassa's shop and key, its API's address and the ranges notifications may come from (empty: any). */
+  yookassa: { shopId: string | undefined; secretKey: string | undefined; apiUrl: string; notificationIps: string[] };
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +166,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     redisPrefix: e.REDIS_PREFIX,
     corsOrigins: e.CORS_ORIGINS,
+    billingProvider: e.BILLING_PROVIDER ?? (e.NODE_ENV === 'production' ? undefined : 'mock'),
+    yookassa: {
+      shopId: e.YOOKASSA_SHOP_ID,
+      secretKey: e.YOOKASSA_SECRET_KEY,
+      apiUrl: e.YOOKASSA_API_URL.replace(/\/+$/, ''),
+      notificationIps: e.YOOKASSA_NOTIFICATION_IPS,
+    },
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT || 3000}`).replace(/\/+$/, ''),
   };
 }

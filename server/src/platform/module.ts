@@ -4,7 +4,7 @@ import type { Authenticate, AuthenticateKey } from './auth/auth-context';
 import type { Config } from './config';
 import type { Db } from './db/db';
 import type { EventBus } from './events';
-import type { AnyRoute, RawEndpoint } from './http/routes';
+import type { AnyRoute, RawEndpoint, RouteGuard } from './http/routes';
 import type { JobHandler, ScheduledTask } from './jobs/jobs';
 import type { Logger } from './logging';
 import type { Mailer } from './mail/mailer';
@@ -47,6 +47,8 @@ export interface AppModule {
    * `res.locals.problem` the problem that was sent, if any.
    */
   middleware?: RequestHandler[];
+  /** Checks run on every authenticated route call before its handler (e.g. billing's block on writes). */
+  guards?: RouteGuard[];
   /** Endpoints that write their own responses (a protocol's SDK), beside the declared routes. */
   endpoints?: RawEndpoint[];
   /** Collections of this module replicated to desktop replicas. */

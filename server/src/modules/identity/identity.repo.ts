@@ -60,6 +60,28 @@ export async function findOrganization(db: Queryable, organizationId: string): P
   return rows[0];
 }
 
+/** Sets the billing block; true when it changed. */
+export async function setBillingBlocked(db: Queryable, organizationId: string, blocked: boolean): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE organizations SET billing_blocked = $2, updated_at = now()
+     WHERE id = $1 AND billing_blocked IS DISTINCT FROM $2`,
+    [organizationId, blocked],
+  );
+  return rowCount > 0;
+}
+
+/** Organizations whose id or exact name is `reference` (an operator's way to name one). */
+export async function findOrganizationsByReference(
+  db: Queryable,
+  reference: string,
+): Promise<{ id: string; name: string }[]> {
+  const { rows } = await db.query<{ id: string; name: string }>(
+    `SELECT id, name FROM organizations WHERE id::text = $1 OR name = $1 ORDER BY created_at`,
+    [reference],
+  );
+  return rows;
+}
+
 export async function updateOrganization(
   db: Queryable,
   organizationId: string,

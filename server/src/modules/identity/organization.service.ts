@@ -1,6 +1,7 @@
 import type { Organization, UpdateOrganizationRequest } from '@shared/api/identity';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
+import type { Queryable } from '../../platform/db/db';
 import { inUnit, type UnitDeps } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { presentOrganization } from './identity.presenter';
@@ -30,4 +31,26 @@ export async function updateOrganization(
   });
   if (!row) throw organizationGone();
   return presentOrganization(row);
+}
+
+/** Whether the organization is blocked for non-payment (unknown organizations are not). */
+export async function isBillingBlocked(db: Queryable, organizationId: string): Promise<boolean> {
+  return (await repo.findOrganization(db, organizationId))?.billing_blocked ?? false;
+}
+
+/**
+ * Sets or clears the organization's billing block, inside the caller's transaction (the billing
+ * module, when a balance falls below its threshold, a payment succeeds or the operator says so).
+ * True when it changed.
+ */
+export function setBillingBlocked(tx: Queryable, organizationId: string, blocked: boolean): Promise<boolean> {
+  return repo.setBillingBlocked(tx, organizationId, blocked);
+}
+
+/** The organizations an operator names by id or exact name. */
+export function findOrganizationsByReference(
+  db: Queryable,
+  reference: string,
+): Promise<{ id: string; name: string }[]> {
+  return repo.findOrganizationsByReference(db, reference);
 }

@@ -6,7 +6,8 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
  * Parses JSON bodies up to the server's limit, or up to a route's own `bodyLimit` for the few
- * routes that take large documents (a CSV import); everything else keeps the small limit.
+ * routes that take large documents (a CSV import); everything else keeps the small limit. Routes
+ * declared `rawBody` keep their body as bytes (a Buffer in `req.body`).
  */
 export function jsonBodies(routes: readonly AnyRoute[], defaultLimit: string): RequestHandler {
   const parse = express.json({ limit: defaultLimit, type: JSON_TYPES });
@@ -18,7 +19,17 @@ export function jsonBodies(routes: readonly AnyRoute[], defaultLimit: string): R
       matches: match(route.path, { decode: false }),
       parse: express.json({ limit: route.bodyLimit, type: JSON_TYPES }),
     }));
+  // Routes that read their body's bytes themselves (a signed webhook) get them unparsed, whatever the type.
+  const raw = routes
+    .filter((route) => route.rawBody)
+    .map((route) => ({
+      method: route.method.toUpperCase(),
+      matches: match(route.path, { decode: false }),
+      parse: express.raw({ limit: route.bodyLimit ?? defaultLimit, type: () => true }),
+    }));
   return (req, res, next) => {
+    const bytes = raw.find((route) => route.method === req.method && route.matches(req.path));
+    if (bytes) return bytes.parse(req, res, next);
     const own = large.find((route) => route.method === req.method && route.matches(req.path));
     return (own?.parse ?? parse)(req, res, next);
   };

@@ -42,6 +42,8 @@ export interface HandlerInput<P, Q, B, A extends Access = Access, K extends BotU
   res: Response;
   requestId: string;
   log: Logger;
+  /** The request body's bytes as sent, on routes declared `rawBody` (their `body` is not parsed). */
+  rawBody?: Buffer;
 }
 
 /**
@@ -62,6 +64,11 @@ export interface RouteDefinition<
   bots?: K;
   /** Largest JSON body this route takes when it must exceed the server's `BODY_LIMIT` (e.g. `'64mb'`). */
   bodyLimit?: string;
+  /**
+   * The handler gets the body's bytes as sent (`rawBody`) and parses it itself with
+   * `parseRequestBody`, e.g. to check a signature over them first; `request.body` only documents it.
+   */
+  rawBody?: boolean;
   handler: (input: HandlerInput<P, Q, B, A, K>) => RouteResult | Promise<RouteResult>;
 }
 
@@ -193,6 +200,23 @@ function checkResponse(route: AnyRoute, result: RouteResult): void {
   }
 }
 
+/** Parses and validates a body a `rawBody` route read itself, refusing it as any route's body would be. */
+export function parseRequestBody<S extends z.ZodType>(schema: S, raw: Buffer): z.output<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw Problem.of('malformed_json', 'The request body is not valid JSON. Send a JSON document.');
+  }
+  return parsePart('body', schema, value) as z.output<S>;
+}
+
+/**
+ * A check every module may add to protected routes, run after the caller is authenticated and
+ * admitted and before the request is validated (e.g. billing refusing writes while blocked).
+ */
+export type RouteGuard = (input: { route: AnyRoute; auth: AuthContext | BotActor; req: Request }) => Promise<void>;
+
 export interface MountOptions {
   /** Check every response against its declared schema; a mismatch is a server error. */
   validateResponses: boolean;
@@ -200,6 +224,8 @@ export interface MountOptions {
   authenticate: Authenticate;
   /** Resolves an API key (`X-API-Key`, or `Authorization: Bearer orb_…`) to its bot. */
   authenticateKey?: AuthenticateKey;
+  /** Modules' checks of every authenticated call (`RouteGuard`), in module order. */
+  guards?: readonly RouteGuard[];
 }
 
 /**
@@ -235,11 +261,14 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
         authorize(access, member);
         auth = member;
       }
+      if (auth) for (const guard of options.guards ?? []) await guard({ route, auth, req });
       const request = route.request ?? {};
       const params = parsePart('params', request.params, req.params);
       const query = parsePart('query', request.query, req.query);
       let body: unknown;
-      if (request.body) {
+      if (route.rawBody) {
+        // Parsed by the handler (after, say, a signature over these bytes is checked).
+      } else if (request.body) {
         if (hasBody(req) && !req.is(JSON_TYPES)) {
           throw Problem.of(
             'unsupported_media_type',
@@ -257,6 +286,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
         res,
         requestId: String(req.id),
         log: req.log,
+        rawBody: route.rawBody ? (Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)) : undefined,
       } as HandlerInput<unknown, unknown, unknown>);
       if (options.validateResponses) checkResponse(route, result);
       res.status(result.status);
