@@ -19,6 +19,8 @@ let aAutomationId: string;
 let aDelegationId: string;
 let aBotId: string;
 let aKeyId: string;
+let aGpsObjectId: string;
+let aGpsGroupId: string;
 let aPaymentId: string;
 
 beforeAll(async () => {
@@ -70,6 +72,10 @@ beforeAll(async () => {
     },
   );
   await a.client.post(`/api/billing/payments/${paid.body.id}/confirm-test`);
+  aGpsGroupId = (await a.client.post('/api/gps/groups', { name: 'A fleet' })).body.id;
+  aGpsObjectId = (
+    await a.client.post('/api/gps/objects', { name: 'A truck', trackerId: 'shared-tracker', groupId: aGpsGroupId })
+  ).body.id;
   b = await createOrg(t, 'Organization B');
 });
 afterAll(() => t.close());
@@ -91,6 +97,8 @@ describe('tenant isolation', () => {
         delegationId: aDelegationId,
         botId: aBotId,
         keyId: aKeyId,
+        objectId: aGpsObjectId,
+        groupId: aGpsGroupId,
         paymentId: aPaymentId,
       },
       {
@@ -117,6 +125,8 @@ describe('tenant isolation', () => {
         updateDelegation: { substituteUserId: b.userId },
         updateBot: { name: 'Taken over', apiAccess: { enabled: false } },
         updateKeyScopes: { scopes: null },
+        updateGpsObject: { name: 'Taken over' },
+        updateGpsGroup: { name: 'Taken over' },
       },
     );
     expect(checked).toEqual(
@@ -155,6 +165,12 @@ describe('tenant isolation', () => {
         'deleteBot',
         'regenerateBotKey',
         'updateKeyScopes',
+        'getGpsObject',
+        'updateGpsObject',
+        'deleteGpsObject',
+        'getGpsTrack',
+        'updateGpsGroup',
+        'deleteGpsGroup',
         'getPayment',
         'confirmTestPayment',
       ]),
@@ -180,6 +196,9 @@ describe('tenant isolation', () => {
     expect(delegation.body).toMatchObject({ userId: aMember.userId, substituteUserId: a.userId });
     const bots = (await a.client.get('/api/bots')).body.items;
     expect(bots).toEqual([expect.objectContaining({ name: 'A bot', apiKey: expect.objectContaining({ id: aKeyId }) })]);
+    const gpsObject = (await a.client.get(`/api/gps/objects/${aGpsObjectId}`)).body;
+    expect(gpsObject).toMatchObject({ name: 'A truck', groupId: aGpsGroupId });
+    expect((await a.client.get(`/api/gps/groups/${aGpsGroupId}`)).body.name).toBe('A fleet');
     expect((await a.client.get(`/api/billing/payments/${aPaymentId}`)).body.status).toBe('pending');
     expect((await a.client.get('/api/billing/balance')).body.balance).toBe(2_500);
   });
@@ -201,6 +220,17 @@ describe('tenant isolation', () => {
     expect((await b.client.get('/api/automations')).body.items).toEqual([]);
     expect((await b.client.get(`/api/delegations?userId=${aMember.userId}`)).body.items).toEqual([]);
     expect((await b.client.get('/api/bots')).body.items).toEqual([]);
+    expect((await b.client.get('/api/gps/objects')).body.items).toEqual([]);
+    expect((await b.client.get('/api/gps/groups')).body.items).toEqual([]);
+    expect((await b.client.get('/api/gps/ingestion-token')).body.exists).toBe(false);
+    // B's token naming A's tracker reaches an object of B's own, never A's.
+    const bToken = (await b.client.post('/api/gps/ingestion-token')).body.token;
+    const sent = await t.request(`/api/gps/osmand?id=shared-tracker&lat=55.7&lon=37.6&token=${bToken}`);
+    expect(sent.status).toBe(200);
+    expect((await b.client.get('/api/gps/objects')).body.items.map((o: { id: string }) => o.id)).not.toContain(
+      aGpsObjectId,
+    );
+    expect((await a.client.get(`/api/gps/objects/${aGpsObjectId}`)).body.last_seen).toBeNull();
     expect((await b.client.get('/api/billing/payments')).body.items).toEqual([]);
     expect((await b.client.get('/api/billing/ledger')).body.items).toEqual([]);
   });

@@ -12,6 +12,7 @@ import { delegationModule } from './modules/delegation';
 import { directoriesModule } from './modules/directories';
 import { errorLogModule } from './modules/error-log';
 import { formsModule } from './modules/forms';
+import { gpsModule } from './modules/gps';
 import { healthModule } from './modules/health';
 import { homeModule } from './modules/home';
 import { identityModule } from './modules/identity';
@@ -57,6 +58,7 @@ export const productModules: ModuleFactory[] = [
   botsModule,
   mcpModule,
   billingModule,
+  gpsModule,
 ];
 
 export interface AppOptions {

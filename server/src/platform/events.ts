@@ -29,6 +29,32 @@ export interface DomainEvents {
     organizationId: string;
     roleId: string;
   };
+  /** A GPS position accepted by the filters (the live map's feed). */
+  'gps.position_accepted': GpsPositionEvent;
+  /** An object's accepted point, in fix-time order, is inside a geofence its previous one was not. */
+  'gps.geofence_entered': GpsGeofenceEvent;
+  /** An object's accepted point, in fix-time order, is outside a geofence its previous one was inside. */
+  'gps.geofence_exited': GpsGeofenceEvent;
+}
+
+export interface GpsPositionEvent {
+  organizationId: string;
+  objectId: string;
+  fixTime: string;
+  lat: number;
+  lon: number;
+  speedKmh: number | null;
+  course: number | null;
+  isLbs: boolean;
+}
+
+export interface GpsGeofenceEvent {
+  organizationId: string;
+  objectId: string;
+  geofenceId: string;
+  fixTime: string;
+  lat: number;
+  lon: number;
 }
 
 export type EventName = keyof DomainEvents;

@@ -1,4 +1,5 @@
 import type { GatedModule } from '@shared/api/access';
+import type { Request } from 'express';
 import type { BotActor } from './actor';
 
 /** Who is calling: resolved from the bearer token on every request of a protected route. */
@@ -16,11 +17,29 @@ export interface AuthContext {
   modules: readonly GatedModule[];
 }
 
+/** A caller a module authenticated with its own token (a GPS ingestion token): acts for one organization. */
+export interface TokenCaller {
+  kind: 'token';
+  organizationId: string;
+  /** The token's id, e.g. to note its last use. */
+  tokenId: string;
+}
+
+/**
+ * How a module authenticates its own tokens on its routes (devices and forwarders that are not
+ * people or bots): reads the credential from the request and resolves it, or throws a 401 problem.
+ */
+export interface TokenAuthenticator {
+  /** Words for the API description: what the token is and how it is sent. */
+  description: string;
+  authenticate(req: Request): Promise<TokenCaller>;
+}
+
 /**
  * Who may call a route: anyone (`public`), any signed-in member (`user`), administrators of the
- * organization (`admin`), or members granted a gated module.
+ * organization (`admin`), members granted a gated module, or holders of a module's own token.
  */
-export type Access = 'public' | 'user' | 'admin' | { module: GatedModule };
+export type Access = 'public' | 'user' | 'admin' | { module: GatedModule } | { token: TokenAuthenticator };
 
 /** Resolves the caller of a request, or throws a 401 problem. */
 export type Authenticate = (authorization: string | undefined) => Promise<AuthContext>;

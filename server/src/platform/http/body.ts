@@ -3,6 +3,7 @@ import { match } from 'path-to-regexp';
 import type { AnyRoute } from './routes';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
+const FORM_TYPE = 'application/x-www-form-urlencoded';
 
 /**
  * Parses JSON bodies up to the server's limit, or up to a route's own `bodyLimit` for the few
@@ -27,7 +28,17 @@ export function jsonBodies(routes: readonly AnyRoute[], defaultLimit: string): R
       matches: match(route.path, { decode: false }),
       parse: express.raw({ limit: route.bodyLimit ?? defaultLimit, type: () => true }),
     }));
+  // Routes that accept forms (device protocols) get `application/x-www-form-urlencoded` bodies parsed too.
+  const forms = routes
+    .filter((route) => route.accepts?.includes('form'))
+    .map((route) => ({
+      method: route.method.toUpperCase(),
+      matches: match(route.path, { decode: false }),
+      parse: express.urlencoded({ limit: route.bodyLimit ?? defaultLimit, type: FORM_TYPE, extended: false }),
+    }));
   return (req, res, next) => {
+    const form = req.is(FORM_TYPE) && forms.find((route) => route.method === req.method && route.matches(req.path));
+    if (form) return form.parse(req, res, next);
     const bytes = raw.find((route) => route.method === req.method && route.matches(req.path));
     if (bytes) return bytes.parse(req, res, next);
     const own = large.find((route) => route.method === req.method && route.matches(req.path));

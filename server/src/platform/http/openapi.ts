@@ -29,13 +29,16 @@ function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
   };
   const request = route.request ?? {};
   const access = routeAccess(route);
+  const tokenWords = typeof access === 'object' && 'token' in access ? access.token.description : undefined;
+  const description = [route.description, tokenWords].filter(Boolean).join('\n\n');
   return {
     operationId: route.operationId,
     ...(access === 'public' ? {} : { security: [{ bearerAuth: [] }] }),
     ...(access === 'admin' ? { 'x-orbita-access': 'admin' } : {}),
-    ...(typeof access === 'object' ? { 'x-orbita-access': `module:${access.module}` } : {}),
+    ...(typeof access === 'object' && 'module' in access ? { 'x-orbita-access': `module:${access.module}` } : {}),
+    ...(typeof access === 'object' && 'token' in access ? { 'x-orbita-access': 'token' } : {}),
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    ...(description ? { description } : {}),
     tags: route.tags,
     ...(request.params || request.query
       ? {
@@ -46,7 +49,17 @@ function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
         }
       : {}),
     ...(request.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: request.body } } } }
+      ? {
+          requestBody: {
+            required: !route.accepts?.includes('form'),
+            content: Object.fromEntries(
+              (route.accepts ?? ['json']).map((type) => [
+                type === 'json' ? 'application/json' : 'application/x-www-form-urlencoded',
+                { schema: request.body },
+              ]),
+            ),
+          },
+        }
       : {}),
     responses,
   };

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { ZodOpenApiPathItemObject } from 'zod-openapi';
 import { unauthenticated } from '../auth/access-tokens';
 import type { BotActor } from '../auth/actor';
-import type { Access, AuthContext, Authenticate, AuthenticateKey } from '../auth/auth-context';
+import type { Access, AuthContext, Authenticate, AuthenticateKey, TokenCaller } from '../auth/auth-context';
 import type { Logger } from '../logging';
 import { fieldErrors, inadmissibleValues, Problem } from './problem';
 
@@ -25,12 +25,20 @@ export interface RouteResult {
  */
 export type BotUse = 'read' | 'write';
 
-/** Who calls a route: nobody on public routes; a member, or a bot too where the route admits keys. */
+/**
+ * Who calls a route: nobody on public routes; the holder of the module's token on token routes; a
+ * member, or a bot too where the route admits keys.
+ */
 export type Caller<A extends Access, K extends BotUse | undefined> = A extends 'public'
   ? undefined
-  : K extends BotUse
-    ? AuthContext | BotActor
-    : AuthContext;
+  : A extends { token: unknown }
+    ? TokenCaller
+    : K extends BotUse
+      ? AuthContext | BotActor
+      : AuthContext;
+
+/** How a route's request body may come: JSON (every route), or an HTML form's encoding too. */
+export type BodyType = 'json' | 'form';
 
 export interface HandlerInput<P, Q, B, A extends Access = Access, K extends BotUse | undefined = undefined> {
   /** The caller; absent only on public routes. */
@@ -64,6 +72,11 @@ export interface RouteDefinition<
   bots?: K;
   /** Largest JSON body this route takes when it must exceed the server's `BODY_LIMIT` (e.g. `'64mb'`). */
   bodyLimit?: string;
+  /**
+   * Encodings the body may come in; `['json']` unless said otherwise. `form` admits
+   * `application/x-www-form-urlencoded` (device protocols), parsed into flat string values.
+   */
+  accepts?: readonly BodyType[];
   /**
    * The handler gets the body's bytes as sent (`rawBody`) and parses it itself with
    * `parseRequestBody`, e.g. to check a signature over them first; `request.body` only documents it.
@@ -103,6 +116,7 @@ const MODE_RANK: Record<ApiKeyMode, number> = { read: 0, write: 1, full: 2 };
  */
 export function requiredKeyMode(route: AnyRoute): ApiKeyMode | undefined {
   const access = routeAccess(route);
+  // A gated module's routes and token routes never take API keys.
   if (route.bots === undefined || access === 'public' || typeof access === 'object') return undefined;
   if (access === 'admin') return 'full';
   return route.bots;
@@ -143,7 +157,7 @@ function authorize(access: Access, auth: AuthContext): void {
   if (access === 'admin' && !auth.isAdmin) {
     throw Problem.of('forbidden', 'Only an administrator of the organization may do this.');
   }
-  if (typeof access === 'object' && !auth.modules.includes(access.module)) {
+  if (typeof access === 'object' && 'module' in access && !auth.modules.includes(access.module)) {
     throw Problem.of(
       'module_access_denied',
       `The ${access.module.toUpperCase()} module is not granted to you. Ask an administrator to grant it on the users page.`,
@@ -152,6 +166,12 @@ function authorize(access: Access, auth: AuthContext): void {
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
+const FORM_TYPES = ['application/x-www-form-urlencoded'];
+
+/** Media types a route's body may have. */
+export function bodyMediaTypes(route: AnyRoute): string[] {
+  return (route.accepts ?? ['json']).flatMap((type) => (type === 'json' ? JSON_TYPES : FORM_TYPES));
+}
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -247,8 +267,14 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
     router[route.method](route.path, async (req: Request, res: Response) => {
       // Authentication comes first: an anonymous caller learns nothing, not even what is invalid.
       let auth: AuthContext | BotActor | undefined;
-      const key = access === 'public' ? undefined : apiKeyOf(req);
-      if (key !== undefined) {
+      // A module's own token (an ingestion token) is resolved by the module the route names.
+      const tokenAccess = typeof access === 'object' && 'token' in access ? access.token : undefined;
+      let tokenCaller: TokenCaller | undefined;
+      const key = access === 'public' || tokenAccess ? undefined : apiKeyOf(req);
+      if (tokenAccess) {
+        tokenCaller = await tokenAccess.authenticate(req);
+        res.locals.auth = tokenCaller;
+      } else if (key !== undefined) {
         if (!options.authenticateKey)
           throw unauthenticated('API keys are not accepted by this server.', 'invalid_api_key');
         const bot = await options.authenticateKey(key);
@@ -269,16 +295,18 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
       if (route.rawBody) {
         // Parsed by the handler (after, say, a signature over these bytes is checked).
       } else if (request.body) {
-        if (hasBody(req) && !req.is(JSON_TYPES)) {
+        const types = bodyMediaTypes(route);
+        if (hasBody(req) && !req.is(types)) {
+          const named = types.filter((type) => !type.includes('*')).join(' or ');
           throw Problem.of(
             'unsupported_media_type',
-            `Send the body as JSON with Content-Type: application/json (got ${req.headers['content-type'] ?? 'no Content-Type'}).`,
+            `Send the body with Content-Type: ${named} (got ${req.headers['content-type'] ?? 'no Content-Type'}).`,
           );
         }
         body = parsePart('body', request.body, req.body);
       }
       const result = await route.handler({
-        auth,
+        auth: tokenCaller ?? auth,
         params,
         query,
         body,

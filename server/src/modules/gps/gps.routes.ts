@@ -1,0 +1,167 @@
+import {
+  gpsGroupsApi,
+  gpsIngestionApi,
+  gpsObjectsApi,
+  gpsSettingsApi,
+  type OsmAndMessage,
+  type TraccarEventForward,
+} from '@shared/api/gps';
+import type { z } from 'zod';
+import { defineRoute } from '../../platform/http/routes';
+import * as gps from './gps.service';
+import { fromOsmAnd, fromTraccar, parseTime } from './protocols';
+
+/** People's routes need the GPS module (the access matrix); trackers' routes the ingestion token. */
+const GPS = { module: 'gps' } as const;
+
+export function gpsRoutes(deps: gps.GpsDeps, ingestion: gps.Ingestion) {
+  const token = { token: gps.ingestionTokens(deps) };
+  return [
+    defineRoute({
+      ...gpsObjectsApi.listGpsObjects,
+      access: GPS,
+      handler: async ({ auth }) => ({ status: 200, body: await gps.listObjects(deps, auth) }),
+    }),
+    defineRoute({
+      ...gpsObjectsApi.createGpsObject,
+      access: GPS,
+      handler: async ({ auth, body }) => ({ status: 201, body: await gps.createObject(deps, auth, body) }),
+    }),
+    defineRoute({
+      ...gpsObjectsApi.getGpsObject,
+      access: GPS,
+      handler: async ({ auth, params }) => ({ status: 200, body: await gps.getObject(deps, auth, params.objectId) }),
+    }),
+    defineRoute({
+      ...gpsObjectsApi.updateGpsObject,
+      access: GPS,
+      handler: async ({ auth, params, body }) => ({
+        status: 200,
+        body: await gps.updateObject(deps, auth, params.objectId, body),
+      }),
+    }),
+    defineRoute({
+      ...gpsObjectsApi.deleteGpsObject,
+      access: GPS,
+      handler: async ({ auth, params }) => {
+        await gps.deleteObject(deps, auth, params.objectId);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      ...gpsObjectsApi.getGpsTrack,
+      access: GPS,
+      handler: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await gps.getTrack(deps, auth, params.objectId, query),
+      }),
+    }),
+    defineRoute({
+      ...gpsGroupsApi.list,
+      access: GPS,
+      handler: async ({ auth }) => ({ status: 200, body: await gps.listGroups(deps, auth) }),
+    }),
+    defineRoute({
+      ...gpsGroupsApi.create,
+      access: GPS,
+      handler: async ({ auth, body }) => ({ status: 201, body: await gps.createGroup(deps, auth, body) }),
+    }),
+    defineRoute({
+      ...gpsGroupsApi.get,
+      access: GPS,
+      handler: async ({ auth, params }) => ({ status: 200, body: await gps.getGroup(deps, auth, params.groupId) }),
+    }),
+    defineRoute({
+      ...gpsGroupsApi.update,
+      access: GPS,
+      handler: async ({ auth, params, body }) => ({
+        status: 200,
+        body: await gps.updateGroup(deps, auth, params.groupId, body),
+      }),
+    }),
+    defineRoute({
+      ...gpsGroupsApi.remove,
+      access: GPS,
+      handler: async ({ auth, params }) => {
+        await gps.deleteGroup(deps, auth, params.groupId);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      ...gpsSettingsApi.getGpsSettings,
+      access: GPS,
+      handler: async ({ auth }) => ({ status: 200, body: await gps.getSettings(deps.db, auth.organizationId) }),
+    }),
+    defineRoute({
+      ...gpsSettingsApi.updateGpsSettings,
+      access: GPS,
+      handler: async ({ auth, body }) => ({ status: 200, body: await gps.updateSettings(deps, auth, body) }),
+    }),
+    defineRoute({
+      ...gpsSettingsApi.getGpsIngestionToken,
+      access: GPS,
+      handler: async ({ auth }) => ({ status: 200, body: await gps.getIngestionToken(deps, auth) }),
+    }),
+    defineRoute({
+      ...gpsSettingsApi.createGpsIngestionToken,
+      access: GPS,
+      handler: async ({ auth }) => ({ status: 201, body: await gps.createIngestionToken(deps, auth) }),
+    }),
+    defineRoute({
+      ...gpsIngestionApi.ingestTraccarPosition,
+      access: token,
+      handler: async ({ auth, body }) => ({
+        status: 200,
+        body: await gps.ingest(ingestion, auth, fromTraccar(body.position, body.device, new Date())),
+      }),
+    }),
+    defineRoute({
+      ...gpsIngestionApi.ingestTraccarEvent,
+      access: token,
+      handler: async ({ auth, body }) => ({ status: 200, body: await ingestEvent(ingestion, auth, body) }),
+    }),
+    defineRoute({
+      ...gpsIngestionApi.ingestOsmAnd,
+      access: token,
+      accepts: ['json', 'form'],
+      handler: async ({ auth, body, req }) => ({
+        status: 200,
+        body: await gps.ingest(ingestion, auth, fromOsmAnd(osmAndFields(req.query, body), new Date())),
+      }),
+    }),
+    defineRoute({
+      ...gpsIngestionApi.ingestOsmAndByQuery,
+      access: token,
+      handler: async ({ auth, query }) => ({
+        status: 200,
+        body: await gps.ingest(ingestion, auth, fromOsmAnd(osmAndFields(query, undefined), new Date())),
+      }),
+    }),
+  ];
+}
+
+/** The OsmAnd fields: the query's, with the body's over them (the token is not a field). */
+function osmAndFields(query: unknown, body: z.infer<typeof OsmAndMessage> | undefined): Record<string, unknown> {
+  const { token: _token, ...fields } = { ...(query as Record<string, unknown>), ...(body ?? {}) };
+  return fields;
+}
+
+function ingestEvent(
+  ingestion: gps.Ingestion,
+  auth: Parameters<typeof gps.ingest>[1],
+  body: z.infer<typeof TraccarEventForward>,
+) {
+  const { event, device, geofence } = body;
+  return gps.ingestTrackerEvent(ingestion, auth, {
+    trackerId: device.uniqueId,
+    deviceName: device.name ?? null,
+    type: event.type,
+    time: parseTime(event.eventTime) ?? parseTime(event.serverTime) ?? new Date(),
+    sourceId: event.id === undefined ? null : String(event.id),
+    attributes: {
+      ...(event.attributes ?? {}),
+      ...(geofence ? { geofence } : {}),
+      ...(body.position ? { latitude: body.position.latitude, longitude: body.position.longitude } : {}),
+    },
+  });
+}

@@ -1,0 +1,19 @@
+import type { ModuleFactory } from '../../platform/module';
+import { gpsRoutes } from './gps.routes';
+import { type Ingestion, pruneOldPoints, TrackerRateLimit } from './gps.service';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * GPS monitoring: objects and groups, positions from Traccar and phones (OsmAnd) authenticated by
+ * the organization's ingestion token, filters, tracks, trips, geofences, routes and road matching.
+ */
+export const gpsModule: ModuleFactory = (context) => {
+  const deps = { db: context.db, events: context.events };
+  const ingestion: Ingestion = { deps, limit: new TrackerRateLimit(), onAccepted: [] };
+  return {
+    name: 'gps',
+    routes: gpsRoutes(deps, ingestion),
+    scheduled: [{ name: 'gps.retention', intervalMs: DAY_MS, run: async () => void (await pruneOldPoints(deps)) }],
+  };
+};
