@@ -1,4 +1,5 @@
 import * as automations from './automations';
+import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
 import * as profile from './profile';
@@ -306,6 +307,7 @@ export const en: Strings = {
   formEditor: formEditor.en,
   settings: settings.en,
   automations: automations.en,
+  bots: bots.en,
   profile: profile.en,
   qr: {
     button: 'QR codes',

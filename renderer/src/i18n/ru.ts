@@ -1,4 +1,5 @@
 import * as automations from './automations';
+import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
 import * as profile from './profile';
@@ -306,6 +307,7 @@ export const ru = {
   formEditor: formEditor.ru,
   settings: settings.ru,
   automations: automations.ru,
+  bots: bots.ru,
   profile: profile.ru,
   qr: {
     button: 'QR-коды',

@@ -10,6 +10,7 @@ export const ru = {
     'error-log': 'Журнал ошибок',
     deleted: 'Удалённое',
     automations: 'Автоматизации',
+    bots: 'Боты',
   },
   adminsOnlyTitle: 'Только для администраторов',
   adminsOnly:
@@ -196,6 +197,7 @@ export const en: Shape<typeof ru> = {
     'error-log': 'Error log',
     deleted: 'Deleted',
     automations: 'Automations',
+    bots: 'Bots',
   },
   adminsOnlyTitle: 'Administrators only',
   adminsOnly:

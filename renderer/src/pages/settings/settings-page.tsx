@@ -5,13 +5,14 @@ import { Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-r
 import { useCall } from '../../use-api';
 import { AccessTab } from './access-tab';
 import { AutomationsTab } from './automations-tab';
+import { BotsTab } from './bots-tab';
 import { DeletedTab } from './deleted-tab';
 import { ErrorLogTab } from './error-log-tab';
 import { LoadFailed } from './load';
 import { RolesTab } from './roles-tab';
 import { UsersTab } from './users-tab';
 
-const TABS = ['users', 'roles', 'access', 'automations', 'error-log', 'deleted'] as const;
+const TABS = ['users', 'roles', 'access', 'automations', 'bots', 'error-log', 'deleted'] as const;
 
 /** What a member who is not an administrator sees instead of the settings. */
 function AdminsOnly() {
@@ -31,7 +32,7 @@ function AdminsOnly() {
   );
 }
 
-/** The administrators' settings: users, roles, module access, automations, the error log and what was deleted, one URL per tab. */
+/** The administrators' settings: users, roles, module access, automations, bots, the error log and what was deleted, one URL per tab. */
 export function SettingsPage() {
   const { t } = useTranslation();
   const location = useLocation();
@@ -61,6 +62,7 @@ export function SettingsPage() {
           <Route path="roles" element={<RolesTab />} />
           <Route path="access" element={<AccessTab />} />
           <Route path="automations" element={<AutomationsTab />} />
+          <Route path="bots" element={<BotsTab />} />
           <Route path="error-log" element={<ErrorLogTab />} />
           <Route path="deleted" element={<DeletedTab />} />
           <Route path="*" element={<Navigate to="/settings/users" replace />} />
