@@ -44,13 +44,15 @@ describe('the automation sandbox', () => {
   });
 
   it('stops memory bombs of objects and of large strings (which QuickJS’s own limit misses) as out of memory', async () => {
-    const objects = await runInSandbox('const a = []; while (true) a.push({ n: a.length });', {}, {}, limits);
+    // Time enough that the memory runs out first, however busy the machine.
+    const roomy = { ...limits, cpuMs: 20_000, wallMs: 30_000 };
+    const objects = await runInSandbox('const a = []; while (true) a.push({ n: a.length });', {}, {}, roomy);
     expect(objects.status).toBe('out_of_memory');
     const strings = await runInSandbox(
       'const a = []; while (true) a.push("x".repeat(100000) + a.length);',
       {},
       {},
-      limits,
+      roomy,
     );
     expect(strings.status).toBe('out_of_memory');
     expect((await runInSandbox('ctx.log("after")', {}, {}, limits)).logs).toEqual(['after']);
