@@ -49,9 +49,11 @@ async function ensureTemplate(adminUrl: string): Promise<string> {
       }
       await admin.query(`ALTER DATABASE ${building} RENAME TO ${template}`);
     }
-    // Templates of older migration sets are no longer needed (one in use elsewhere stays).
+    // Templates of older migration sets are no longer needed; the newest few stay, since runs of other
+    // checkouts (with other migrations) may be creating their databases from them right now.
     const stale = await admin.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE 'orbita\\_tpl\\_%' AND datname <> $1 AND datname NOT LIKE '%\\_building'`,
+      `SELECT datname FROM pg_database WHERE datname LIKE 'orbita\\_tpl\\_%' AND datname <> $1 AND datname NOT LIKE '%\\_building'
+        ORDER BY oid DESC OFFSET 3`,
       [template],
     );
     for (const { datname } of stale.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname}`).catch(() => {});
