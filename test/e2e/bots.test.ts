@@ -117,4 +117,39 @@ describe.skipIf(!suite.available)('bots in the browser', { timeout: 120_000 }, (
     expect(written.status).toBe(201);
     await context.close();
   });
+
+  it('names a directory deleted since the key was limited to it, in Russian, when the bot is saved', async () => {
+    const { context, page } = await registeredPage(suite.browser, suite.t.url, {
+      organization: 'Ботоводы',
+      name: 'Борис',
+      email: 'boris-bots@example.org',
+    });
+    const suppliers = (await apiInPage(page, 'POST', '/api/directories', {
+      name: 'Поставщики',
+      columns: [{ name: 'Название' }],
+    })) as { id: string };
+    await apiInPage(page, 'POST', '/api/bots', {
+      name: 'Снабженец',
+      apiAccess: { enabled: true, mode: 'read', tableIds: [suppliers.id] },
+    });
+    await apiInPage(page, 'DELETE', `/api/directories/${suppliers.id}`);
+    await page.evaluate(() => localStorage.setItem('orbita.language', 'ru'));
+
+    await page.goto(`${suite.t.url}/settings/bots`);
+    await page.getByRole('tab', { name: 'Боты', selected: true }).waitFor();
+    const row = page.getByRole('row').filter({ hasText: 'Снабженец' });
+    await waitOrExplain(page, row);
+    expect(await row.textContent()).toContain(`удалено или неизвестно (${suppliers.id})`);
+    expect(await row.textContent()).toContain('Все формы');
+
+    await row.getByRole('button', { name: 'Изменить' }).click();
+    const editor = page.getByRole('dialog', { name: 'Бот «Снабженец»' });
+    await editor.getByRole('button', { name: 'Сохранить' }).click();
+    const refusal = editor.getByRole('alert');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toBe(
+      `Справочника ${suppliers.id} больше нет: уберите его из списка справочников.`,
+    );
+    await context.close();
+  });
 });

@@ -1,5 +1,6 @@
 import { type ApiAccess, type ApiKeyMode, type Bot, botsApi } from '@shared/api/bots';
 import { directoriesApi } from '@shared/api/directories';
+import type { CallResult } from '@shared/api/endpoint';
 import { formsApi } from '@shared/api/forms';
 import {
   Alert,
@@ -18,9 +19,10 @@ import {
   Tag,
   Typography,
 } from 'antd';
+import type { TFunction } from 'i18next';
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { call, serverUrl } from '../../api';
+import { ApiError, call, serverUrl } from '../../api';
 import { useMessage } from '../../messages';
 import { ActionDialog, ActionFailed, formatDateTime, LoadFailed, problemText, useDialogAction, useLoad } from './load';
 
@@ -73,6 +75,21 @@ function pickerOptions(items: Named[], chosen: string[], unknown: (id: string) =
     ...items.map((item) => ({ value: item.id, label: item.name })),
     ...chosen.filter((id) => !known.has(id)).map((id) => ({ value: id, label: unknown(id) })),
   ];
+}
+
+/**
+ * The forms and directories the server refused as unknown (deleted meanwhile), named in the user's
+ * language; undefined for any other failure.
+ */
+function refusedTargets(caught: unknown, t: TFunction) {
+  if (!(caught instanceof ApiError)) return undefined;
+  const refused = (caught.problem.errors ?? []).flatMap((error) => {
+    const id = /[0-9a-f-]{36}/.exec(error.detail)?.[0] ?? '';
+    if (error.code === 'unknown_form') return [t('bots.unknownForm', { id })];
+    if (error.code === 'unknown_directory') return [t('bots.unknownDirectory', { id })];
+    return [];
+  });
+  return refused.length > 0 ? refused.join(' ') : undefined;
 }
 
 /** Copies `text`: the clipboard API, else the selected text of `input` the old way; whether it worked. */
@@ -161,6 +178,7 @@ function BotDialog({
   const formIds = Form.useWatch('formIds', form) ?? initial.formIds;
   const tableIds = Form.useWatch('tableIds', form) ?? initial.tableIds;
 
+  const [refused, setRefused] = useState<string>();
   const save = useDialogAction(async () => {
     // Every value, those of the parts hidden meanwhile too.
     const values = form.getFieldsValue(true) as BotValues;
@@ -169,9 +187,18 @@ function BotDialog({
       description: values.description ?? '',
       apiAccess: apiAccessOf(values),
     };
-    const saved = bot
-      ? await call(botsApi.updateBot, { params: { botId: bot.id }, body })
-      : await call(botsApi.createBot, { body });
+    setRefused(undefined);
+    let saved: CallResult<typeof botsApi.createBot>;
+    try {
+      saved = bot
+        ? await call(botsApi.updateBot, { params: { botId: bot.id }, body })
+        : await call(botsApi.createBot, { body });
+    } catch (caught) {
+      const words = refusedTargets(caught, t);
+      if (!words) throw caught;
+      setRefused(words);
+      return;
+    }
     message.success(t('bots.saved'));
     const made = saved.apiKey && 'key' in saved.apiKey ? saved.apiKey.key : undefined;
     onSaved(made ? { botName: saved.name, key: made } : undefined);
@@ -183,7 +210,7 @@ function BotDialog({
       title={bot ? t('bots.editTitle', { name: bot.name }) : t('bots.createTitle')}
       okText={t('bots.save')}
       busy={save.busy}
-      error={save.error}
+      error={refused ?? save.error}
       onOk={() => form.submit()}
       onCancel={onClose}
     >
