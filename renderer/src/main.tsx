@@ -12,6 +12,7 @@ import { LANGUAGES, type Language, languageChosen, setLanguage } from './i18n';
 import { OfflineBanner } from './offline-banner';
 import { RegisterPage, SignInPage } from './pages/auth/auth-pages';
 import { DirectoriesPage } from './pages/directories/directories-page';
+import { BillingBanner, FinancePage } from './pages/finance/finance-page';
 import { FormEditorPage } from './pages/forms/form-editor/form-editor-page';
 import { FormsPage } from './pages/forms/forms-page';
 import { HomePage } from './pages/home/home-page';
@@ -29,7 +30,7 @@ const REDUCED_MOTION = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)
 /** Screens shown to someone who is not signed in. */
 const SIGNED_OUT_PATHS = ['/sign-in', '/register', '/forgot-password', '/reset-password'];
 /** The main menu, in the order of its Alt+digit shortcuts. */
-const SECTIONS = ['/', '/forms', '/tasks', '/directories', '/profile', '/settings'] as const;
+const SECTIONS = ['/', '/forms', '/tasks', '/directories', '/profile', '/settings', '/finance'] as const;
 const SECTION_LABEL: Record<(typeof SECTIONS)[number], string> = {
   '/': 'nav.home',
   '/forms': 'nav.forms',
@@ -37,6 +38,7 @@ const SECTION_LABEL: Record<(typeof SECTIONS)[number], string> = {
   '/directories': 'nav.directories',
   '/profile': 'nav.profile',
   '/settings': 'nav.settings',
+  '/finance': 'nav.finance',
 };
 
 function SectionShortcut({ index }: { index: number }) {
@@ -71,7 +73,9 @@ function Shell() {
   const language = (i18n.language === 'en' ? 'en' : 'ru') as Language;
   const { me } = useReplica();
   // Settings are for administrators (the page also says so to anyone else).
-  const sections = SECTIONS.filter((key) => key !== '/settings' || me?.user.isAdmin);
+  const sections = SECTIONS.filter(
+    (key) => (key !== '/settings' || me?.user.isAdmin) && (key !== '/finance' || me?.modules.finance),
+  );
   // On a new device the account's language applies until one is chosen here.
   const accountLocale = me?.user.locale;
   useEffect(() => {
@@ -131,6 +135,7 @@ function Shell() {
             </Space>
           </Layout.Header>
           {signedIn && <OfflineBanner />}
+          {signedIn && <BillingBanner />}
           {signedIn && SECTIONS.map((key, index) => <SectionShortcut key={key} index={index} />)}
           <ShortcutsHelp />
           <Layout.Content>
@@ -145,6 +150,7 @@ function Shell() {
               <Route path="/directories" element={<DirectoriesPage />} />
               <Route path="/directories/:directoryId" element={<DirectoriesPage />} />
               <Route path="/profile" element={<ProfilePage />} />
+              <Route path="/finance" element={<FinancePage />} />
               <Route path="/settings/*" element={<SettingsPage />} />
               <Route path="/tasks" element={<TasksPage />} />
               <Route path="/tasks/:taskId" element={<TaskPage />} />

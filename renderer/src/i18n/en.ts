@@ -1,4 +1,5 @@
 import * as automations from './automations';
+import * as billing from './billing';
 import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
@@ -74,6 +75,7 @@ export const en: Strings = {
     directories: 'Directories',
     settings: 'Settings',
     profile: 'Profile',
+    finance: 'Finance',
   },
   forms: {
     title: 'Forms',
@@ -309,6 +311,7 @@ export const en: Strings = {
   automations: automations.en,
   bots: bots.en,
   profile: profile.en,
+  billing: billing.en,
   qr: {
     button: 'QR codes',
     buttonLabel: 'QR codes of the tasks of “{{name}}”',

@@ -1,4 +1,5 @@
 import * as automations from './automations';
+import * as billing from './billing';
 import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
@@ -73,6 +74,7 @@ export const ru = {
     directories: 'Справочники',
     settings: 'Настройки',
     profile: 'Профиль',
+    finance: 'Финансы',
   },
   forms: {
     title: 'Формы',
@@ -309,6 +311,7 @@ export const ru = {
   automations: automations.ru,
   bots: bots.ru,
   profile: profile.ru,
+  billing: billing.ru,
   qr: {
     button: 'QR-коды',
     buttonLabel: 'QR-коды задач формы «{{name}}»',
