@@ -21,6 +21,8 @@ let aBotId: string;
 let aKeyId: string;
 let aGpsObjectId: string;
 let aGpsGroupId: string;
+let aGeofenceId: string;
+let aGpsRouteId: string;
 let aPaymentId: string;
 
 beforeAll(async () => {
@@ -76,6 +78,19 @@ beforeAll(async () => {
   aGpsObjectId = (
     await a.client.post('/api/gps/objects', { name: 'A truck', trackerId: 'shared-tracker', groupId: aGpsGroupId })
   ).body.id;
+  aGeofenceId = (
+    await a.client.post('/api/gps/geofences', {
+      name: 'A yard',
+      geometry: { type: 'circle', center: { lat: 55.7, lon: 37.6 }, radiusMeters: 100 },
+    })
+  ).body.id;
+  aGpsRouteId = (
+    await a.client.post('/api/gps/routes', {
+      name: 'A route',
+      objectIds: [aGpsObjectId],
+      stops: [{ geofenceId: aGeofenceId, expectedAt: new Date().toISOString() }],
+    })
+  ).body.id;
   b = await createOrg(t, 'Organization B');
 });
 afterAll(() => t.close());
@@ -99,6 +114,8 @@ describe('tenant isolation', () => {
         keyId: aKeyId,
         objectId: aGpsObjectId,
         groupId: aGpsGroupId,
+        geofenceId: aGeofenceId,
+        routeId: aGpsRouteId,
         paymentId: aPaymentId,
       },
       {
@@ -127,6 +144,8 @@ describe('tenant isolation', () => {
         updateKeyScopes: { scopes: null },
         updateGpsObject: { name: 'Taken over' },
         updateGpsGroup: { name: 'Taken over' },
+        updateGeofence: { name: 'Taken over' },
+        updateGpsRoute: { name: 'Taken over' },
       },
     );
     expect(checked).toEqual(
@@ -171,6 +190,17 @@ describe('tenant isolation', () => {
         'getGpsTrack',
         'updateGpsGroup',
         'deleteGpsGroup',
+        'listGpsTrips',
+        'listGpsStops',
+        'listGpsObjectEvents',
+        'getGpsMatchedTrack',
+        'getGeofence',
+        'updateGeofence',
+        'deleteGeofence',
+        'getGpsRoute',
+        'updateGpsRoute',
+        'deleteGpsRoute',
+        'getGpsRouteProgress',
         'getPayment',
         'confirmTestPayment',
       ]),
@@ -199,6 +229,8 @@ describe('tenant isolation', () => {
     const gpsObject = (await a.client.get(`/api/gps/objects/${aGpsObjectId}`)).body;
     expect(gpsObject).toMatchObject({ name: 'A truck', groupId: aGpsGroupId });
     expect((await a.client.get(`/api/gps/groups/${aGpsGroupId}`)).body.name).toBe('A fleet');
+    expect((await a.client.get(`/api/gps/geofences/${aGeofenceId}`)).body.name).toBe('A yard');
+    expect((await a.client.get(`/api/gps/routes/${aGpsRouteId}`)).body.name).toBe('A route');
     expect((await a.client.get(`/api/billing/payments/${aPaymentId}`)).body.status).toBe('pending');
     expect((await a.client.get('/api/billing/balance')).body.balance).toBe(2_500);
   });
@@ -222,6 +254,14 @@ describe('tenant isolation', () => {
     expect((await b.client.get('/api/bots')).body.items).toEqual([]);
     expect((await b.client.get('/api/gps/objects')).body.items).toEqual([]);
     expect((await b.client.get('/api/gps/groups')).body.items).toEqual([]);
+    expect((await b.client.get('/api/gps/geofences')).body.items).toEqual([]);
+    expect((await b.client.get('/api/gps/routes')).body.items).toEqual([]);
+    const foreignStop = await b.client.post('/api/gps/routes', {
+      name: 'B route',
+      objectIds: [aGpsObjectId],
+      stops: [{ geofenceId: aGeofenceId, expectedAt: new Date().toISOString() }],
+    });
+    expect(foreignStop.status).toBe(400);
     expect((await b.client.get('/api/gps/ingestion-token')).body.exists).toBe(false);
     // B's token naming A's tracker reaches an object of B's own, never A's.
     const bToken = (await b.client.post('/api/gps/ingestion-token')).body.token;

@@ -1,14 +1,18 @@
 import {
+  gpsGeofencesApi,
   gpsGroupsApi,
   gpsIngestionApi,
   gpsObjectsApi,
+  gpsRoutesApi,
   gpsSettingsApi,
   type OsmAndMessage,
   type TraccarEventForward,
 } from '@shared/api/gps';
 import type { z } from 'zod';
 import { defineRoute } from '../../platform/http/routes';
+import * as geofences from './geofences.service';
 import * as gps from './gps.service';
+import * as history from './history.service';
 import { fromOsmAnd, fromTraccar, parseTime } from './protocols';
 
 /** People's routes need the GPS module (the access matrix); trackers' routes the ingestion token. */
@@ -54,6 +58,114 @@ export function gpsRoutes(deps: gps.GpsDeps, ingestion: gps.Ingestion) {
       handler: async ({ auth, params, query }) => ({
         status: 200,
         body: await gps.getTrack(deps, auth, params.objectId, query),
+      }),
+    }),
+    defineRoute({
+      ...gpsObjectsApi.listGpsTrips,
+      access: GPS,
+      handler: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await history.listTrips(deps, auth, params.objectId, query),
+      }),
+    }),
+    defineRoute({
+      ...gpsObjectsApi.listGpsStops,
+      access: GPS,
+      handler: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await history.listStops(deps, auth, params.objectId, query),
+      }),
+    }),
+    defineRoute({
+      ...gpsObjectsApi.listGpsObjectEvents,
+      access: GPS,
+      handler: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await history.listEvents(deps, auth, params.objectId, query),
+      }),
+    }),
+    defineRoute({
+      ...gpsObjectsApi.getGpsMatchedTrack,
+      access: GPS,
+      handler: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await history.matchedTrack(deps, auth, params.objectId, query),
+      }),
+    }),
+    defineRoute({
+      ...gpsGeofencesApi.list,
+      access: GPS,
+      handler: async ({ auth }) => ({ status: 200, body: await geofences.listGeofences(deps, auth) }),
+    }),
+    defineRoute({
+      ...gpsGeofencesApi.create,
+      access: GPS,
+      handler: async ({ auth, body }) => ({ status: 201, body: await geofences.createGeofence(deps, auth, body) }),
+    }),
+    defineRoute({
+      ...gpsGeofencesApi.get,
+      access: GPS,
+      handler: async ({ auth, params }) => ({
+        status: 200,
+        body: await geofences.getGeofence(deps, auth, params.geofenceId),
+      }),
+    }),
+    defineRoute({
+      ...gpsGeofencesApi.update,
+      access: GPS,
+      handler: async ({ auth, params, body }) => ({
+        status: 200,
+        body: await geofences.updateGeofence(deps, auth, params.geofenceId, body),
+      }),
+    }),
+    defineRoute({
+      ...gpsGeofencesApi.remove,
+      access: GPS,
+      handler: async ({ auth, params }) => {
+        await geofences.deleteGeofence(deps, auth, params.geofenceId);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      ...gpsRoutesApi.list,
+      access: GPS,
+      handler: async ({ auth }) => ({ status: 200, body: await geofences.listRoutes(deps, auth) }),
+    }),
+    defineRoute({
+      ...gpsRoutesApi.create,
+      access: GPS,
+      handler: async ({ auth, body }) => ({ status: 201, body: await geofences.createRoute(deps, auth, body) }),
+    }),
+    defineRoute({
+      ...gpsRoutesApi.get,
+      access: GPS,
+      handler: async ({ auth, params }) => ({
+        status: 200,
+        body: await geofences.getRoute(deps, auth, params.routeId),
+      }),
+    }),
+    defineRoute({
+      ...gpsRoutesApi.update,
+      access: GPS,
+      handler: async ({ auth, params, body }) => ({
+        status: 200,
+        body: await geofences.updateRoute(deps, auth, params.routeId, body),
+      }),
+    }),
+    defineRoute({
+      ...gpsRoutesApi.remove,
+      access: GPS,
+      handler: async ({ auth, params }) => {
+        await geofences.deleteRoute(deps, auth, params.routeId);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      ...gpsRoutesApi.getGpsRouteProgress,
+      access: GPS,
+      handler: async ({ auth, params }) => ({
+        status: 200,
+        body: await geofences.routeProgress(deps, auth, params.routeId),
       }),
     }),
     defineRoute({

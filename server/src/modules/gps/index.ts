@@ -1,6 +1,8 @@
 import type { ModuleFactory } from '../../platform/module';
+import { crossGeofences } from './geofences.service';
 import { gpsRoutes } from './gps.routes';
-import { type Ingestion, pruneOldPoints, TrackerRateLimit } from './gps.service';
+import { type GpsDeps, type Ingestion, pruneOldPoints, TrackerRateLimit } from './gps.service';
+import { roadDistance } from './matching';
 
 const DAY_MS = 86_400_000;
 
@@ -9,8 +11,13 @@ const DAY_MS = 86_400_000;
  * the organization's ingestion token, filters, tracks, trips, geofences, routes and road matching.
  */
 export const gpsModule: ModuleFactory = (context) => {
-  const deps = { db: context.db, events: context.events };
-  const ingestion: Ingestion = { deps, limit: new TrackerRateLimit(), onAccepted: [] };
+  const deps: GpsDeps = { db: context.db, events: context.events };
+  const ingestion: Ingestion = {
+    deps,
+    limit: new TrackerRateLimit(),
+    roadDistance: (settings, fix) => roadDistance(deps, settings, fix),
+    onAccepted: [crossGeofences],
+  };
   return {
     name: 'gps',
     routes: gpsRoutes(deps, ingestion),
