@@ -146,7 +146,7 @@ export async function matchTrack(deps: GpsDeps, objectId: string, engine: Engine
 /** Distance from a point to the nearest road (OSRM's nearest service), or undefined when unknown. */
 export async function roadDistance(deps: GpsDeps, settings: GpsSettings, fix: Fix): Promise<number | undefined> {
   const engine = settings.routingEngine;
-  if (!engine || engine.kind !== 'osrm') return undefined;
+  if (engine?.kind !== 'osrm') return undefined;
   try {
     const url = `${engine.url.replace(/\/$/, '')}/nearest/v1/${engine.profile}/${fix.lon.toFixed(6)},${fix.lat.toFixed(6)}`;
     const response = await (deps.fetch ?? fetch)(url, { signal: AbortSignal.timeout(3000) });
