@@ -9,7 +9,7 @@ import type { Queryable } from '../../platform/db/db';
 import { inUnit, type UnitDeps } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
-import { directoryExists } from '../directories/directories.service';
+import { directoryKnown } from '../directories/directories.service';
 import { findForm } from '../forms/forms.service';
 import { generateKey, wellFormedKey } from './api-keys';
 import { presentBot, presentKey } from './bots.presenter';
@@ -49,7 +49,7 @@ async function checkScopes(tx: Queryable, organizationId: string, scopes: ApiKey
     }
   }
   for (const [index, directoryId] of (scopes.tableIds ?? []).entries()) {
-    if (!(await directoryExists(tx, organizationId, directoryId))) {
+    if (!(await directoryKnown(tx, organizationId, directoryId))) {
       errors.push({
         location: 'body',
         pointer: `${pointer}/tableIds/${index}`,

@@ -214,6 +214,18 @@ describe('bots and their API keys', () => {
     expect(full.body).toMatchObject({ mode: 'full', formIds: null, tableIds: null });
   });
 
+  it('keeps a deleted directory in a key’s list: the bot saves unchanged, and the directory is reached once restored', async () => {
+    const directory = await admin.client.post('/api/directories', { name: 'Depots', columns: [{ name: 'Name' }] });
+    const apiAccess = { enabled: true, mode: 'read', formIds: [form.id], tableIds: [directory.body.id] };
+    const created = await createBot({ apiAccess });
+    await admin.client.delete(`/api/directories/${directory.body.id}`);
+    const saved = await admin.client.put(`/api/bots/${created.id}`, { name: 'Courier', apiAccess });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect(saved.body.apiKey.tableIds).toEqual([directory.body.id]);
+    await admin.client.post(`/api/directories/${directory.body.id}/restore`);
+    expect((await keyClient(created.apiKey.key).get(`/api/directories/${directory.body.id}`)).status).toBe(200);
+  });
+
   it('is for administrators only', async () => {
     expect((await member.client.get('/api/bots')).status).toBe(403);
     expect((await member.client.post('/api/bots', { name: 'Mine' })).status).toBe(403);

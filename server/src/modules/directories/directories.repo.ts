@@ -132,6 +132,15 @@ export async function listDeletedDirectories(db: Queryable, organizationId: stri
 }
 
 /** A directory, deleted or not, locked for a restore. */
+/** Whether the organization has the directory, live or deleted. */
+export async function anyDirectoryExists(db: Queryable, organizationId: string, id: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM directories WHERE organization_id = $1 AND id = $2', [
+    organizationId,
+    id,
+  ]);
+  return rows.length > 0;
+}
+
 export async function lockAnyDirectory(db: Queryable, organizationId: string, id: string) {
   const { rows } = await db.query<{ id: string; parent_directory_id: string | null; deleted_at: Date | null }>(
     'SELECT id, parent_directory_id, deleted_at FROM directories WHERE organization_id = $1 AND id = $2 FOR UPDATE',

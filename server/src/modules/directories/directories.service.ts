@@ -288,6 +288,14 @@ export async function liveRowIds(
   return rows.filter((r) => r.directory_id === directoryId && !r.deleted_at).map((r) => r.id);
 }
 
+/**
+ * Whether the organization has the directory, deleted ones too (a key's list may keep a directory
+ * that can be restored, as it keeps a deleted form).
+ */
+export function directoryKnown(db: Queryable, organizationId: string, directoryId: string): Promise<boolean> {
+  return repo.anyDirectoryExists(db, organizationId, directoryId);
+}
+
 export async function directoryExists(db: Queryable, organizationId: string, directoryId: string): Promise<boolean> {
   return (await repo.findDirectory(db, organizationId, directoryId)) !== undefined;
 }
