@@ -1,9 +1,10 @@
 import { identityApi, type Role, type User } from '@shared/api/identity';
-import { Button, Checkbox, Form, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
+import { Button, Checkbox, Drawer, Form, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { call } from '../../api';
 import { useMessage } from '../../messages';
+import { SubstitutionCard } from '../profile/substitution-card';
 import {
   ActionDialog,
   ActionFailed,
@@ -167,7 +168,9 @@ export function UsersTab({ myId }: { myId: string }) {
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState<Status | 'all'>('all');
   const [roleId, setRoleId] = useState<string>('all');
-  const [dialog, setDialog] = useState<{ kind: 'invite' } | { kind: 'edit'; user: User }>();
+  const [dialog, setDialog] = useState<
+    { kind: 'invite' } | { kind: 'edit'; user: User } | { kind: 'substitutes'; user: User }
+  >();
   const [error, setError] = useState<string>();
 
   const roleList = roles.data ?? [];
@@ -307,6 +310,14 @@ export function UsersTab({ myId }: { myId: string }) {
                 >
                   {t('settings.users.edit')}
                 </Button>
+                <Button
+                  type="link"
+                  size="small"
+                  aria-label={t('profile.substitution.openOf', { name: user.name })}
+                  onClick={() => setDialog({ kind: 'substitutes', user })}
+                >
+                  {t('profile.substitution.open')}
+                </Button>
                 {user.status === 'invited' && (
                   <Button
                     type="link"
@@ -380,6 +391,16 @@ export function UsersTab({ myId }: { myId: string }) {
           onClose={() => closeDialog(false)}
           onDone={() => closeDialog(true)}
         />
+      )}
+      {dialog?.kind === 'substitutes' && (
+        <Drawer
+          open
+          size="large"
+          title={t('profile.substitution.of', { name: dialog.user.name })}
+          onClose={() => closeDialog(false)}
+        >
+          <SubstitutionCard userId={dialog.user.id} users={all} editable />
+        </Drawer>
       )}
     </div>
   );
