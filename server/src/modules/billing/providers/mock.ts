@@ -78,12 +78,21 @@ function state(row: repo.MockPaymentRow): ProviderPaymentState {
  * signed webhook as a provider would; its side of each payment is kept in `billing_mock_payments`.
  */
 export function mockProvider(db: Queryable, now: () => number = Date.now): PaymentProvider {
+  // Made once per installation and never changed: read once per process.
+  let secret: Promise<string> | undefined;
+  const currentSecret = () => {
+    secret ??= mockWebhookSecret(db).catch((error) => {
+      secret = undefined;
+      throw error;
+    });
+    return secret;
+  };
   return {
     name: 'mock',
     async createPayment(input: CreatePaymentInput): Promise<CreatedPayment> {
       const providerPaymentId = `mock_${randomBytes(12).toString('hex')}`;
       await repo.insertMockPayment(db, { providerPaymentId, ...input });
-      const secret = await mockWebhookSecret(db);
+      const secret = await currentSecret();
       // The page lives on the server the payer returns to.
       const origin = new URL(input.returnUrl).origin;
       const token = checkoutToken(secret, providerPaymentId);
@@ -95,7 +104,7 @@ export function mockProvider(db: Queryable, now: () => number = Date.now): Payme
     async verifyWebhook(rawBody: Buffer, headers: IncomingHttpHeaders): Promise<ProviderPaymentState> {
       const header = headers[MOCK_SIGNATURE_HEADER.toLowerCase()];
       verifyMockSignature(
-        await mockWebhookSecret(db),
+        await currentSecret(),
         rawBody,
         Array.isArray(header) ? header.join(',') : header,
         Math.floor(now() / 1000),
