@@ -2,6 +2,7 @@ import type { ModuleFactory } from '../../platform/module';
 import { crossGeofences } from './geofences.service';
 import { gpsRoutes } from './gps.routes';
 import { type GpsDeps, type Ingestion, pruneOldPoints, TrackerRateLimit } from './gps.service';
+import { LivePositions } from './live';
 import { roadDistance } from './matching';
 
 const DAY_MS = 86_400_000;
@@ -18,9 +19,13 @@ export const gpsModule: ModuleFactory = (context) => {
     roadDistance: (settings, fix) => roadDistance(deps, settings, fix),
     onAccepted: [crossGeofences],
   };
+  const live = new LivePositions(context.io).attach(context.events);
   return {
     name: 'gps',
     routes: gpsRoutes(deps, ingestion),
-    scheduled: [{ name: 'gps.retention', intervalMs: DAY_MS, run: async () => void (await pruneOldPoints(deps)) }],
+    scheduled: [
+      live,
+      { name: 'gps.retention', intervalMs: DAY_MS, run: async () => void (await pruneOldPoints(deps)) },
+    ],
   };
 };

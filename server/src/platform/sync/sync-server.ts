@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { GATED_MODULES, type GatedModule } from '@shared/api/access';
 import { PullRequest, type PullResponse, PushRequest, type SyncAck, type SyncCheckpoint } from '@shared/sync';
 import type { Socket, Server as SocketServer } from 'socket.io';
 import type { z } from 'zod';
@@ -44,6 +45,22 @@ const READ_AHEAD_MS = 2_000;
 /** The first wait before looking again for a write hidden behind an older transaction (then doubled). */
 const FOLLOW_FIRST_MS = 25;
 
+/**
+ * The room of an organization's sync sockets whose users have a gated module (e.g. the GPS map's
+ * live positions): joined and left as each message re-authenticates the socket.
+ */
+export function moduleRoom(organizationId: string, module: GatedModule): string {
+  return `organization:${organizationId}:module:${module}`;
+}
+
+function joinModuleRooms(socket: Socket, auth: AuthContext) {
+  for (const module of GATED_MODULES) {
+    const room = moduleRoom(auth.organizationId, module);
+    if (auth.modules.includes(module)) void socket.join(room);
+    else if (socket.rooms.has(room)) void socket.leave(room);
+  }
+}
+
 /** Whether two callers see the same records (what a pull's visibility depends on). */
 function sameViewer(a: AuthContext, b: AuthContext): boolean {
   return (
@@ -72,6 +89,12 @@ function parse<S extends z.ZodType>(schema: S, payload: unknown): z.output<S> {
   }
   return parsed.data;
 }
+
+/**
+ * A check a module makes of every replica push before it is applied; a problem it throws answers
+ * the push, whose changes stay pending on the replica (sent again later).
+ */
+export type SyncPushGuard = (auth: AuthContext, collection: string) => Promise<void>;
 
 /** A sync message answered with a problem, as observers of failures see it (the error log). */
 export interface SyncFailure {
@@ -124,6 +147,8 @@ export function attachSync(
     announce?: () => void;
     /** Told of every message answered with a problem, after the answer is made. */
     onFailure?: (failure: SyncFailure) => void;
+    /** Modules' checks of every push before it is applied (billing refusing writes while blocked). */
+    pushGuards?: readonly SyncPushGuard[];
   },
 ): SyncServer {
   const { db, authenticate, logger } = options;
@@ -169,6 +194,7 @@ export function attachSync(
 
   const caller = async (socket: SyncSocket) => {
     socket.data.auth = await authenticate(`Bearer ${socket.data.token}`);
+    joinModuleRooms(socket as unknown as Socket, socket.data.auth);
     return socket.data.auth;
   };
 
@@ -277,6 +303,8 @@ export function attachSync(
         }
         const push = source.push.bind(source);
         const rows = request.rows as Parameters<typeof push>[1];
+        const pusher = await caller(socket);
+        for (const guard of options.pushGuards ?? []) await guard(pusher, request.collection);
         const result = await serially(socket, async () => {
           // A page read before this push must not be answered after it.
           socket.data.ahead.clear();
