@@ -171,6 +171,7 @@ export function createApp(options: AppOptions): App {
     onFailure: (failure) => {
       for (const module of modules) module.observeSyncFailure?.(failure);
     },
+    pushGuards: modules.flatMap((module) => module.pushGuards ?? []),
   });
   const jobs = createJobWorker({
     db,

@@ -9,7 +9,7 @@ import type { JobHandler, ScheduledTask } from './jobs/jobs';
 import type { Logger } from './logging';
 import type { Mailer } from './mail/mailer';
 import type { FanOut } from './realtime/fan-out';
-import type { SyncFailure } from './sync/sync-server';
+import type { SyncFailure, SyncPushGuard } from './sync/sync-server';
 import type { SyncSource } from './sync/sync-source';
 
 /** Process-wide facts the platform keeps and modules may read. */
@@ -49,6 +49,8 @@ export interface AppModule {
   middleware?: RequestHandler[];
   /** Checks run on every authenticated route call before its handler (e.g. billing's block on writes). */
   guards?: RouteGuard[];
+  /** Checks of every replica push before it is applied (as `guards` are of routes). */
+  pushGuards?: SyncPushGuard[];
   /** Endpoints that write their own responses (a protocol's SDK), beside the declared routes. */
   endpoints?: RawEndpoint[];
   /** Collections of this module replicated to desktop replicas. */

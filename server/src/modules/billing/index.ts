@@ -1,6 +1,6 @@
 import type { PaymentProviderName } from '@shared/api/billing';
 import type { ModuleFactory } from '../../platform/module';
-import { billingBlockGuard } from './billing.guard';
+import { billingBlockGuard, billingPushGuard } from './billing.guard';
 import { reconciliationTask } from './billing.jobs';
 import { billingRoutes } from './billing.routes';
 import type { BillingDeps } from './billing.service';
@@ -33,6 +33,7 @@ export const billingModule: ModuleFactory = (context) => {
     name: 'billing',
     routes: billingRoutes(deps),
     guards: [billingBlockGuard(db)],
+    pushGuards: [billingPushGuard(db)],
     scheduled: [reconciliationTask(deps)],
   };
 };

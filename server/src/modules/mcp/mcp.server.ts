@@ -3,6 +3,7 @@ import type { BotActor } from '../../platform/auth/actor';
 import type { UnitDeps } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
 import { VERSION } from '../../platform/version';
+import { refuseWhileBlocked } from '../billing/billing.guard';
 import { mcpTools, offered } from './mcp.tools';
 
 /** A tool's answer: JSON text an agent reads (and the same object as structured content). */
@@ -45,6 +46,7 @@ export function mcpServerFor(deps: UnitDeps, bot: BotActor): McpServer {
       },
       async (input: unknown) => {
         try {
+          if (tool.needs !== 'read') await refuseWhileBlocked(deps.db, bot.organizationId);
           return answer(await tool.run(deps, bot, input as never));
         } catch (error) {
           return refusal(error);
