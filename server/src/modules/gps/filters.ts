@@ -86,7 +86,8 @@ export function judge(
   // Out of line with the point before, and not backed by the point after (if any): a spike.
   if (prev && !fromPrev && (!next || !toNext)) return 'spike';
   if (!prev && next && !toNext) return 'spike';
-  if (prev && (candidate.speedKmh ?? 0) <= stationarySpeed) {
+  // Jitter is judged between stationary fixes: the first stationary fix after moving is the stop itself.
+  if (prev && (candidate.speedKmh ?? 0) <= stationarySpeed && (prev.speedKmh ?? 0) <= stationarySpeed) {
     const radius = Math.max(settings.jitterMeters, candidate.accuracy ?? 0);
     if (distanceMeters(prev, candidate) <= radius) return 'jitter';
   }

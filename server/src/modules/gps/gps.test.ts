@@ -305,6 +305,8 @@ describe('gps: filters', () => {
   it('refuses each kind of bad point with its reason, kept and shown with include=rejected', async () => {
     const tracker = newTracker();
     const objectId = (await postFix(tracker, 0, 0)).objectId;
+    // The first stationary fix after moving is the stop itself, kept even where the last moving fix was.
+    expect(await postFix(tracker, 250, 0, { speed: 0 })).toMatchObject({ accepted: true });
     const cases: [Record<string, unknown>, number, number, string][] = [
       [{ valid: false }, 10, 50, 'invalid'],
       [{ latitude: 95 }, 20, 0, 'invalid'],
@@ -312,7 +314,7 @@ describe('gps: filters', () => {
       [{ fixTime: new Date(Date.now() + 86_400_000).toISOString() }, 0, 100, 'future'],
       [{ outdated: true }, 0, 0, 'echo'],
       [{}, 200, 40_000, 'spike'],
-      [{ speed: 0, accuracy: 10 }, 300, 5, 'jitter'],
+      [{ speed: 0, accuracy: 10 }, 300, 0, 'jitter'],
       [{ attributes: { approximate: true }, accuracy: 9000 }, 400, 800, 'lbs_inaccurate'],
       [{ attributes: { approximate: true }, accuracy: 1500 }, 420, 900, 'lbs_inaccurate'],
     ];
@@ -330,7 +332,11 @@ describe('gps: filters', () => {
     expect(reasons).toEqual(
       expect.arrayContaining(['kept', 'invalid', 'zero', 'spike', 'jitter', 'lbs_inaccurate', 'stale']),
     );
-    expect((await trackOf(objectId)).points.map((p: { fixTime: string }) => p.fixTime)).toEqual([at(0), at(1000)]);
+    expect((await trackOf(objectId)).points.map((p: { fixTime: string }) => p.fixTime)).toEqual([
+      at(0),
+      at(250),
+      at(1000),
+    ]);
   });
 
   it('judges speeds in km/h against the object’s own setting over its group’s and the organization’s', async () => {
