@@ -31,6 +31,7 @@ async function health(url: string) {
 }
 
 describe('npm start', () => {
+  // Each test starts real processes: cold starts take long on a busy machine.
   // Two cold starts of the real process on a fresh embedded database: slow on a busy machine.
   it('runs on the embedded engine with no set-up, stops cleanly, and keeps its data for the next start', async () => {
     const first = start({ DATA_DIR: dataDir });
@@ -60,7 +61,7 @@ describe('npm start', () => {
     const { rows } = await database.db.query('SELECT name FROM migration_journal ORDER BY version DESC LIMIT 1');
     expect(rows).toEqual([{ name: await latestMigration() }]);
     expect(await server.stop()).toBe(0);
-  });
+  }, 90_000);
 
   it('refuses a second server on the same data directory with a message saying what to do', async () => {
     const first = start({ DATA_DIR: dataDir });
@@ -69,13 +70,13 @@ describe('npm start', () => {
     expect(await second.exited).toBe(1);
     expect(second.output.join('\n')).toMatch(/in use by another Orbita process.*set DATA_DIR/);
     expect((await health(await first.listening)).status).toBe(200);
-  });
+  }, 90_000);
 
   it('stops at once with a clear message on a bad setting', async () => {
     const server = start({ PORT: 'eighty', DATA_DIR: dataDir });
     expect(await server.exited).toBe(1);
     expect(server.output.join('\n')).toMatch(/PORT: .*"eighty"/);
-  });
+  }, 90_000);
 });
 
 describe('npm run migrate', () => {
@@ -90,5 +91,5 @@ describe('npm run migrate', () => {
     running.push(again);
     expect(await again.exited).toBe(0);
     expect(again.output.join('\n')).toMatch(/0 migrations applied/);
-  });
+  }, 90_000);
 });
