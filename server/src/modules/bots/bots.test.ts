@@ -226,6 +226,25 @@ describe('bots and their API keys', () => {
     expect((await keyClient(created.apiKey.key).get(`/api/directories/${directory.body.id}`)).status).toBe(200);
   });
 
+  it('gives a key no labels of rows from directories outside its list, even through a task it may read', async () => {
+    const hidden = await admin.client.post('/api/directories', { name: 'Salaries', columns: [{ name: 'Name' }] });
+    const row = await admin.client.post(`/api/directories/${hidden.body.id}/rows`, { cells: ['HIDDEN-LABEL'] });
+    const withTable = await createForm(admin, {
+      fields: [{ name: 'Payee', type: 'table', directoryId: hidden.body.id, displayColumn: 'Name' }],
+    });
+    const task = await createTask(admin, withTable.id, { fields: { [withTable.fields[0].id]: row.body.id } });
+    expect(JSON.stringify((await admin.client.get(`/api/tasks/${task.id}`)).body.labels)).toContain('HIDDEN-LABEL');
+    const created = await createBot({
+      apiAccess: { enabled: true, mode: 'read', formIds: [withTable.id], tableIds: [] },
+    });
+    const bot = keyClient(created.apiKey.key);
+    for (const path of [`/api/tasks/${task.id}`, `/api/tasks?formId=${withTable.id}`]) {
+      const answer = await bot.get(path);
+      expect(answer.status, path).toBe(200);
+      expect(JSON.stringify(answer.body), path).not.toContain('HIDDEN-LABEL');
+    }
+  });
+
   it('is for administrators only', async () => {
     expect((await member.client.get('/api/bots')).status).toBe(403);
     expect((await member.client.post('/api/bots', { name: 'Mine' })).status).toBe(403);

@@ -258,19 +258,21 @@ export async function restoreDirectory(deps: DirectoriesDeps, auth: Actor, id: s
 /** Labels of chosen rows for a `table` field: `displayColumn` (a column name) or the tree display column. */
 export async function rowLabels(
   db: Queryable,
-  organizationId: string,
+  reader: Actor,
   directoryId: string,
   displayColumn: string | null,
   rowIds: readonly string[],
 ): Promise<Map<string, { label: string; deleted: boolean }>> {
-  const directory = await repo.findDirectory(db, organizationId, directoryId);
   const labels = new Map<string, { label: string; deleted: boolean }>();
+  // A directory outside a bot's key gives it no labels (its rows are not the key's to read).
+  if (!mayReadDirectory(reader, directoryId)) return labels;
+  const directory = await repo.findDirectory(db, reader.organizationId, directoryId);
   if (!directory) return labels;
   const named = displayColumn
     ? directory.columns.findIndex((c) => c.name.toLowerCase() === displayColumn.toLowerCase())
     : -1;
   const index = named >= 0 ? named : directory.tree_display_column_index;
-  for (const row of await repo.findRows(db, organizationId, rowIds)) {
+  for (const row of await repo.findRows(db, reader.organizationId, rowIds)) {
     if (row.directory_id !== directoryId) continue;
     labels.set(row.id, { label: cellLabel(row.cells, index), deleted: row.deleted_at !== null });
   }

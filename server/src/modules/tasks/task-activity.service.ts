@@ -95,7 +95,7 @@ export async function recordView(deps: Pick<TasksDeps, 'db'>, auth: AuthContext,
 
 export async function recentTasks(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, limit: number) {
   const rows = await repo.recentViews(deps.db, taskVisibility(auth), limit);
-  const tasks = await presentTasks(deps.db, auth.organizationId, rows);
+  const tasks = await presentTasks(deps.db, auth, rows);
   return { items: rows.map((row, i) => ({ task: tasks[i] as Task, viewedAt: row.viewed_at.toISOString() })) };
 }
 
@@ -103,7 +103,7 @@ export async function inbox(deps: Pick<TasksDeps, 'db'>, auth: AuthContext, reas
   const rows = (await repo.inbox(deps.db, taskVisibility(auth), 500))
     .filter((row) => !reason || row.reason === reason)
     .slice(0, limit);
-  const tasks = await presentTasks(deps.db, auth.organizationId, rows);
+  const tasks = await presentTasks(deps.db, auth, rows);
   return {
     items: rows.map((row, i) => ({
       task: tasks[i] as Task,

@@ -1,4 +1,5 @@
 import type { Task } from '@shared/api/tasks';
+import type { Actor } from '../../platform/auth/actor';
 import type { Queryable } from '../../platform/db/db';
 import { rowLabels } from '../directories/directories.service';
 import { type FormDefinition, getFormDefinition } from '../forms/forms.service';
@@ -27,11 +28,8 @@ function chosenRowIds(value: unknown): string[] {
  * column). One lookup per directory and display column for all the tasks given: a page of a
  * thousand tasks must not cost a query per task.
  */
-async function tableLabels(
-  db: Queryable,
-  organizationId: string,
-  rows: readonly repo.TaskRow[],
-): Promise<Map<string, Labels>> {
+async function tableLabels(db: Queryable, viewer: Actor, rows: readonly repo.TaskRow[]): Promise<Map<string, Labels>> {
+  const { organizationId } = viewer;
   const definitions = new Map<string, FormDefinition | undefined>();
   // Without a row id among the values no labels can be due, and the forms need not be read.
   if (!mayChooseRows(rows)) return new Map();
@@ -61,7 +59,7 @@ async function tableLabels(
   // One after another: inside a transaction the queries share one connection.
   for (const lookup of lookups.values()) {
     if (lookup.ids.size === 0) continue;
-    const labels = await rowLabels(db, organizationId, lookup.directoryId, lookup.displayColumn, [...lookup.ids]);
+    const labels = await rowLabels(db, viewer, lookup.directoryId, lookup.displayColumn, [...lookup.ids]);
     lookup.found = new Map([...labels].map(([id, { label, deleted }]) => [id, { id, label, deleted }]));
   }
   const result = new Map<string, Labels>();
@@ -89,9 +87,10 @@ async function tableLabels(
  */
 export async function presentTasks(
   db: Queryable,
-  organizationId: string,
+  viewer: Actor,
   rows: readonly (repo.TaskRow & { assigned?: boolean })[],
 ): Promise<Task[]> {
+  const { organizationId } = viewer;
   const assignees = new Map<string, Task['assignees']>();
   const assigned = rows.filter((row) => row.assigned !== false).map((row) => row.id);
   for (const a of assigned.length > 0 ? await repo.listAssignees(db, organizationId, assigned) : []) {
@@ -108,7 +107,7 @@ export async function presentTasks(
       addedAt: a.added_at.toISOString(),
     });
   }
-  const labels = await tableLabels(db, organizationId, rows);
+  const labels = await tableLabels(db, viewer, rows);
   return rows.map((row) => ({
     id: row.id,
     formId: row.form_id,

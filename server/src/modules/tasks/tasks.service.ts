@@ -180,7 +180,7 @@ export async function getTask(
 ): Promise<Task> {
   const row = await repo.findVisibleTask(db, taskVisibility(auth), taskId);
   if (!row) throw taskNotFound(taskId);
-  return (await presentTasks(db, auth.organizationId, [row]))[0] as Task;
+  return (await presentTasks(db, auth, [row]))[0] as Task;
 }
 
 export async function createTask(
@@ -218,7 +218,7 @@ export async function listTasks(
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
-    items: await presentTasks(deps.db, auth.organizationId, page),
+    items: await presentTasks(deps.db, auth, page),
     nextCursor: rows.length > query.limit && last ? encodeCursor([last.updated_us, last.id]) : null,
   };
 }
@@ -482,7 +482,7 @@ export async function resyncRoleAssignees(deps: TasksDeps, organizationId: strin
 
 export async function searchTasks(deps: Pick<TasksDeps, 'db'>, auth: Actor, text: string, limit: number) {
   const rows = await repo.searchVisibleTasks(deps.db, taskVisibility(auth), text, limit);
-  return { items: await presentTasks(deps.db, auth.organizationId, rows), nextCursor: null };
+  return { items: await presentTasks(deps.db, auth, rows), nextCursor: null };
 }
 
 /** How many tasks the caller can see: what a first sync of their replica brings (its progress). */
@@ -589,7 +589,7 @@ export async function createBatch(
     }
     const rows = await repo.visibleTasksByIds(unit.tx, taskVisibility(auth), ids);
     const inOrder = ids.map((id) => rows.find((row) => row.id === id)).filter((row) => row !== undefined);
-    const body = { items: await presentTasks(unit.tx, auth.organizationId, inOrder) };
+    const body = { items: await presentTasks(unit.tx, auth, inOrder) };
     if (idempotencyKey) await repo.storeIdempotentResponse(unit.tx, auth.organizationId, idempotencyKey, 201, body);
     return { status: 201, body };
   });

@@ -293,7 +293,7 @@ export function tasksSyncSource(deps: tasks.TasksDeps): SyncSource {
       changes: (db, auth, checkpoint, limit) => taskChanges(db, taskVisibility(auth), checkpoint, limit),
       visible: (_auth, row) => row.visible,
       async present(db, auth, rows) {
-        const presented = await presentTasks(db, auth.organizationId, rows);
+        const presented = await presentTasks(db, auth, rows);
         // The presented tasks are this pull's own objects: flagged rather than copied.
         return new Map(presented.map((task) => [task.id, Object.assign(task, { _deleted: false }) as SyncDocument]));
       },
