@@ -15,6 +15,7 @@ import { DirectoriesPage } from './pages/directories/directories-page';
 import { BillingBanner, FinancePage } from './pages/finance/finance-page';
 import { FormEditorPage } from './pages/forms/form-editor/form-editor-page';
 import { FormsPage } from './pages/forms/forms-page';
+import { MapPage } from './pages/gps/map-page';
 import { HomePage } from './pages/home/home-page';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/profile/password-pages';
 import { ProfilePage } from './pages/profile/profile-page';
@@ -30,7 +31,7 @@ const REDUCED_MOTION = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)
 /** Screens shown to someone who is not signed in. */
 const SIGNED_OUT_PATHS = ['/sign-in', '/register', '/forgot-password', '/reset-password'];
 /** The main menu, in the order of its Alt+digit shortcuts. */
-const SECTIONS = ['/', '/forms', '/tasks', '/directories', '/profile', '/settings', '/finance'] as const;
+const SECTIONS = ['/', '/forms', '/tasks', '/directories', '/profile', '/settings', '/finance', '/map'] as const;
 const SECTION_LABEL: Record<(typeof SECTIONS)[number], string> = {
   '/': 'nav.home',
   '/forms': 'nav.forms',
@@ -39,6 +40,7 @@ const SECTION_LABEL: Record<(typeof SECTIONS)[number], string> = {
   '/profile': 'nav.profile',
   '/settings': 'nav.settings',
   '/finance': 'nav.finance',
+  '/map': 'nav.map',
 };
 
 function SectionShortcut({ index }: { index: number }) {
@@ -74,7 +76,10 @@ function Shell() {
   const { me } = useReplica();
   // Settings are for administrators (the page also says so to anyone else).
   const sections = SECTIONS.filter(
-    (key) => (key !== '/settings' || me?.user.isAdmin) && (key !== '/finance' || me?.modules.finance),
+    (key) =>
+      (key !== '/settings' || me?.user.isAdmin) &&
+      (key !== '/finance' || me?.modules.finance) &&
+      (key !== '/map' || me?.modules.gps),
   );
   // On a new device the account's language applies until one is chosen here.
   const accountLocale = me?.user.locale;
@@ -151,6 +156,7 @@ function Shell() {
               <Route path="/directories/:directoryId" element={<DirectoriesPage />} />
               <Route path="/profile" element={<ProfilePage />} />
               <Route path="/finance" element={<FinancePage />} />
+              <Route path="/map" element={<MapPage />} />
               <Route path="/settings/*" element={<SettingsPage />} />
               <Route path="/tasks" element={<TasksPage />} />
               <Route path="/tasks/:taskId" element={<TaskPage />} />

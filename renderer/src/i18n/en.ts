@@ -3,6 +3,7 @@ import * as billing from './billing';
 import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
+import * as gps from './gps';
 import * as profile from './profile';
 import type { Strings } from './ru';
 import * as settings from './settings';
@@ -76,6 +77,7 @@ export const en: Strings = {
     settings: 'Settings',
     profile: 'Profile',
     finance: 'Finance',
+    map: 'Map',
   },
   forms: {
     title: 'Forms',
@@ -312,6 +314,7 @@ export const en: Strings = {
   bots: bots.en,
   profile: profile.en,
   billing: billing.en,
+  gps: gps.en,
   qr: {
     button: 'QR codes',
     buttonLabel: 'QR codes of the tasks of “{{name}}”',

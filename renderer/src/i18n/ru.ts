@@ -3,6 +3,7 @@ import * as billing from './billing';
 import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
+import * as gps from './gps';
 import * as profile from './profile';
 import * as settings from './settings';
 
@@ -75,6 +76,7 @@ export const ru = {
     settings: 'Настройки',
     profile: 'Профиль',
     finance: 'Финансы',
+    map: 'Карта',
   },
   forms: {
     title: 'Формы',
@@ -312,6 +314,7 @@ export const ru = {
   bots: bots.ru,
   profile: profile.ru,
   billing: billing.ru,
+  gps: gps.ru,
   qr: {
     button: 'QR-коды',
     buttonLabel: 'QR-коды задач формы «{{name}}»',

@@ -1,0 +1,82 @@
+import type { GeofenceGeometry } from '@shared/api/gps';
+import type { Feature } from 'geojson';
+import type { z } from 'zod';
+
+export type Geometry = z.infer<typeof GeofenceGeometry>;
+export type LatLon = { lat: number; lon: number };
+
+const EARTH_RADIUS = 6_371_008.8;
+
+/** A circle as a ring of 64 points (the map draws polygons, not circles). */
+export function circleRing(center: LatLon, radiusMeters: number, steps = 64): [number, number][] {
+  const ring: [number, number][] = [];
+  const lat = (center.lat * Math.PI) / 180;
+  for (let i = 0; i <= steps; i++) {
+    const angle = (2 * Math.PI * i) / steps;
+    const dLat = (radiusMeters * Math.cos(angle)) / EARTH_RADIUS;
+    const dLon = (radiusMeters * Math.sin(angle)) / (EARTH_RADIUS * Math.cos(lat));
+    ring.push([center.lon + (dLon * 180) / Math.PI, center.lat + (dLat * 180) / Math.PI]);
+  }
+  return ring;
+}
+
+/** A geofence as map features: an area (circle, polygon) or a corridor's centre line with its width. */
+export function geofenceFeature(geometry: Geometry, properties: Record<string, unknown>): Feature {
+  if (geometry.type === 'circle') {
+    return {
+      type: 'Feature',
+      geometry: { type: 'Polygon', coordinates: [circleRing(geometry.center, geometry.radiusMeters)] },
+      properties,
+    };
+  }
+  if (geometry.type === 'polygon') {
+    const ring = geometry.points.map((p) => [p.lon, p.lat]);
+    const first = ring[0];
+    if (first) ring.push(first);
+    return { type: 'Feature', geometry: { type: 'Polygon', coordinates: [ring] }, properties };
+  }
+  const lat = geometry.points[0]?.lat ?? 0;
+  return {
+    type: 'Feature',
+    geometry: { type: 'LineString', coordinates: geometry.points.map((p) => [p.lon, p.lat]) },
+    // Metres per pixel at zoom 0 on this latitude: the layer scales the width by 2^zoom.
+    properties: { ...properties, widthAtZoom0: geometry.widthMeters / (156_543.03 * Math.cos((lat * Math.PI) / 180)) },
+  };
+}
+
+/** The points a user drags to edit a geometry (a circle's centre, or every vertex). */
+export function handlesOf(geometry: Geometry): LatLon[] {
+  return geometry.type === 'circle' ? [geometry.center] : geometry.points;
+}
+
+/** The geometry with its `index`th handle moved to `to`. */
+export function moveHandle(geometry: Geometry, index: number, to: LatLon): Geometry {
+  if (geometry.type === 'circle') return { ...geometry, center: to };
+  return { ...geometry, points: geometry.points.map((point, i) => (i === index ? to : point)) } as Geometry;
+}
+
+/** Whether the geometry is complete enough to save (the server refuses less). */
+export function drawable(geometry: Geometry): boolean {
+  if (geometry.type === 'circle') return geometry.radiusMeters > 0;
+  if (geometry.type === 'polygon') return geometry.points.length >= 3;
+  return geometry.points.length >= 2 && geometry.widthMeters > 0;
+}
+
+/** Bounds [[west, south], [east, north]] of some points. */
+export function boundsOf(points: readonly LatLon[]): [[number, number], [number, number]] | undefined {
+  if (points.length === 0) return undefined;
+  let west = 180;
+  let south = 90;
+  let east = -180;
+  let north = -90;
+  for (const { lat, lon } of points) {
+    west = Math.min(west, lon);
+    east = Math.max(east, lon);
+    south = Math.min(south, lat);
+    north = Math.max(north, lat);
+  }
+  return [
+    [west, south],
+    [east, north],
+  ];
+}
