@@ -303,14 +303,13 @@ export function attachSync(
         }
         const push = source.push.bind(source);
         const rows = request.rows as Parameters<typeof push>[1];
-        const pusher = await caller(socket);
-        for (const guard of options.pushGuards ?? []) await guard(pusher, request.collection);
         const result = await serially(socket, async () => {
           // A page read before this push must not be answered after it.
           socket.data.ahead.clear();
           // The caller as they are at the push's turn: a pull answered before it may have been
           // decided on a view that changed since the push arrived.
           let view = await caller(socket);
+          for (const guard of options.pushGuards ?? []) await guard(view, request.collection);
           const asCaller = async <T>(read: (auth: AuthContext) => Promise<T>) => {
             const done = await readAsCaller(socket, read, view);
             view = done.auth;
