@@ -2,7 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, CHROMIUM, chromiumAvailable, registeredPage, UI_WAIT_MS, waitOrExplain } from '../helpers/browser';
+import {
+  apiInPage,
+  CHROMIUM,
+  chromiumAvailable,
+  registeredPage,
+  serviceWorkerInControl,
+  UI_WAIT_MS,
+  waitOrExplain,
+} from '../helpers/browser';
 
 /**
  * The dispatcher's map in Chromium with WebGL through SwiftShader (the other suites run with
@@ -172,6 +180,32 @@ describe.skipIf(!available)('the dispatcher’s map', { timeout: 180_000 }, () =
     };
     expect(geofences.items.map((g) => [g.name, g.geometry.type])).toEqual([['Depot', 'circle']]);
     await page.screenshot({ path: `${SHOTS}/map-geofence.png` });
+    await context.close();
+  });
+
+  it('still shows the objects over the bundled basemap after the server is stopped, marked offline with the data’s time', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Night Shift',
+      name: 'Oleg',
+      email: 'oleg@example.org',
+    });
+    ingestion = ((await apiInPage(page, 'POST', '/api/gps/ingestion-token')) as { token: string }).token;
+    const parked = await postFix('crane-1', new Date(Date.now() - 60_000), 55.74, 37.61, 0);
+    await page.goto(`${t.url}/map`);
+    await serviceWorkerInControl(page);
+    await page.getByTestId('gps-object-row').filter({ hasText: 'crane-1' }).waitFor();
+    await until(async () => (await drawnAt(page, parked.objectId)) !== undefined);
+
+    await t.app.close();
+    await page.reload();
+    await page
+      .getByTestId('gps-offline')
+      .getByText(/Offline: data as of/)
+      .waitFor();
+    await page.getByTestId('gps-object-row').filter({ hasText: 'crane-1' }).waitFor();
+    await webglDrawn(page);
+    await until(async () => (await drawnAt(page, parked.objectId)) !== undefined);
+    await page.screenshot({ path: `${SHOTS}/map-offline.png` });
     await context.close();
   });
 });
