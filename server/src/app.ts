@@ -134,7 +134,19 @@ export function createApp(options: AppOptions): App {
     helmet({
       // Served over plain HTTP on a LAN too; TLS and HSTS belong to the reverse proxy that terminates it.
       // Images the app fetched with the session (QR codes) are shown from blob: URLs.
-      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null, imgSrc: ["'self'", 'data:', 'blob:'] } },
+      // The map's MapLibre runs its worker from 'self' or a blob: URL, and reads the tiles of the
+      // organizations' configured sources (modules' `connectOrigins`), nothing wider.
+      contentSecurityPolicy: {
+        directives: {
+          upgradeInsecureRequests: null,
+          imgSrc: ["'self'", 'data:', 'blob:'],
+          workerSrc: ["'self'", 'blob:'],
+          connectSrc: [
+            "'self'",
+            () => modules.flatMap((module) => module.connectOrigins?.() ?? []).join(' ') || "'self'",
+          ],
+        },
+      },
       strictTransportSecurity: false,
     }),
   );

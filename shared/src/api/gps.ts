@@ -71,6 +71,17 @@ export const RoutingEngine = z
   })
   .meta({ id: 'GpsRoutingEngine' });
 
+/** Where the map's tiles come from: an XYZ raster template, a MapLibre style (vector tiles) or a PMTiles archive of raster tiles. */
+export const TileSource = z
+  .object({
+    kind: z.enum(['raster', 'style', 'pmtiles']),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .meta({ description: 'raster: …/{z}/{x}/{y}.png; style: a style JSON; pmtiles: the archive' }),
+  })
+  .meta({ id: 'GpsTileSource' });
+
 /** The organization's GPS settings: filter defaults, trip rules, retention, engines. */
 export const GpsSettings = FilterSettings.extend({
   autoCreateObjects: z.boolean().meta({ description: 'An unknown tracker creates an object named after its device' }),
@@ -91,6 +102,9 @@ export const GpsSettings = FilterSettings.extend({
     .meta({
       description: 'Nominatim-style reverse geocoder (…/reverse?format=jsonv2&lat=&lon=) for trip addresses',
     }),
+  tileSource: TileSource.nullable().meta({
+    description: 'The organization’s own tile source for the map (null: the bundled low-zoom basemap only)',
+  }),
 }).meta({ id: 'GpsSettings' });
 export type GpsSettings = z.infer<typeof GpsSettings>;
 

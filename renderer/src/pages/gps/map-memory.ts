@@ -1,4 +1,4 @@
-import type { MapCamera } from './map-view';
+import type { MapCamera, TileSource } from './map-view';
 import type { MapObject } from './object-state';
 
 /** What the map remembers per user on this device: where it looked and which layers were on. */
@@ -26,6 +26,7 @@ export interface MapData {
   at: string;
   objects: MapObject[];
   geofences: { id: string; name: string; geometry: unknown }[];
+  tileSource?: TileSource | null;
 }
 
 export function recallMapData(userId: string): MapData | undefined {

@@ -1,4 +1,4 @@
-import { gpsGeofencesApi, gpsGroupsApi, gpsObjectsApi, type TripList } from '@shared/api/gps';
+import { gpsGeofencesApi, gpsGroupsApi, gpsObjectsApi, gpsSettingsApi, type TripList } from '@shared/api/gps';
 import { GPS_POSITIONS_EVENT, type GpsLivePositions } from '@shared/gps-live';
 import {
   Alert,
@@ -115,18 +115,25 @@ function MapScreen({
 
   const load = useCallback(async () => {
     try {
-      const [objectList, groupList, geofenceList] = await Promise.all([
+      const [objectList, groupList, geofenceList, settings] = await Promise.all([
         call(gpsObjectsApi.listGpsObjects),
         call(gpsGroupsApi.list),
         call(gpsGeofencesApi.list),
+        call(gpsSettingsApi.getGpsSettings),
       ]);
+      view.current?.setTiles(settings.tileSource);
       const at = new Date().toISOString();
       setObjects(new Map(objectList.items.map((object) => [object.id, object])));
       setGroups(groupList.items);
       setGeofences(geofenceList.items);
       setDataAt(at);
       setLoadFailed(false);
-      rememberMapData(userId, { at, objects: objectList.items, geofences: geofenceList.items });
+      rememberMapData(userId, {
+        at,
+        objects: objectList.items,
+        geofences: geofenceList.items,
+        tileSource: settings.tileSource,
+      });
     } catch {
       // Offline: the last data this device received, said with its time.
       const kept = recallMapData(userId);
@@ -134,6 +141,7 @@ function MapScreen({
         setObjects(new Map(kept.objects.map((object) => [object.id, object])));
         setGeofences(kept.geofences);
         setDataAt(kept.at);
+        view.current?.setTiles(kept.tileSource ?? null);
       }
       setLoadFailed(true);
     }

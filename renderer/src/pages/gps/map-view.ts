@@ -7,6 +7,7 @@ import {
   Map as MapLibreMap,
   type MapStyleImageMissingEvent,
   NavigationControl,
+  type RasterSourceSpecification,
   ScaleControl,
   type StyleSpecification,
   setWorkerUrl,
@@ -37,6 +38,17 @@ let pmtilesRegistered = false;
 // MapLibre finds its worker beside its own module, which the bundle does not keep: named here.
 setWorkerUrl(new URL(workerUrl, location.href).href);
 
+/** The raster source of a configured tile source (a style URL is not drawn over the basemap yet). */
+function tileSourceOf(tiles: TileSource | null | undefined): RasterSourceSpecification | undefined {
+  if (tiles?.kind === 'raster') return { type: 'raster', tiles: [tiles.url], tileSize: 256, maxzoom: 19 };
+  if (tiles?.kind !== 'pmtiles') return undefined;
+  if (!pmtilesRegistered) {
+    addProtocol('pmtiles', new Protocol().tile);
+    pmtilesRegistered = true;
+  }
+  return { type: 'raster', url: `pmtiles://${new URL(tiles.url, location.href).href}`, tileSize: 256 };
+}
+
 function styleOf(tiles: TileSource | null | undefined): StyleSpecification {
   const { land, borders } = basemap();
   const style: StyleSpecification = {
@@ -51,15 +63,9 @@ function styleOf(tiles: TileSource | null | undefined): StyleSpecification {
       { id: 'borders', type: 'line', source: 'borders', paint: { 'line-color': '#b9a8b9', 'line-width': 0.8 } },
     ],
   };
-  if (tiles?.kind === 'raster' || tiles?.kind === 'pmtiles') {
-    if (tiles.kind === 'pmtiles' && !pmtilesRegistered) {
-      addProtocol('pmtiles', new Protocol().tile);
-      pmtilesRegistered = true;
-    }
-    style.sources.tiles =
-      tiles.kind === 'raster'
-        ? { type: 'raster', tiles: [tiles.url], tileSize: 256, maxzoom: 19 }
-        : { type: 'raster', url: `pmtiles://${new URL(tiles.url, location.href).href}`, tileSize: 256 };
+  const source = tileSourceOf(tiles);
+  if (source) {
+    style.sources.tiles = source;
     style.layers.push({ id: 'tiles', type: 'raster', source: 'tiles' });
   }
   return style;
@@ -301,6 +307,19 @@ export class MapView {
   /** Replaces a source's features in place (after the map has loaded). */
   set(source: MapSourceName, data: FeatureCollection) {
     void this.loaded.then(() => (this.map.getSource(source) as GeoJSONSource | undefined)?.setData(data));
+  }
+
+  /** Shows the organization's tiles over the bundled basemap, under everything else (null: none). */
+  setTiles(tiles: TileSource | null) {
+    void this.loaded.then(() => {
+      const map = this.map;
+      if (map.getLayer('tiles')) map.removeLayer('tiles');
+      if (map.getSource('tiles')) map.removeSource('tiles');
+      const source = tileSourceOf(tiles);
+      if (!source) return;
+      map.addSource('tiles', source);
+      map.addLayer({ id: 'tiles', type: 'raster', source: 'tiles' }, 'geofences-fill');
+    });
   }
 
   /** Calls back with the id of an object clicked on the map. */

@@ -12,6 +12,14 @@ export async function findSettings(db: Queryable, organizationId: string): Promi
   return rows[0]?.settings ?? {};
 }
 
+/** The tile source URLs the organizations configured (the only cross-organization read: for the CSP). */
+export async function listTileSourceUrls(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ url: string }>(
+    `SELECT DISTINCT settings->'tileSource'->>'url' AS url FROM gps_settings WHERE settings->'tileSource'->>'url' IS NOT NULL`,
+  );
+  return rows.map((row) => row.url);
+}
+
 export async function saveSettings(db: Queryable, organizationId: string, settings: object): Promise<void> {
   await db.query(
     `INSERT INTO gps_settings (organization_id, settings) VALUES ($1, $2)

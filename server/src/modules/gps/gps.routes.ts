@@ -18,7 +18,11 @@ import { fromOsmAnd, fromTraccar, parseTime } from './protocols';
 /** People's routes need the GPS module (the access matrix); trackers' routes the ingestion token. */
 const GPS = { module: 'gps' } as const;
 
-export function gpsRoutes(deps: gps.GpsDeps, ingestion: gps.Ingestion) {
+export function gpsRoutes(
+  deps: gps.GpsDeps,
+  ingestion: gps.Ingestion,
+  onSettingsChanged: () => Promise<void> = async () => {},
+) {
   const token = { token: gps.ingestionTokens(deps) };
   return [
     defineRoute({
@@ -207,7 +211,11 @@ export function gpsRoutes(deps: gps.GpsDeps, ingestion: gps.Ingestion) {
     defineRoute({
       ...gpsSettingsApi.updateGpsSettings,
       access: GPS,
-      handler: async ({ auth, body }) => ({ status: 200, body: await gps.updateSettings(deps, auth, body) }),
+      handler: async ({ auth, body }) => {
+        const settings = await gps.updateSettings(deps, auth, body);
+        await onSettingsChanged();
+        return { status: 200, body: settings };
+      },
     }),
     defineRoute({
       ...gpsSettingsApi.getGpsIngestionToken,

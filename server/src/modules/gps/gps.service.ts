@@ -45,6 +45,7 @@ export const DEFAULT_SETTINGS: GpsSettings = {
   maxMessagesPerMinute: 600,
   routingEngine: null,
   geocoderUrl: null,
+  tileSource: null,
 };
 
 /** How long refused points are kept. */
@@ -62,6 +63,7 @@ const FILTER_KEYS = Object.keys(DEFAULT_SETTINGS).filter(
       'maxMessagesPerMinute',
       'routingEngine',
       'geocoderUrl',
+      'tileSource',
     ].includes(key),
 ) as (keyof FilterSettings)[];
 
@@ -575,4 +577,17 @@ export async function pruneOldPoints(deps: GpsDeps): Promise<{ points: number; r
   }
   const rejected = await repo.pruneRejected(deps.db, REJECTED_KEEP_DAYS);
   return { points, rejected };
+}
+
+/** The origins of every organization's configured tile source (the pages' Content-Security-Policy allows them). */
+export async function tileOrigins(db: Queryable): Promise<string[]> {
+  const origins = new Set<string>();
+  for (const url of await repo.listTileSourceUrls(db)) {
+    try {
+      origins.add(new URL(url).origin);
+    } catch {
+      // Stored by an older release without validation: not an origin to allow.
+    }
+  }
+  return [...origins].sort();
 }

@@ -1,7 +1,7 @@
 import type { ModuleFactory } from '../../platform/module';
 import { crossGeofences } from './geofences.service';
 import { gpsRoutes } from './gps.routes';
-import { type GpsDeps, type Ingestion, pruneOldPoints, TrackerRateLimit } from './gps.service';
+import { type GpsDeps, type Ingestion, pruneOldPoints, TrackerRateLimit, tileOrigins } from './gps.service';
 import { LivePositions } from './live';
 import { roadDistance } from './matching';
 
@@ -20,11 +20,18 @@ export const gpsModule: ModuleFactory = (context) => {
     onAccepted: [crossGeofences],
   };
   const live = new LivePositions(context.io).attach(context.events);
+  let origins: readonly string[] = [];
+  const refreshOrigins = async () => {
+    origins = await tileOrigins(context.db);
+  };
   return {
     name: 'gps',
-    routes: gpsRoutes(deps, ingestion),
+    routes: gpsRoutes(deps, ingestion, refreshOrigins),
+    connectOrigins: () => origins,
     scheduled: [
       live,
+      // Other instances' settings changes reach this one's CSP within a minute.
+      { name: 'gps.tile-origins', intervalMs: 60_000, run: refreshOrigins },
       { name: 'gps.retention', intervalMs: DAY_MS, run: async () => void (await pruneOldPoints(deps)) },
     ],
   };
