@@ -86,7 +86,8 @@ export async function saveState(
   fixTime: Date,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO gps_geofence_states (object_id, geofence_id, inside, fix_time) VALUES ($1, $2, $3, $4)
+    `INSERT INTO gps_geofence_states (organization_id, object_id, geofence_id, inside, fix_time)
+     SELECT organization_id, $1, $2, $3, $4 FROM gps_objects WHERE id = $1
      ON CONFLICT (object_id, geofence_id) DO UPDATE SET inside = EXCLUDED.inside, fix_time = EXCLUDED.fix_time`,
     [objectId, geofenceId, inside, fixTime],
   );
@@ -200,7 +201,8 @@ export async function cachedMatch(db: Queryable, objectId: string, key: string):
 
 export async function cacheMatch(db: Queryable, objectId: string, key: string, result: unknown): Promise<void> {
   await db.query(
-    `INSERT INTO gps_matched_segments (object_id, cache_key, result) VALUES ($1, $2, $3)
+    `INSERT INTO gps_matched_segments (organization_id, object_id, cache_key, result)
+     SELECT organization_id, $1, $2, $3 FROM gps_objects WHERE id = $1
      ON CONFLICT (object_id, cache_key) DO UPDATE SET result = EXCLUDED.result, created_at = now()`,
     [objectId, key, JSON.stringify(result)],
   );
