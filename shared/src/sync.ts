@@ -12,6 +12,7 @@ export const SYNC_COLLECTIONS = [
   'directory_rows',
   'users',
   'roles',
+  'gps_objects',
 ] as const;
 export const SyncCollection = z.enum(SYNC_COLLECTIONS);
 export type SyncCollection = z.infer<typeof SyncCollection>;

@@ -1,4 +1,6 @@
+import type { SyncCheckpoint } from '@shared/sync';
 import type { Queryable } from '../../platform/db/db';
+import { changedSince, checkpointParams } from '../../platform/sync/sync-source';
 import type { Fix } from './filters';
 
 export interface SettingsRow {
@@ -152,6 +154,30 @@ export interface ObjectRow {
 
 const OBJECT_COLUMNS = `id, organization_id, name, kind, tracker_id, group_id, settings, last_seen, last_gps_fix_at,
   last_fix_time, last_lat, last_lon, last_speed_kmh, last_course, last_is_lbs, created_at, updated_at`;
+
+/** An object changed since a replica's checkpoint; a deleted one (tombstone) has only its id (`name` null). */
+export type ObjectChange = ObjectRow & { sync_xid: string; sync_seq: string };
+
+/** Objects changed or deleted since `checkpoint`, in commit order. */
+export async function objectChanges(
+  db: Queryable,
+  organizationId: string,
+  checkpoint: SyncCheckpoint | null,
+  limit: number,
+): Promise<ObjectChange[]> {
+  const { rows } = await db.query<ObjectChange>(
+    `SELECT * FROM (
+       SELECT ${OBJECT_COLUMNS}, o.sync_xid, o.sync_seq
+         FROM gps_objects o WHERE o.organization_id = $1 AND ${changedSince('o', 2, 3)}
+       UNION ALL
+       SELECT d.document_id AS id, d.organization_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+              NULL, NULL, NULL, NULL, d.sync_xid, d.sync_seq
+         FROM sync_tombstones d WHERE d.organization_id = $1 AND d.collection = 'gps_objects' AND ${changedSince('d', 2, 3)}
+     ) changes ORDER BY sync_xid, sync_seq LIMIT $4`,
+    [organizationId, ...checkpointParams(checkpoint), limit],
+  );
+  return rows.map((row) => ({ ...row, sync_xid: String(row.sync_xid), sync_seq: String(row.sync_seq) }));
+}
 
 /** Every object of the organization with its last position: one row per object, no search of points. */
 export async function listObjects(db: Queryable, organizationId: string): Promise<ObjectRow[]> {

@@ -133,6 +133,20 @@ async function lossHoursOf(db: Queryable, organizationId: string): Promise<numbe
   return (await getSettings(db, organizationId)).gpsLossHours;
 }
 
+/** Objects as REST presents them, for the replicas (GPS loss judged with each one's group's threshold). */
+export async function presentObjects(
+  db: Queryable,
+  organizationId: string,
+  rows: repo.ObjectRow[],
+): Promise<GpsObject[]> {
+  const [settings, groups] = await Promise.all([getSettings(db, organizationId), repo.listGroups(db, organizationId)]);
+  const groupLoss = new Map(groups.map((group) => [group.id, group.settings.gpsLossHours as number | undefined]));
+  const now = new Date();
+  return rows.map((row) =>
+    presentObject(row, (row.group_id && groupLoss.get(row.group_id)) || settings.gpsLossHours, now),
+  );
+}
+
 export async function listObjects(deps: GpsDeps, auth: AuthContext): Promise<{ items: GpsObject[] }> {
   const [rows, settings, groups] = await Promise.all([
     repo.listObjects(deps.db, auth.organizationId),
