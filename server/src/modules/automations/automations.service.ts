@@ -10,7 +10,6 @@ import {
 import type { ProblemFieldError } from '@shared/api/problem';
 import { z } from 'zod';
 import { type Actor, type AutomationActor, actedBy } from '../../platform/auth/actor';
-import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Queryable } from '../../platform/db/db';
 import { inUnit, type Unit, type UnitDeps } from '../../platform/db/unit-of-work';
 import { decodeCursor, encodeCursor } from '../../platform/http/cursor';

@@ -10,7 +10,6 @@ import type {
 import type { ProblemFieldError } from '@shared/api/problem';
 import type { z } from 'zod';
 import { type Actor, actedBy, memberOf } from '../../platform/auth/actor';
-import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Queryable } from '../../platform/db/db';
 import { inUnit, type UnitDeps } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
