@@ -116,6 +116,21 @@ export const collectionSchemas = {
   }),
   users: schema('users', { email: text, name: text, isAdmin: flag, status: text, locale: text, roleIds: list }),
   roles: schema('roles', { name: text, memberIds: list }),
+  // GPS objects with their last position, pulled by users with GPS module access only (read-only).
+  gps_objects: schema('gps_objects', {
+    name: text,
+    kind: text,
+    trackerId: text,
+    groupId: nullableText,
+    settings: object,
+    last_seen: nullableText,
+    last_gps_fix_at: nullableText,
+    gpsLost: flag,
+    lastPosition: { type: ['object', 'null'] },
+    speedKmh: { type: ['number', 'null'] },
+    createdAt: text,
+    updatedAt: text,
+  }),
 } as const;
 
 export type CollectionName = keyof typeof collectionSchemas;

@@ -3,6 +3,7 @@ import type { Shape } from './shape';
 /** Strings of the dispatcher's map (i18n section `gps`). */
 export const ru = {
   title: 'Карта',
+  noAccess: 'Карта доступна сотрудникам с доступом к модулю GPS: его выдаёт администратор на странице пользователей.',
   search: 'Поиск объекта',
   allGroups: 'Все группы',
   noObjects: 'Нет объектов',
@@ -55,6 +56,7 @@ export const ru = {
 
 export const en: Shape<typeof ru> = {
   title: 'Map',
+  noAccess: 'The map is for people with GPS module access, which an administrator grants on the users page.',
   search: 'Find an object',
   allGroups: 'All groups',
   noObjects: 'No objects',

@@ -51,22 +51,33 @@ function presetRange(preset: 'today' | 'yesterday' | 'week'): Range {
 export function MapPage() {
   const { t } = useTranslation();
   const { me, replica, status } = useReplica();
+  const replicaObjects = useCallback(
+    async () =>
+      replica
+        ? (await replica.db.gps_objects.find().exec()).map((document) => document.toJSON() as unknown as MapObject)
+        : [],
+    [replica],
+  );
   if (!me) return null;
-  if (!me.modules.gps)
-    return (
-      <Alert
-        style={{ margin: 24 }}
-        type="info"
-        message={t('errors.moduleGps', { defaultValue: '' }) || t('gps.unavailable')}
-      />
-    );
-  return <MapScreen userId={me.user.id} socket={replica?.socket} online={status?.online ?? false} t={t} />;
+  if (!me.modules.gps) return <Alert style={{ margin: 24 }} type="info" message={t('gps.noAccess')} />;
+  return (
+    <MapScreen
+      userId={me.user.id}
+      socket={replica?.socket}
+      replicaObjects={replicaObjects}
+      online={status?.online ?? false}
+      syncedAt={status?.syncedAt}
+      t={t}
+    />
+  );
 }
 
 function MapScreen({
   userId,
   socket,
+  replicaObjects,
   online,
+  syncedAt,
   t,
 }: {
   userId: string;
@@ -76,7 +87,11 @@ function MapScreen({
         off: (event: string, listener: (message: GpsLivePositions) => void) => void;
       }
     | undefined;
+  /** The objects the replica holds (read when the server cannot be reached). */
+  replicaObjects?: () => Promise<MapObject[]>;
   online: boolean;
+  /** When the replica was last in sync with the server. */
+  syncedAt?: number;
   t: ReturnType<typeof useTranslation>['t'];
 }) {
   const { message } = App.useApp();
@@ -94,6 +109,8 @@ function MapScreen({
   const [cursor, setCursor] = useState(0);
   const [follow, setFollow] = useState(false);
   const searchInput = useRef<{ focus: () => void } | null>(null);
+  const syncedAtRef = useRef(syncedAt);
+  syncedAtRef.current = syncedAt;
   const known = useRef(new Set<string>());
   known.current = new Set(objects.keys());
 
@@ -135,17 +152,30 @@ function MapScreen({
         tileSource: settings.tileSource,
       });
     } catch {
-      // Offline: the last data this device received, said with its time.
+      // Offline: the replica's objects (the desktop app and the browser build keep them), else the
+      // last data this device received; said with its time.
       const kept = recallMapData(userId);
+      const replicated = (await replicaObjects?.()) ?? [];
+      if (replicated.length > 0) {
+        setObjects(new Map(replicated.map((object) => [object.id, object])));
+        // When the replica was last in sync; else the newest thing it holds.
+        const newest = replicated
+          .flatMap((object) => [object.last_seen, (object as { updatedAt?: string }).updatedAt])
+          .filter((time): time is string => typeof time === 'string')
+          .sort()
+          .at(-1);
+        const at = syncedAtRef.current ? new Date(syncedAtRef.current).toISOString() : newest;
+        if (at) setDataAt(at);
+      }
       if (kept) {
-        setObjects(new Map(kept.objects.map((object) => [object.id, object])));
+        if (replicated.length === 0) setObjects(new Map(kept.objects.map((object) => [object.id, object])));
         setGeofences(kept.geofences);
         setDataAt(kept.at);
         view.current?.setTiles(kept.tileSource ?? null);
       }
       setLoadFailed(true);
     }
-  }, [userId]);
+  }, [userId, replicaObjects]);
   useEffect(() => {
     void load();
   }, [load]);
