@@ -138,7 +138,10 @@ describe.skipIf(!available)('the dispatcher’s map', { timeout: 180_000 }, () =
     yesterday.setHours(10, 0, 0, 0);
     const at = (minutes: number) => new Date(yesterday.getTime() + minutes * 60_000);
     let lat = 55.7;
-    for (let minute = 0; minute <= 20; minute++) await postFix('bus-3', at(minute), (lat += 0.005), 37.5, 16, 0);
+    for (let minute = 0; minute <= 20; minute++) {
+      lat += 0.005;
+      await postFix('bus-3', at(minute), lat, 37.5, 16, 0);
+    }
     for (let minute = 21; minute <= 31; minute++) await postFix('bus-3', at(minute), lat, 37.5, 0, 0);
     for (let minute = 32; minute <= 45; minute++)
       await postFix('bus-3', at(minute), lat, 37.5 + (minute - 31) * 0.008, 16, 90);
