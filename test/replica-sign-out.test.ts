@@ -79,13 +79,16 @@ async function signedIn(userId: string, memory: Map<string, string>, host: { dis
 describe('signing out of the desktop app', () => {
   it("removes this device's copy when asked, changes not yet sent with it, and leaves other users' copies", async () => {
     const memory = new Map<string, string>();
-    const leaving = await signedIn(LEAVING, memory);
-    const staying = await signedIn(STAYING, memory);
     const pageMemory = { get: (key: string) => memory.get(key) ?? null, set: memory.set.bind(memory) };
-    noteCopy(pageMemory, LEAVING, 'leaving@example.org');
+    // One copy open at a time, as one app holds one signed-in user's (RxDB's free tier opens few
+    // collections per process).
+    const staying = await signedIn(STAYING, memory);
     noteCopy(pageMemory, STAYING, 'staying@example.org');
-    await leaving.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b10', ...TASK, title: 'Pump room' });
     await staying.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b20', ...TASK, title: 'Boiler room' });
+    await staying.stop();
+    const leaving = await signedIn(LEAVING, memory);
+    noteCopy(pageMemory, LEAVING, 'leaving@example.org');
+    await leaving.replica.createTask({ id: '0190a5b2-7c3d-7e4f-8a9b-0c1d2e3f4b10', ...TASK, title: 'Pump room' });
     // Offline: each write waits to be sent, remembered beside the replica.
     expect(leaving.replica.status$.value.pending).toBe(1);
     await expect.poll(() => filesOf(LEAVING).some((name) => name.endsWith('.sqlite')), WAIT).toBe(true);
@@ -98,9 +101,7 @@ describe('signing out of the desktop app', () => {
     expect([...memory.keys()].filter((key) => key.includes(LEAVING))).toEqual([]);
     // Nor among the copies the device lists: a deactivated account's sign-in finds nothing to remove.
     expect(copiesHeld(pageMemory)).toEqual({ [STAYING]: 'staying@example.org' });
-    // The other user's copy is untouched.
-    expect(await staying.replica.db.tasks.count().exec()).toBe(1);
-    await staying.stop();
+    // The other user's copy is untouched, its unsent change with it.
     expect(filesOf(STAYING).some((name) => name.endsWith('.sqlite'))).toBe(true);
     const back = await signedIn(STAYING, memory);
     expect((await back.replica.db.tasks.find().exec()).map((task) => task.title)).toEqual(['Boiler room']);
