@@ -49,7 +49,11 @@ describe.skipIf(!suite.available)('the service worker keeping the shell', { time
 
     await page.reload();
     await page.getByTestId('organization-name').waitFor();
-    await expect.poll(() => keptPaths(page), { timeout: 10_000 }).toEqual(['/', after]);
+    // The page and what it loads: the new bundle and its stylesheets, nothing of the old release.
+    const styles = [
+      ...readFileSync(path.join(webRoot, 'index.html'), 'utf8').matchAll(/href="(\/assets\/[^"]+\.css)"/g),
+    ].map((match) => match[1] as string);
+    await expect.poll(() => keptPaths(page), { timeout: 10_000 }).toEqual(['/', after, ...styles].sort());
     expect(await keptPaths(page)).not.toContain(before);
 
     await context.setOffline(true);
