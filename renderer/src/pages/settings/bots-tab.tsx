@@ -248,56 +248,30 @@ function BotDialog({
                 </Space>
               </Radio.Group>
             </Form.Item>
-            <Typography.Text strong>{t('bots.forms')}</Typography.Text>
-            <Form.Item
-              name="allForms"
-              valuePropName="checked"
-              extra={allForms ? t('bots.allFormsHint') : undefined}
-              style={{ marginBottom: 8 }}
-            >
-              <Switch
-                checkedChildren={t('bots.allForms')}
-                unCheckedChildren={t('bots.allForms')}
-                aria-label={t('bots.allForms')}
-              />
-            </Form.Item>
-            {!allForms && (
-              <Form.Item name="formIds" extra={formIds.length === 0 ? t('bots.noForms') : undefined}>
-                <Select
-                  mode="multiple"
-                  allowClear
-                  aria-label={t('bots.chooseForms')}
-                  placeholder={t('bots.chooseForms')}
-                  optionFilterProp="label"
-                  options={pickerOptions(forms, formIds, unknown)}
-                />
-              </Form.Item>
-            )}
-            <Typography.Text strong>{t('bots.directories')}</Typography.Text>
-            <Form.Item
-              name="allDirectories"
-              valuePropName="checked"
-              extra={allDirectories ? t('bots.allDirectoriesHint') : undefined}
-              style={{ marginBottom: 8 }}
-            >
-              <Switch
-                checkedChildren={t('bots.allDirectories')}
-                unCheckedChildren={t('bots.allDirectories')}
-                aria-label={t('bots.allDirectories')}
-              />
-            </Form.Item>
-            {!allDirectories && (
-              <Form.Item name="tableIds" extra={tableIds.length === 0 ? t('bots.noDirectories') : undefined}>
-                <Select
-                  mode="multiple"
-                  allowClear
-                  aria-label={t('bots.chooseDirectories')}
-                  placeholder={t('bots.chooseDirectories')}
-                  optionFilterProp="label"
-                  options={pickerOptions(directories, tableIds, unknown)}
-                />
-              </Form.Item>
-            )}
+            <ScopePicker
+              title={t('bots.forms')}
+              allName="allForms"
+              listName="formIds"
+              all={allForms}
+              allLabel={t('bots.allForms')}
+              allHint={t('bots.allFormsHint')}
+              noneHint={t('bots.noForms')}
+              chooseLabel={t('bots.chooseForms')}
+              chosen={formIds}
+              options={pickerOptions(forms, formIds, unknown)}
+            />
+            <ScopePicker
+              title={t('bots.directories')}
+              allName="allDirectories"
+              listName="tableIds"
+              all={allDirectories}
+              allLabel={t('bots.allDirectories')}
+              allHint={t('bots.allDirectoriesHint')}
+              noneHint={t('bots.noDirectories')}
+              chooseLabel={t('bots.chooseDirectories')}
+              chosen={tableIds}
+              options={pickerOptions(directories, tableIds, unknown)}
+            />
           </>
         )}
       </Form>
@@ -478,5 +452,45 @@ export function BotsTab() {
       )}
       {shown && <KeyDialog shown={shown} onClose={() => setShown(undefined)} />}
     </div>
+  );
+}
+
+/** What a key reaches of one kind (forms or directories): all of them, or a chosen list. */
+function ScopePicker(props: {
+  title: string;
+  allName: string;
+  listName: string;
+  all: boolean;
+  allLabel: string;
+  allHint: string;
+  noneHint: string;
+  chooseLabel: string;
+  chosen: readonly string[];
+  options: ReturnType<typeof pickerOptions>;
+}) {
+  return (
+    <>
+      <Typography.Text strong>{props.title}</Typography.Text>
+      <Form.Item
+        name={props.allName}
+        valuePropName="checked"
+        extra={props.all ? props.allHint : undefined}
+        style={{ marginBottom: 8 }}
+      >
+        <Switch checkedChildren={props.allLabel} unCheckedChildren={props.allLabel} aria-label={props.allLabel} />
+      </Form.Item>
+      {!props.all && (
+        <Form.Item name={props.listName} extra={props.chosen.length === 0 ? props.noneHint : undefined}>
+          <Select
+            mode="multiple"
+            allowClear
+            aria-label={props.chooseLabel}
+            placeholder={props.chooseLabel}
+            optionFilterProp="label"
+            options={props.options}
+          />
+        </Form.Item>
+      )}
+    </>
   );
 }
