@@ -37,6 +37,18 @@ const replica = syncClients(() => t);
 
 const ids = (documents: SyncDocument[]) => documents.map((d) => d.id);
 
+/** Until another session waits for a lock the holder keeps (a busy machine may take a while to get there). */
+async function waitForLockWaiter(holder: pg.Client): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const waiting = await holder.query(
+      "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+    );
+    if (waiting.rowCount) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('No session came to wait for the held lock in 15 s');
+}
+
 /** A new directory of the organization with these columns (text unless said), named `<name> <random>`. */
 // biome-ignore lint/suspicious/noExplicitAny: REST bodies are read loosely in tests.
 const newDirectory = async (name: string, columns: { name: string; type?: string }[]): Promise<any> =>
@@ -962,7 +974,8 @@ describe('push', () => {
         { assumedMasterState: rowBase, newDocumentState: { ...rowBase, cells: ['Gate 1, north'] } },
       ]);
       const pull = client.pull('tasks', tasks.checkpoint);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The row's push is waiting for the lock (not merely sent) before the rest goes on.
+      await waitForLockWaiter(holder);
       // Sent again as it was (a state in doubt after a restart, say): nothing on the server changes.
       const push = client.push('tasks', [{ assumedMasterState: base, newDocumentState: base }]);
       await new Promise((resolve) => setTimeout(resolve, 200));
