@@ -225,6 +225,26 @@ describe.skipIf(!suite.available)('settings in the browser', { timeout: 120_000 
     await context.close();
   });
 
+  it('names the bot whose API key made a failed call in the details of the entry', async () => {
+    const { context, page } = await admin('Gordei');
+    const bot = (await apiInPage(page, 'POST', '/api/bots', {
+      name: 'Courier',
+      apiAccess: { enabled: true, mode: 'read' },
+    })) as { apiKey: { key: string } };
+    const missing = `/api/tasks/${randomUUID()}`;
+    const answer = await fetch(`${suite.t.url}${missing}`, { headers: { 'X-API-Key': bot.apiKey.key } });
+    expect(answer.status).toBe(404);
+    await waitForLogged(page, missing);
+
+    await page.goto(`${suite.t.url}/settings/error-log`);
+    await page.getByTestId('error-row').filter({ hasText: missing }).waitFor();
+    await page.getByLabel(`Details: GET ${missing}`).click();
+    const details = page.getByTestId('error-details');
+    await details.waitFor();
+    await expect.poll(async () => details.textContent()).toContain('bot “Courier”');
+    await context.close();
+  });
+
   it('lists a sync message the server refused, found by its event among the methods', async () => {
     const { context, page } = await admin('Yana');
     const { accessToken } = JSON.parse((await page.evaluate(() => localStorage.getItem('orbita.tokens'))) as string);

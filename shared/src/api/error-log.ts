@@ -14,6 +14,10 @@ export const ErrorLogEntry = z
     message: z.string().meta({ description: 'The problem detail of the latest occurrence' }),
     requestId: z.string().meta({ description: 'The request id of the latest occurrence' }),
     userId: z.uuid().nullable().meta({ description: 'The caller of the latest occurrence, if signed in' }),
+    botId: z
+      .uuid()
+      .nullable()
+      .meta({ description: 'The bot whose API key made the latest occurrence, if a bot (null once deleted)' }),
     count: z.number().int().positive(),
     firstSeenAt: z.iso.datetime(),
     lastSeenAt: z.iso.datetime(),

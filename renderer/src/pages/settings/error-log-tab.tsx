@@ -1,3 +1,4 @@
+import { botsApi } from '@shared/api/bots';
 import type { CallInput } from '@shared/api/endpoint';
 import { type ErrorLogEntry, errorLogApi } from '@shared/api/error-log';
 import {
@@ -63,12 +64,13 @@ function statusColor(status: number): string {
 /** One entry in full: everything the log keeps about it. */
 function EntryDetails({
   entry,
-  userName,
+  callerName,
   onClose,
   onDelete,
 }: {
   entry: ErrorLogEntry;
-  userName: (id: string) => string;
+  /** Who made the call: a user's name, a bot's, or that nobody was signed in. */
+  callerName: (entry: ErrorLogEntry) => string;
   onClose: () => void;
   onDelete: () => void;
 }) {
@@ -137,7 +139,7 @@ function EntryDetails({
           {
             key: 'user',
             label: t('settings.errorLog.user'),
-            children: entry.userId ? userName(entry.userId) : t('settings.errorLog.anonymous'),
+            children: callerName(entry),
           },
         ]}
       />
@@ -179,7 +181,15 @@ export function ErrorLogTab() {
   const users = useLoad('users', fetchAllUsers);
   const filtered = FILTER_KEYS.some((key) => params.has(key));
 
-  const userName = (id: string) => users.data?.find((user) => user.id === id)?.name ?? id;
+  const bots = useLoad('bots', () => call(botsApi.listBots));
+  const callerName = (entry: ErrorLogEntry) => {
+    if (entry.userId) return users.data?.find((user) => user.id === entry.userId)?.name ?? entry.userId;
+    if (entry.botId) {
+      const name = bots.data?.items.find((bot) => bot.id === entry.botId)?.name ?? entry.botId;
+      return t('settings.errorLog.bot', { name });
+    }
+    return t('settings.errorLog.anonymous');
+  };
 
   /** Goes to the first page of what the address describes after `change`. */
   const showFirstPage = (change: (next: URLSearchParams) => void) => {
@@ -424,7 +434,7 @@ export function ErrorLogTab() {
       {open && (
         <EntryDetails
           entry={open}
-          userName={userName}
+          callerName={callerName}
           onClose={() => setOpen(undefined)}
           onDelete={() => remove({ ids: open.id })}
         />

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, apiClient } from '../../../../test/helpers/api';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
@@ -98,6 +99,13 @@ describe('bots and their API keys', () => {
     );
     const listed = (await admin.client.get('/api/bots')).body.items.find((b: { id: string }) => b.id === created.id);
     expect(listed.apiKey.lastUsedAt).not.toBeNull();
+
+    // A failed call is in the error log under the bot, not under a user.
+    const missing = `/api/tasks/${randomUUID()}`;
+    expect((await bot.get(missing)).status).toBe(404);
+    await expect
+      .poll(async () => (await admin.client.get(`/api/error-logs?path=${encodeURIComponent(missing)}`)).body.items)
+      .toEqual([expect.objectContaining({ path: missing, status: 404, botId: created.id, userId: null })]);
   });
 
   it('cuts the old key off at once when the key is regenerated, and shows the new one once', async () => {

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { RequestHandler } from 'express';
-import type { AuthContext } from '../../platform/auth/auth-context';
+import type { BotActor } from '../../platform/auth/actor';
+import type { AuthContext, TokenCaller } from '../../platform/auth/auth-context';
 import type { UnitDeps } from '../../platform/db/unit-of-work';
 import type { Problem } from '../../platform/http/problem';
 import type { Logger } from '../../platform/logging';
@@ -20,10 +21,11 @@ export function recordErrors(deps: UnitDeps): RequestHandler {
       const status = res.statusCode;
       if (!isRecorded(path, status)) return;
       const problem = res.locals.problem as Problem | undefined;
-      const auth = res.locals.auth as AuthContext | undefined;
+      const auth = res.locals.auth as AuthContext | BotActor | TokenCaller | undefined;
       recordError(deps, {
         organizationId: auth?.organizationId ?? null,
-        userId: auth?.userId ?? null,
+        userId: auth?.kind === 'user' ? auth.userId : null,
+        botId: auth?.kind === 'bot' ? auth.botId : null,
         method,
         path,
         status,
@@ -51,6 +53,7 @@ export function recordSyncFailures(deps: UnitDeps, logger: Logger): (failure: Sy
     recordError(deps, {
       organizationId: failure.organizationId,
       userId: failure.userId,
+      botId: null,
       method: failure.event.slice('sync:'.length).toUpperCase(),
       path,
       status,

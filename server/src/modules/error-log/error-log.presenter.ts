@@ -11,6 +11,7 @@ export function presentErrorLogEntry(row: ErrorLogRow): ErrorLogEntry {
     message: row.message,
     requestId: row.request_id,
     userId: row.user_id,
+    botId: row.bot_id,
     count: row.count,
     firstSeenAt: row.first_seen_at.toISOString(),
     lastSeenAt: row.last_seen_at.toISOString(),

@@ -9,6 +9,7 @@ export interface ErrorLogRow {
   message: string;
   request_id: string;
   user_id: string | null;
+  bot_id: string | null;
   count: number;
   first_seen_at: Date;
   last_seen_at: Date;
@@ -27,6 +28,8 @@ export interface ErrorKey {
 
 export interface ErrorOccurrence extends ErrorKey {
   userId: string | null;
+  /** The bot whose API key made the call. */
+  botId: string | null;
   message: string;
   requestId: string;
 }
@@ -43,7 +46,7 @@ export interface ErrorLogFilter {
 /** Namespace of the error log's advisory locks (the two-key form, apart from single-key locks). */
 const FOLD_LOCK_CLASS = 4_242_003;
 
-const COLUMNS = `id, method, path, status, code, message, request_id, user_id, count, first_seen_at, last_seen_at,
+const COLUMNS = `id, method, path, status, code, message, request_id, user_id, bot_id, count, first_seen_at, last_seen_at,
   to_char(last_seen_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS seen_key`;
 
 /** Serialises the recording of identical errors until the transaction ends. */
@@ -69,20 +72,21 @@ export async function findFoldable(tx: Queryable, key: ErrorKey, windowSeconds: 
 /** Counts one more occurrence; the entry keeps the latest message, request and user. */
 export async function foldOccurrence(tx: Queryable, id: string, occurrence: ErrorOccurrence): Promise<void> {
   await tx.query(
-    `UPDATE error_logs SET count = count + 1, last_seen_at = now(), message = $2, request_id = $3, user_id = $4
-      WHERE id = $1`,
-    [id, occurrence.message, occurrence.requestId, occurrence.userId],
+    `UPDATE error_logs SET count = count + 1, last_seen_at = now(), message = $2, request_id = $3, user_id = $4,
+      bot_id = $5 WHERE id = $1`,
+    [id, occurrence.message, occurrence.requestId, occurrence.userId, occurrence.botId],
   );
 }
 
 export async function insertEntry(tx: Queryable, id: string, occurrence: ErrorOccurrence): Promise<void> {
   await tx.query(
-    `INSERT INTO error_logs (id, organization_id, user_id, method, path, status, code, message, request_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    `INSERT INTO error_logs (id, organization_id, user_id, bot_id, method, path, status, code, message, request_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       id,
       occurrence.organizationId,
       occurrence.userId,
+      occurrence.botId,
       occurrence.method,
       occurrence.path,
       occurrence.status,

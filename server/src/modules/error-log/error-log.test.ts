@@ -70,6 +70,7 @@ describe('recording', () => {
         message: notFound.body.detail,
         requestId: notFound.headers.get('x-request-id'),
         userId: admin.userId,
+        botId: null,
         count: 1,
         firstSeenAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         lastSeenAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
