@@ -47,7 +47,8 @@ export async function startTestApp(
     db: database.db,
     logger: createLogger(config),
     extraModules: options.extraModules,
-    webRoot: options.webRoot,
+    // E2E_WEB_ROOT: a build of the interface of one's own, served instead of renderer/dist.
+    webRoot: options.webRoot ?? process.env.E2E_WEB_ROOT,
     mailer: options.mailer,
   });
   const { url } = await app.listen();
