@@ -194,6 +194,7 @@ describe('tenant isolation', () => {
         'listGpsStops',
         'listGpsObjectEvents',
         'getGpsMatchedTrack',
+        'getGpsObjectAddress',
         'getGeofence',
         'updateGeofence',
         'deleteGeofence',

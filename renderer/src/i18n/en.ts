@@ -200,6 +200,8 @@ export const en: Strings = {
     billing_blocked: 'The organization is blocked until its balance is topped up: you can still read everything',
     invalid_signature: '{{detail}}',
     mock_provider_only: '{{detail}}',
+    geocoder_not_configured: 'addresses are not looked up: no geocoder is set in the GPS settings',
+    geocoder_failed: 'the geocoder did not answer; try again later',
     no_answer: 'the server did not answer in time',
   },
   conflicts: {

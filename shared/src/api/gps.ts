@@ -100,7 +100,8 @@ export const GpsSettings = FilterSettings.extend({
     .url({ protocol: /^https?$/ })
     .nullable()
     .meta({
-      description: 'Nominatim-style reverse geocoder (…/reverse?format=jsonv2&lat=&lon=) for trip addresses',
+      description:
+        'Nominatim’s reverse address (…/reverse; asked with format=jsonv2, lat, lon and the user’s accept-language) for trip and object addresses',
     }),
   tileSource: TileSource.nullable().meta({
     description: 'The organization’s own tile source for the map (null: the bundled low-zoom basemap only)',
@@ -143,6 +144,9 @@ export const LastPosition = z
     speedKmh: z.number().nullable(),
     course: z.number().nullable(),
     isLbs: z.boolean(),
+    batteryPercent: z.number().nullable().optional().meta({
+      description: 'The battery level the tracker last reported, percent (Traccar `batteryLevel`, OsmAnd `batt`)',
+    }),
   })
   .meta({ id: 'GpsLastPosition' });
 
@@ -365,13 +369,23 @@ export const GeofenceGeometry = z
   ])
   .meta({ id: 'GeofenceGeometry' });
 
-export const GeofenceRequest = z.object({ name: Name, geometry: GeofenceGeometry }).meta({ id: 'GeofenceRequest' });
+/** A colour as `#rrggbb`. */
+const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'A colour as #rrggbb');
+
+export const GeofenceRequest = z
+  .object({
+    name: Name,
+    geometry: GeofenceGeometry,
+    color: Color.nullable().optional().meta({ description: 'Its colour on the map, `#rrggbb` (null: the default)' }),
+  })
+  .meta({ id: 'GeofenceRequest' });
 export const UpdateGeofenceRequest = GeofenceRequest.partial().meta({ id: 'UpdateGeofenceRequest' });
 export const Geofence = z
   .object({
     id: z.uuid(),
     name: z.string(),
     geometry: GeofenceGeometry,
+    color: Color.nullable(),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
@@ -438,6 +452,18 @@ export const MatchedTrack = z
     distanceMeters: z.number(),
   })
   .meta({ id: 'GpsMatchedTrack' });
+
+export const ObjectAddress = z
+  .object({
+    address: z
+      .string()
+      .nullable()
+      .meta({ description: 'The geocoder’s display name of the place (null: it knows none)' }),
+    lat: z.number(),
+    lon: z.number(),
+    fixTime: z.iso.datetime().meta({ description: 'The fix whose place this is' }),
+  })
+  .meta({ id: 'GpsObjectAddress' });
 
 const ObjectParams = z.object({ objectId: z.uuid() });
 const GroupParams = z.object({ groupId: z.uuid() });
@@ -580,6 +606,16 @@ export const gpsObjectsApi = {
     tags: TAGS,
     request: { params: ObjectParams, query: TimeRangeQuery },
     responses: { 200: { description: 'Events', schema: ObjectEventList } },
+  }),
+  getGpsObjectAddress: endpoint({
+    method: 'get',
+    path: '/api/gps/objects/:objectId/address',
+    operationId: 'getGpsObjectAddress',
+    summary:
+      'The address of the object’s last position from the configured reverse geocoder, in the user’s language (409 `geocoder_not_configured` without one, 502 `geocoder_failed` when it fails)',
+    tags: TAGS,
+    request: { params: ObjectParams },
+    responses: { 200: { description: 'The address', schema: ObjectAddress } },
   }),
   getGpsMatchedTrack: endpoint({
     method: 'get',

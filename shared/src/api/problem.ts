@@ -45,6 +45,8 @@ export const problemCatalogue = {
   too_many_attempts: { status: 429, title: 'Too many attempts' },
   internal_error: { status: 500, title: 'Something went wrong on the server' },
   service_unavailable: { status: 503, title: 'The service is unavailable' },
+  geocoder_not_configured: { status: 409, title: 'No reverse geocoder is configured' },
+  geocoder_failed: { status: 502, title: 'The reverse geocoder did not answer' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof problemCatalogue;

@@ -5,11 +5,12 @@ export interface GeofenceRow {
   organization_id: string;
   name: string;
   geometry: Record<string, unknown>;
+  color: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = 'id, organization_id, name, geometry, created_at, updated_at';
+const COLUMNS = 'id, organization_id, name, geometry, color, created_at, updated_at';
 
 export async function listGeofences(db: Queryable, organizationId: string): Promise<GeofenceRow[]> {
   const { rows } = await db.query<GeofenceRow>(
@@ -33,11 +34,12 @@ export async function findGeofence(
 
 export async function insertGeofence(
   db: Queryable,
-  geofence: { id: string; organizationId: string; name: string; geometry: object },
+  geofence: { id: string; organizationId: string; name: string; geometry: object; color: string | null },
 ): Promise<GeofenceRow> {
   const { rows } = await db.query<GeofenceRow>(
-    `INSERT INTO gps_geofences (id, organization_id, name, geometry) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-    [geofence.id, geofence.organizationId, geofence.name, JSON.stringify(geofence.geometry)],
+    `INSERT INTO gps_geofences (id, organization_id, name, geometry, color) VALUES ($1, $2, $3, $4, $5)
+     RETURNING ${COLUMNS}`,
+    [geofence.id, geofence.organizationId, geofence.name, JSON.stringify(geofence.geometry), geofence.color],
   );
   return rows[0] as GeofenceRow;
 }
@@ -46,12 +48,13 @@ export async function updateGeofence(
   db: Queryable,
   organizationId: string,
   id: string,
-  change: { name: string; geometry: object },
+  change: { name: string; geometry: object; color: string | null },
 ): Promise<GeofenceRow | undefined> {
   const { rows } = await db.query<GeofenceRow>(
-    `UPDATE gps_geofences SET name = $3, geometry = $4, updated_at = now() WHERE organization_id = $1 AND id = $2
+    `UPDATE gps_geofences SET name = $3, geometry = $4, color = $5, updated_at = now()
+     WHERE organization_id = $1 AND id = $2
      RETURNING ${COLUMNS}`,
-    [organizationId, id, change.name, JSON.stringify(change.geometry)],
+    [organizationId, id, change.name, JSON.stringify(change.geometry), change.color],
   );
   return rows[0];
 }

@@ -60,6 +60,7 @@ function present(row: repo.GeofenceRow) {
     id: row.id,
     name: row.name,
     geometry: row.geometry as Geometry,
+    color: row.color,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -82,6 +83,7 @@ export async function createGeofence(deps: GpsDeps, auth: AuthContext, input: z.
     organizationId: auth.organizationId,
     name: input.name,
     geometry: input.geometry,
+    color: input.color ?? null,
   });
   return present(row);
 }
@@ -99,6 +101,7 @@ export async function updateGeofence(
     const updated = await repo.updateGeofence(unit.tx, auth.organizationId, id, {
       name: input.name ?? row.name,
       geometry: input.geometry ?? row.geometry,
+      color: input.color === undefined ? row.color : input.color,
     });
     return present(updated as repo.GeofenceRow);
   });

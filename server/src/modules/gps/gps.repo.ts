@@ -148,12 +148,14 @@ export interface ObjectRow {
   last_speed_kmh: number | null;
   last_course: number | null;
   last_is_lbs: boolean | null;
+  last_battery_percent: number | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const OBJECT_COLUMNS = `id, organization_id, name, kind, tracker_id, group_id, settings, last_seen, last_gps_fix_at,
-  last_fix_time, last_lat, last_lon, last_speed_kmh, last_course, last_is_lbs, created_at, updated_at`;
+  last_fix_time, last_lat, last_lon, last_speed_kmh, last_course, last_is_lbs, last_battery_percent, created_at,
+  updated_at`;
 
 /** An object changed since a replica's checkpoint; a deleted one (tombstone) has only its id (`name` null). */
 export type ObjectChange = ObjectRow & { sync_xid: string; sync_seq: string };
@@ -170,7 +172,7 @@ export async function objectChanges(
        SELECT ${OBJECT_COLUMNS}, o.sync_xid, o.sync_seq
          FROM gps_objects o WHERE o.organization_id = $1 AND ${changedSince('o', 2, 3)}
        UNION ALL
-       SELECT d.document_id AS id, d.organization_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       SELECT d.document_id AS id, d.organization_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
               NULL, NULL, NULL, NULL, d.sync_xid, d.sync_seq
          FROM sync_tombstones d WHERE d.organization_id = $1 AND d.collection = 'gps_objects' AND ${changedSince('d', 2, 3)}
      ) changes ORDER BY sync_xid, sync_seq LIMIT $4`,
@@ -273,12 +275,14 @@ export async function noteMessage(
   objectId: string,
   receivedAt: Date,
   fixTime: Date | null,
+  batteryPercent: number | null = null,
 ): Promise<void> {
   await db.query(
     `UPDATE gps_objects SET last_seen = GREATEST(last_seen, $2),
-       last_gps_fix_at = CASE WHEN $3::timestamptz IS NULL THEN last_gps_fix_at ELSE GREATEST(last_gps_fix_at, $3) END
+       last_gps_fix_at = CASE WHEN $3::timestamptz IS NULL THEN last_gps_fix_at ELSE GREATEST(last_gps_fix_at, $3) END,
+       last_battery_percent = COALESCE($4::real, last_battery_percent)
      WHERE id = $1`,
-    [objectId, receivedAt, fixTime],
+    [objectId, receivedAt, fixTime, batteryPercent],
   );
 }
 

@@ -89,6 +89,14 @@ export function gpsRoutes(
       }),
     }),
     defineRoute({
+      ...gpsObjectsApi.getGpsObjectAddress,
+      access: GPS,
+      handler: async ({ auth, params }) => ({
+        status: 200,
+        body: await history.objectAddress(deps, auth, params.objectId),
+      }),
+    }),
+    defineRoute({
       ...gpsObjectsApi.getGpsMatchedTrack,
       access: GPS,
       handler: async ({ auth, params, query }) => ({

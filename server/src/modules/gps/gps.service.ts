@@ -120,6 +120,7 @@ function presentObject(row: repo.ObjectRow, gpsLossHours: number, now: Date): Gp
             speedKmh: row.last_speed_kmh,
             course: row.last_course,
             isLbs: row.last_is_lbs ?? false,
+            batteryPercent: row.last_battery_percent,
           }
         : null,
     speedKmh: row.last_speed_kmh,
@@ -449,8 +450,9 @@ export async function ingest(
       : undefined;
   return inUnit(deps, async (unit) => {
     const object = await objectForMessage(unit, caller, message, settings);
+    const battery = message.batteryPercent ?? null;
     if (!fix) {
-      await repo.noteMessage(unit.tx, object.id, receivedAt, null);
+      await repo.noteMessage(unit.tx, object.id, receivedAt, null, battery);
       return { objectId: object.id, accepted: false, reason: null };
     }
     const filters = effectiveFilters(settings, object.group_settings, object.settings);
@@ -458,7 +460,7 @@ export async function ingest(
     const reason = judge(fix, near, filters, receivedAt, offRoad);
     // A real fix (or a heartbeat's re-sent one) shows the receiver works; a refused impossible one does not.
     const fixSeen = reason === null || ['echo', 'duplicate', 'jitter', 'stale', 'spike'].includes(reason);
-    await repo.noteMessage(unit.tx, object.id, receivedAt, fixSeen ? fix.fixTime : null);
+    await repo.noteMessage(unit.tx, object.id, receivedAt, fixSeen ? fix.fixTime : null, battery);
     if (reason === null) {
       await accept(ingestion, unit, object, fix, receivedAt);
       return { objectId: object.id, accepted: true, reason: null };

@@ -1,6 +1,8 @@
 import type { GpsSettings } from '@shared/api/gps';
 import type { AuthContext } from '../../platform/auth/auth-context';
+import { Problem } from '../../platform/http/problem';
 import type { Fix } from './filters';
+import { reverseGeocode } from './geocoder';
 import * as geofences from './geofences.service';
 import * as repo from './gps.repo';
 import { type GpsDeps, getSettings, requireObject, timeRange, trackDistance } from './gps.service';
@@ -9,24 +11,42 @@ import { tripsAndStops } from './trips';
 
 type Range = { from?: string; to?: string };
 
-/** A place's address from the configured reverse geocoder (Nominatim's answer), or null. */
-async function addressOf(deps: GpsDeps, settings: GpsSettings, point: Fix): Promise<string | null> {
+/** A place's address from the configured reverse geocoder in the user's language, or null (none, or it failed). */
+async function addressOf(deps: GpsDeps, settings: GpsSettings, point: Fix, language: string): Promise<string | null> {
   if (!settings.geocoderUrl) return null;
-  try {
-    const url = new URL(settings.geocoderUrl);
-    url.searchParams.set('format', 'jsonv2');
-    url.searchParams.set('lat', String(point.lat));
-    url.searchParams.set('lon', String(point.lon));
-    const response = await (deps.fetch ?? fetch)(url, { signal: AbortSignal.timeout(3000) });
-    const body = (await response.json()) as { display_name?: unknown };
-    return typeof body.display_name === 'string' ? body.display_name : null;
-  } catch {
-    return null;
-  }
+  const answer = await reverseGeocode(deps.fetch ?? fetch, settings.geocoderUrl, point, language);
+  return answer.ok ? answer.address : null;
 }
 
-async function place(deps: GpsDeps, settings: GpsSettings, point: Fix) {
-  return { lat: point.lat, lon: point.lon, address: await addressOf(deps, settings, point) };
+async function place(deps: GpsDeps, settings: GpsSettings, point: Fix, language: string) {
+  return { lat: point.lat, lon: point.lon, address: await addressOf(deps, settings, point, language) };
+}
+
+/**
+ * The address of the object's last position, in the user's language: 409 `geocoder_not_configured`
+ * without a geocoder, 502 `geocoder_failed` when it does not answer.
+ */
+export async function objectAddress(deps: GpsDeps, auth: AuthContext, objectId: string) {
+  const object = await requireObject(deps.db, auth, objectId);
+  const settings = await getSettings(deps.db, auth.organizationId);
+  if (!settings.geocoderUrl) {
+    throw Problem.of(
+      'geocoder_not_configured',
+      'No reverse geocoder is set: an administrator sets `geocoderUrl` in the GPS settings (a Nominatim /reverse address).',
+    );
+  }
+  if (!object.last_fix_time || object.last_lat === null || object.last_lon === null) {
+    throw Problem.of('conflict', `The object ${object.name} has no position yet, so it has no address.`);
+  }
+  const point = { lat: object.last_lat, lon: object.last_lon };
+  const answer = await reverseGeocode(deps.fetch ?? fetch, settings.geocoderUrl, point, auth.locale);
+  if (!answer.ok) {
+    throw Problem.of(
+      'geocoder_failed',
+      `The reverse geocoder did not give the address (${answer.detail}); try again later.`,
+    );
+  }
+  return { address: answer.address, ...point, fixTime: object.last_fix_time.toISOString() };
 }
 
 async function analysed(deps: GpsDeps, auth: AuthContext, objectId: string, range: Range) {
@@ -51,8 +71,8 @@ export async function listTrips(deps: GpsDeps, auth: AuthContext, objectId: stri
       distanceMeters: Math.round(trip.distanceMeters * 10) / 10,
       maxSpeedKmh: Math.round(trip.maxSpeedKmh * 10) / 10,
       avgSpeedKmh: seconds > 0 ? Math.round((trip.distanceMeters / seconds) * 36) / 10 : 0,
-      startPlace: await place(deps, settings, first),
-      endPlace: await place(deps, settings, last),
+      startPlace: await place(deps, settings, first, auth.locale),
+      endPlace: await place(deps, settings, last, auth.locale),
     });
   }
   return { items };
@@ -66,7 +86,7 @@ export async function listStops(deps: GpsDeps, auth: AuthContext, objectId: stri
       start: stop.start.fixTime.toISOString(),
       end: stop.end.fixTime.toISOString(),
       durationSeconds: (stop.end.fixTime.getTime() - stop.start.fixTime.getTime()) / 1000,
-      place: await place(deps, settings, stop.start),
+      place: await place(deps, settings, stop.start, auth.locale),
     });
   }
   return { items };

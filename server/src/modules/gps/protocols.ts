@@ -14,6 +14,8 @@ export interface TrackerMessage {
   trackerId: string;
   deviceName: string | null;
   fix: Candidate | null;
+  /** The battery level the message reports, percent (absent: none). */
+  batteryPercent?: number | null;
 }
 
 function invalid(pointer: string, detail: string, location: ProblemFieldError['location'] = 'body'): Problem {
@@ -49,6 +51,13 @@ function number(value: unknown): number | null {
   return Number.isFinite(parsed) ? parsed : null;
 }
 
+/** A battery level as a percent within 0–100 (a negative one means "unknown" on phones). */
+function percent(value: unknown, scale = 1): number | null {
+  const level = number(value);
+  if (level === null || level < 0) return null;
+  return Math.min(100, Math.round(level * scale * 10) / 10);
+}
+
 function flag(value: unknown): boolean | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'boolean') return value;
@@ -67,6 +76,7 @@ export function fromTraccar(
   return {
     trackerId: device.uniqueId,
     deviceName: device.name ?? null,
+    batteryPercent: percent(attributes.batteryLevel),
     fix: {
       fixTime,
       lat: position.latitude,
@@ -101,7 +111,8 @@ export function fromOsmAnd(fields: Record<string, unknown>, receivedAt: Date): T
     lat = number(first);
     lon = number(second);
   }
-  if (lat === null && lon === null) return { trackerId: id.trim(), deviceName: null, fix: null };
+  const batteryPercent = percent(fields.batt ?? fields.battery);
+  if (lat === null && lon === null) return { trackerId: id.trim(), deviceName: null, batteryPercent, fix: null };
   const timestamp = fields.timestamp;
   const fixTime = timestamp === undefined ? receivedAt : parseTime(timestamp);
   if (!fixTime) throw invalid('#/timestamp', 'a time in seconds, milliseconds or ISO 8601 is expected');
@@ -112,6 +123,7 @@ export function fromOsmAnd(fields: Record<string, unknown>, receivedAt: Date): T
   return {
     trackerId: id.trim(),
     deviceName: null,
+    batteryPercent,
     fix: {
       fixTime,
       lat: lat ?? Number.NaN,
@@ -149,9 +161,13 @@ function fromOsmAndJson(fields: Record<string, unknown>, receivedAt: Date): Trac
   const lon = number(longitude);
   if (lat === null || lon === null) throw invalid('#/location/coords', 'latitude and longitude are numbers');
   const metersPerSecond = number(speed);
+  // The JSON form's battery level is a fraction (0–1), in the location.
+  const battery = location.battery;
+  const level = battery !== null && typeof battery === 'object' ? (battery as { level?: unknown }).level : undefined;
   return {
     trackerId: id.trim(),
     deviceName: null,
+    batteryPercent: percent(level, 100),
     fix: {
       fixTime,
       lat,
