@@ -85,6 +85,15 @@ const DOCUMENTS: Record<CollectionName, Record<string, unknown>> = {
     createdAt: '2026-11-01T10:00:00.000Z',
     updatedAt: '2026-11-01T10:00:00.000Z',
   },
+  gps_geofences: {
+    id: 'geofence-1',
+    type: 'geofence',
+    name: 'Depot',
+    geometry: { type: 'circle', center: { lat: 55.75, lon: 37.62 }, radiusMeters: 300 },
+    color: null,
+    createdAt: '2026-11-01T10:00:00.000Z',
+    updatedAt: '2026-11-01T10:00:00.000Z',
+  },
 };
 
 let dir: string;

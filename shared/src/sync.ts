@@ -13,11 +13,20 @@ export const SYNC_COLLECTIONS = [
   'users',
   'roles',
   'gps_objects',
+  'gps_geofences',
 ] as const;
 export const SyncCollection = z.enum(SYNC_COLLECTIONS);
 export type SyncCollection = z.infer<typeof SyncCollection>;
 
-export const SyncCheckpoint = z.object({ xid: z.string().regex(/^\d+$/), seq: z.string().regex(/^\d+$/) });
+export const SyncCheckpoint = z.object({
+  xid: z.string().regex(/^\d+$/),
+  seq: z.string().regex(/^\d+$/),
+  /**
+   * With `xid` 0 (no transaction has it: the collection starts over), a module's access was
+   * withdrawn from the user: tombstones of its records were sent up to this id (GPS collections).
+   */
+  withdrawnAfter: z.string().max(200).optional(),
+});
 export type SyncCheckpoint = z.infer<typeof SyncCheckpoint>;
 
 /**

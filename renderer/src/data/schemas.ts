@@ -116,18 +116,35 @@ export const collectionSchemas = {
   }),
   users: schema('users', { email: text, name: text, isAdmin: flag, status: text, locale: text, roleIds: list }),
   roles: schema('roles', { name: text, memberIds: list }),
-  // GPS objects with their last position, pulled by users with GPS module access only (read-only).
-  gps_objects: schema('gps_objects', {
+  // GPS objects with their last position (`type: 'object'`) and their groups (`type: 'group'`),
+  // pulled by users with GPS module access only (read-only). Version 1: groups came in.
+  gps_objects: {
+    ...schema('gps_objects', {
+      type: text,
+      name: text,
+      kind: text,
+      trackerId: text,
+      groupId: nullableText,
+      settings: object,
+      last_seen: nullableText,
+      last_gps_fix_at: nullableText,
+      gpsLost: flag,
+      lastPosition: { type: ['object', 'null'] },
+      speedKmh: { type: ['number', 'null'] },
+      createdAt: text,
+      updatedAt: text,
+    }),
+    version: 1,
+  },
+  // GPS geofences (`type: 'geofence'`) and routes (`type: 'route'`), for GPS users only; written
+  // offline too, merged on the server field by field.
+  gps_geofences: schema('gps_geofences', {
+    type: text,
     name: text,
-    kind: text,
-    trackerId: text,
-    groupId: nullableText,
-    settings: object,
-    last_seen: nullableText,
-    last_gps_fix_at: nullableText,
-    gpsLost: flag,
-    lastPosition: { type: ['object', 'null'] },
-    speedKmh: { type: ['number', 'null'] },
+    geometry: object,
+    color: nullableText,
+    objectIds: list,
+    stops: list,
     createdAt: text,
     updatedAt: text,
   }),
@@ -152,7 +169,9 @@ export const collectionMigrations: Partial<
 > = {
   // 0 → 1: indexes for the list; tombstones get the indexed fields they lacked.
   tasks: { 1: (document) => ({ ...tombstoneDefaults.tasks, ...document }) },
+  // 0 → 1: every document held was an object.
+  gps_objects: { 1: (document) => ({ type: 'object', ...document }) },
 };
 
 /** Collections the replica writes to; the others arrive from the server only. */
-export const WRITABLE: readonly CollectionName[] = ['tasks', 'directory_rows'];
+export const WRITABLE: readonly CollectionName[] = ['tasks', 'directory_rows', 'gps_geofences'];

@@ -55,7 +55,8 @@ export function contains(geometry: Geometry, point: { lat: number; lon: number }
   }
 }
 
-function present(row: repo.GeofenceRow) {
+/** A geofence as REST answers it (and replicas hold it). */
+export function present(row: repo.GeofenceRow) {
   return {
     id: row.id,
     name: row.name,
@@ -76,10 +77,16 @@ export async function getGeofence(deps: GpsDeps, auth: AuthContext, id: string) 
   return present(row);
 }
 
-export async function createGeofence(deps: GpsDeps, auth: AuthContext, input: z.infer<typeof GeofenceRequest>) {
+/** `id`: the client's own, for a geofence made offline. */
+export async function createGeofence(
+  deps: GpsDeps,
+  auth: AuthContext,
+  input: z.infer<typeof GeofenceRequest>,
+  id = newId(),
+) {
   checkGeometry(input.geometry);
   const row = await repo.insertGeofence(deps.db, {
-    id: newId(),
+    id,
     organizationId: auth.organizationId,
     name: input.name,
     geometry: input.geometry,
@@ -155,7 +162,8 @@ export async function crossingsOf(db: Queryable, objectId: string, from: Date, t
   return repo.crossings(db, objectId, from, to);
 }
 
-function presentRoute(row: repo.RouteRow) {
+/** A route as REST answers it (and replicas hold it). */
+export function presentRoute(row: repo.RouteRow) {
   return {
     id: row.id,
     name: row.name,
@@ -204,10 +212,11 @@ export async function getRoute(deps: GpsDeps, auth: AuthContext, id: string) {
   return presentRoute(row);
 }
 
-export async function createRoute(deps: GpsDeps, auth: AuthContext, input: z.infer<typeof RouteRequest>) {
+/** `id`: the client's own, for a route made offline. */
+export async function createRoute(deps: GpsDeps, auth: AuthContext, input: z.infer<typeof RouteRequest>, id = newId()) {
   await checkRoute(deps.db, auth, input);
   const row = await repo.saveRoute(deps.db, {
-    id: newId(),
+    id,
     organizationId: auth.organizationId,
     name: input.name,
     objectIds: input.objectIds,

@@ -243,7 +243,8 @@ export async function deleteObject(deps: GpsDeps, auth: AuthContext, id: string)
   if (!(await repo.deleteObject(deps.db, auth.organizationId, id))) throw objectNotFound(id);
 }
 
-function presentGroup(row: repo.GroupRow) {
+/** A group as REST answers it (and replicas hold it). */
+export function presentGroup(row: repo.GroupRow) {
   return {
     id: row.id,
     name: row.name,

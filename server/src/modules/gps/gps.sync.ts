@@ -1,22 +1,246 @@
-import type { SyncDocument } from '@shared/sync';
+import { GeofenceRequest, RouteRequest } from '@shared/api/gps';
+import type { GoneRecord, LostEdit, SyncCheckpoint, SyncDocument } from '@shared/sync';
+import { z } from 'zod';
+import type { AuthContext } from '../../platform/auth/auth-context';
+import type { Queryable } from '../../platform/db/db';
+import { Problem } from '../../platform/http/problem';
 import { defineSyncCollection } from '../../platform/sync/sync-collection';
-import type { SyncSource } from '../../platform/sync/sync-source';
+import {
+  clientChanges,
+  createdOrMerged,
+  keptValuesWithoutBase,
+  keptWithoutBase,
+  knownBase,
+  lostWithRecord,
+  refusedValuesAsLost,
+  type SyncSource,
+  sameValue,
+  tombstone,
+  withValuesLeftOut,
+} from '../../platform/sync/sync-source';
+import * as geofenceRepo from './geofences.repo';
+import * as geofences from './geofences.service';
 import { objectChanges } from './gps.repo';
-import { presentObjects } from './gps.service';
+import { type GpsDeps, presentGroup, presentObjects } from './gps.service';
+import {
+  type GeofenceChange,
+  type GroupChange,
+  geofenceChanges,
+  geofenceIdTaken,
+  groupChanges,
+  inCommitOrder,
+  lockGeofenceOrRoute,
+  recordIdsAfter,
+} from './sync.repo';
+
+const hasGps = (auth: AuthContext) => auth.modules.includes('gps');
+
+/** After every id: a replica whose user lost GPS access has been sent every tombstone. */
+export const LAST_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
 /**
- * GPS objects with their last position, read-only on replicas, for users with GPS module access
- * only: to anyone else the collection is empty (not even tombstones name an object).
+ * A GPS collection, pulled by users with GPS module access only: to anyone else it is empty (not
+ * even tombstones name a record). A replica that pulled it while its user had access (a checkpoint)
+ * and lost it since is sent a tombstone of every record, in id order (`ids`), then stands at
+ * checkpoint `{xid: 0}`: nothing more comes without access, everything again once access returns.
  */
-export const gpsObjectsSyncSource: SyncSource = defineSyncCollection({
-  collection: 'gps_objects',
-  pull: {
-    changes: async (db, auth, checkpoint, limit) =>
-      auth.modules.includes('gps') ? objectChanges(db, auth.organizationId, checkpoint, limit) : [],
-    gone: (row) => row.name === null,
-    async present(db, auth, rows) {
-      const objects = await presentObjects(db, auth.organizationId, rows);
-      return new Map(objects.map((object) => [object.id, { ...object, _deleted: false } as unknown as SyncDocument]));
+export function gpsOnly(
+  source: SyncSource,
+  ids: (db: Queryable, organizationId: string, after: string | undefined, limit: number) => Promise<string[]>,
+): SyncSource {
+  return {
+    ...source,
+    async pull(db, auth, checkpoint, limit) {
+      const startsOver = checkpoint?.xid === '0';
+      if (hasGps(auth)) return source.pull(db, auth, startsOver ? null : checkpoint, limit);
+      if (!checkpoint) return { documents: [], checkpoint: null };
+      const after = startsOver ? checkpoint.withdrawnAfter : undefined;
+      if (startsOver && (after === undefined || after === LAST_ID)) return { documents: [], checkpoint };
+      const found = await ids(db, auth.organizationId, after, limit);
+      const last = found.length < limit ? LAST_ID : (found.at(-1) as string);
+      const next: SyncCheckpoint = { xid: '0', seq: '0', withdrawnAfter: last };
+      return { documents: found.map(tombstone), checkpoint: next };
     },
-  },
-});
+  };
+}
+
+type ObjectsChange = Awaited<ReturnType<typeof objectChanges>>[number] | (GroupChange & { group: true });
+
+/**
+ * GPS objects with their last position and the groups they are in (`type: 'group'`), read-only on
+ * replicas. A deleted object or group arrives as a tombstone.
+ */
+export const gpsObjectsSyncSource: SyncSource = gpsOnly(
+  defineSyncCollection<ObjectsChange, GpsDeps>({
+    collection: 'gps_objects',
+    pull: {
+      async changes(db, auth, checkpoint, limit) {
+        const objects = await objectChanges(db, auth.organizationId, checkpoint, limit);
+        const groups = (await groupChanges(db, auth.organizationId, checkpoint, limit)).map((group) => ({
+          ...group,
+          group: true as const,
+        }));
+        return inCommitOrder<ObjectsChange>([objects, groups], limit);
+      },
+      gone: (row) => row.name === null,
+      async present(db, auth, rows) {
+        const objects = rows.filter((row) => !('group' in row));
+        const documents = new Map<string, SyncDocument>();
+        for (const object of await presentObjects(db, auth.organizationId, objects as never)) {
+          documents.set(object.id, { ...object, type: 'object', _deleted: false } as unknown as SyncDocument);
+        }
+        for (const row of rows) {
+          if ('group' in row) {
+            documents.set(row.id, { ...presentGroup(row), type: 'group', _deleted: false } as SyncDocument);
+          }
+        }
+        return documents;
+      },
+    },
+  }),
+  (db, organizationId, after, limit) => recordIdsAfter(db, organizationId, 'gps_objects', after, limit),
+);
+
+/** A geofence or a route as replicas hold it (`type` tells which). */
+function geofenceDocument(row: GeofenceChange | geofenceRepo.GeofenceRow | geofenceRepo.RouteRow, type: string) {
+  return type === 'route'
+    ? { ...geofences.presentRoute(row as geofenceRepo.RouteRow), type: 'route', _deleted: false }
+    : { ...geofences.present(row as geofenceRepo.GeofenceRow), type: 'geofence', _deleted: false };
+}
+
+/** What a pushed live geofence or route must look like: as REST takes it, with its type. */
+const PushedGeofence = z.discriminatedUnion('type', [
+  GeofenceRequest.extend({ type: z.literal('geofence'), color: z.string().max(50).nullable().optional() }),
+  RouteRequest.extend({ type: z.literal('route') }),
+]);
+
+/** The values a replica edits, by type (the rest are the server's). */
+const EDITED = { geofence: ['name', 'geometry', 'color'], route: ['name', 'objectIds', 'stops'] } as const;
+const ALL_EDITED = [...new Set([...EDITED.geofence, ...EDITED.route])];
+
+function typeOf(document: object | null | undefined): 'geofence' | 'route' {
+  return (document as { type?: unknown } | null)?.type === 'route' ? 'route' : 'geofence';
+}
+
+/** A document's values as a replica edits them, by lost-edit path. */
+function geofenceValues(document: object): Map<string, unknown> {
+  const doc = document as Record<string, unknown>;
+  return new Map(EDITED[typeOf(document)].map((key) => [key, doc[key]]));
+}
+
+async function currentGeofence(db: Queryable, auth: AuthContext, id: string): Promise<SyncDocument | undefined> {
+  const geofence = await geofenceRepo.findGeofence(db, auth.organizationId, id);
+  if (geofence) return geofenceDocument(geofence, 'geofence') as SyncDocument;
+  const route = await geofenceRepo.findRoute(db, auth.organizationId, id);
+  return route ? (geofenceDocument(route, 'route') as SyncDocument) : undefined;
+}
+
+const recordOf = (document: SyncDocument): GoneRecord => ({ name: String(document.name ?? '') });
+
+/**
+ * Three-way merge of a geofence or route edited offline, value by value like tasks: a value the
+ * client changed and the server did not takes the client's (through the same service as REST, so
+ * geometry and stops are judged alike); a value changed on both sides keeps the server's and is
+ * reported lost; a deletion of a record changed on the server meanwhile is refused.
+ */
+async function pushGeofence(
+  deps: GpsDeps,
+  auth: AuthContext,
+  pushedBase: SyncDocument | null,
+  pushed: SyncDocument,
+  lost: LostEdit[],
+): Promise<void> {
+  if (!hasGps(auth)) {
+    throw Problem.of('module_access_denied', 'The GPS module is not granted to you: your geofence edits are not kept.');
+  }
+  const id = pushed.id;
+  await lockGeofenceOrRoute(deps.db, auth.organizationId, id);
+  const current = await currentGeofence(deps.db, auth, id);
+  const next = withValuesLeftOut(pushed, pushedBase ?? current, ALL_EDITED);
+  if (!current) {
+    if (next._deleted) return;
+    // Edited from a server state that is gone (deleted meanwhile): the server wins, the user is told.
+    if (pushedBase !== null) {
+      return lostWithRecord(lost, id, recordOf(next), { base: geofenceValues(pushedBase), next: geofenceValues(next) });
+    }
+    const input = PushedGeofence.parse(next);
+    return createdOrMerged(
+      async () => {
+        if (await geofenceIdTaken(deps.db, id)) throw Problem.of('conflict', `The id ${id} is taken.`);
+        if (input.type === 'route') await geofences.createRoute(deps, auth, input, id);
+        else await geofences.createGeofence(deps, auth, input, id);
+      },
+      async () => (await currentGeofence(deps.db, auth, id)) !== undefined,
+      () => pushGeofence(deps, auth, pushedBase, pushed, lost),
+    );
+  }
+  if (typeOf(current) !== typeOf(next) && !next._deleted) {
+    throw Problem.of('validation_failed', `${id} is a ${typeOf(current)}: it cannot become a ${typeOf(next)}.`);
+  }
+  const base = knownBase(pushedBase, current, next);
+  if (base === null) {
+    if (next._deleted) return keptWithoutBase(lost, { id, path: '_deleted' }, { current: false, next: true });
+    return keptValuesWithoutBase(lost, id, { current: geofenceValues(current), next: geofenceValues(next) });
+  }
+  if (next._deleted) {
+    const changed = EDITED[typeOf(current)].some((key) => !sameValue(current[key], base[key]));
+    if (changed) lost.push({ id, path: '_deleted', attempted: true, kept: false, reason: 'changed_on_server' });
+    else if (typeOf(current) === 'route') await geofences.deleteRoute(deps, auth, id);
+    else await geofences.deleteGeofence(deps, auth, id);
+    return;
+  }
+  const won = clientChanges(
+    lost,
+    id,
+    { base: geofenceValues(base), current: geofenceValues(current), next: geofenceValues(next) },
+    () => true,
+  );
+  if (won.size === 0) return;
+  // The values as REST would take them (a stop's default tolerance, trimmed names).
+  const parsed = PushedGeofence.parse({ ...current, ...Object.fromEntries(won) }) as Record<string, unknown>;
+  const patch = Object.fromEntries([...won.keys()].map((key) => [key, parsed[key] ?? null]));
+  const values = [...won.entries()].map(([path, attempted]) => ({ path, attempted, kept: current[path] ?? null }));
+  await refusedValuesAsLost(lost, id, values, () =>
+    typeOf(current) === 'route'
+      ? geofences.updateRoute(deps, auth, id, patch)
+      : geofences.updateGeofence(deps, auth, id, patch),
+  );
+}
+
+/** Whether a push ended as sent: both deleted, or both live with the same values. */
+function sameGeofenceState(master: SyncDocument, pushed: SyncDocument): boolean {
+  if (Boolean(master._deleted) !== Boolean(pushed._deleted)) return false;
+  if (master._deleted) return true;
+  const [a, b] = [geofenceValues(master), geofenceValues(pushed)];
+  return typeOf(master) === typeOf(pushed) && [...a.keys()].every((key) => sameValue(a.get(key), b.get(key)));
+}
+
+/**
+ * Geofences and routes (`type: 'geofence' | 'route'`), written offline too: pushed through the GPS
+ * services with the REST checks, merged field by field on reconnect.
+ */
+export function gpsGeofencesSyncSource(deps: GpsDeps): SyncSource {
+  return gpsOnly(
+    defineSyncCollection<GeofenceChange, GpsDeps>({
+      collection: 'gps_geofences',
+      pull: {
+        changes: (db, auth, checkpoint, limit) => geofenceChanges(db, auth.organizationId, checkpoint, limit),
+        gone: (row) => row.type === null,
+        present: (_db, _auth, rows) =>
+          new Map(rows.map((row) => [row.id, geofenceDocument(row, row.type ?? 'geofence') as SyncDocument])),
+      },
+      push: {
+        deps,
+        shape: PushedGeofence,
+        noun: 'geofence',
+        values: geofenceValues,
+        record: (_held, _auth, document) => recordOf(document),
+        master: (held, _auth, id, asCaller) =>
+          asCaller(async (view) => (hasGps(view) && (await currentGeofence(held.db, view, id))) || tombstone(id)),
+        apply: (held, auth, { base, next, lost }) => pushGeofence(held, auth, base, next, lost),
+        sameState: sameGeofenceState,
+      },
+    }),
+    (db, organizationId, after, limit) => recordIdsAfter(db, organizationId, 'gps_geofences', after, limit),
+  );
+}

@@ -2,7 +2,7 @@ import type { ModuleFactory } from '../../platform/module';
 import { crossGeofences } from './geofences.service';
 import { gpsRoutes } from './gps.routes';
 import { type GpsDeps, type Ingestion, pruneOldPoints, TrackerRateLimit, tileOrigins } from './gps.service';
-import { gpsObjectsSyncSource } from './gps.sync';
+import { gpsGeofencesSyncSource, gpsObjectsSyncSource } from './gps.sync';
 import { LivePositions } from './live';
 import { roadDistance } from './matching';
 
@@ -29,7 +29,7 @@ export const gpsModule: ModuleFactory = (context) => {
     name: 'gps',
     routes: gpsRoutes(deps, ingestion, refreshOrigins),
     connectOrigins: () => origins,
-    syncSources: [gpsObjectsSyncSource],
+    syncSources: [gpsObjectsSyncSource, gpsGeofencesSyncSource(deps)],
     scheduled: [
       live,
       // Other instances' settings changes reach this one's CSP within a minute.

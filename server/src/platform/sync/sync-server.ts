@@ -67,6 +67,7 @@ function sameViewer(a: AuthContext, b: AuthContext): boolean {
     a.userId === b.userId &&
     a.organizationId === b.organizationId &&
     a.isAdmin === b.isAdmin &&
+    a.modules.join() === b.modules.join() &&
     a.roleIds.length === b.roleIds.length &&
     a.roleIds.every((id, i) => id === b.roleIds[i])
   );
@@ -109,9 +110,12 @@ export interface SyncFailure {
   requestId: string;
 }
 
-/** Later of two checkpoints in commit order. */
+/**
+ * Later of two checkpoints in commit order; one of transaction 0 (a collection starting over, its
+ * records' tombstones sent when a module's access was withdrawn) replaces the other.
+ */
 function later(a: SyncCheckpoint | null | undefined, b: SyncCheckpoint | null): SyncCheckpoint | null {
-  if (!a) return b;
+  if (!a || b?.xid === '0') return b;
   if (!b) return a;
   const [ax, as, bx, bs] = [BigInt(a.xid), BigInt(a.seq), BigInt(b.xid), BigInt(b.seq)];
   return ax > bx || (ax === bx && as > bs) ? a : b;
