@@ -56,7 +56,16 @@ describe('preload bridge', () => {
     const keys = Object.keys(bridge).sort();
     expect(keys).toEqual([...APP_BRIDGE_KEYS].sort());
     expect(keys).toEqual(
-      ['appVersion', 'onDeepLink', 'openExternal', 'platform', 'requestReplicaPort', 'serverUrl', 'setLanguage'].sort(),
+      [
+        'appVersion',
+        'onDeepLink',
+        'openExternal',
+        'platform',
+        'requestReplicaPort',
+        'serverUrl',
+        'setLanguage',
+        'setTileSource',
+      ].sort(),
     );
     for (const value of Object.values(bridge)) {
       expect(value).not.toBe(ipcRenderer);
@@ -82,6 +91,26 @@ describe('preload bridge', () => {
       expect(() => bridge.setLanguage(wrong as never)).toThrow(TypeError);
     }
     expect(ipcRenderer.sent).toHaveLength(1);
+  });
+
+  it('tells the main process the organization’s tile source (or none) and refuses anything but http(s)', () => {
+    const { bridge, ipcRenderer } = preload();
+    bridge.setTileSource({ kind: 'pmtiles', url: 'https://tiles.example.org/region.pmtiles' });
+    bridge.setTileSource(null);
+    for (const wrong of [
+      { kind: 'raster', url: 'file:///etc/passwd' },
+      { kind: 'vector', url: 'https://tiles.example.org/{z}/{x}/{y}.pbf' },
+      'https://tiles.example.org/{z}/{x}/{y}.png',
+    ]) {
+      expect(() => bridge.setTileSource(wrong as never)).toThrow(TypeError);
+    }
+    expect(ipcRenderer.sent).toEqual([
+      {
+        channel: 'orbita:set-tile-source',
+        args: [{ kind: 'pmtiles', url: 'https://tiles.example.org/region.pmtiles' }],
+      },
+      { channel: 'orbita:set-tile-source', args: [null] },
+    ]);
   });
 
   it('opens only http(s) URLs outside the app', () => {

@@ -4,6 +4,7 @@ import {
   DEFAULT_SERVER_URL,
   DESKTOP_CHANNELS,
   isDesktopLanguage,
+  isDesktopTileSource,
   isExternalUrl,
   REPLICA_PORT_MESSAGE,
 } from '@shared/desktop/bridge';
@@ -100,6 +101,10 @@ export function createBridge(ipcRenderer: IpcRendererLike, process: PreloadProce
       // the port of this page load is on its way.
       if (passing) ipcRenderer.send(DESKTOP_CHANNELS.replicaPortRequest);
       else asked = true;
+    },
+    setTileSource(source) {
+      if (source !== null && !isDesktopTileSource(source)) throw new TypeError('A tile source is an http(s) URL');
+      ipcRenderer.send(DESKTOP_CHANNELS.setTileSource, source === null ? null : { kind: source.kind, url: source.url });
     },
   } satisfies AppBridge;
   return bridge;

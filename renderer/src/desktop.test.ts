@@ -30,6 +30,7 @@ function fakeBridge(onRequest: () => void): AppBridge {
     onDeepLink: () => () => {},
     openExternal: () => {},
     requestReplicaPort: onRequest,
+    setTileSource: () => {},
   };
 }
 

@@ -209,7 +209,11 @@ export function createApp(options: AppOptions): App {
     next();
   });
   web.use(router);
-  web.use(webApp(options.webRoot));
+  web.use(
+    webApp(options.webRoot, {
+      offlineOrigins: () => modules.flatMap((module) => module.connectOrigins?.() ?? []),
+    }),
+  );
   web.use(notFoundHandler(allowedMethods(routes)));
   web.use(errorHandler);
 

@@ -59,7 +59,10 @@ export interface AppModule {
   jobs?: Record<string, JobHandler>;
   /** Work run at a declared interval on every instance (e.g. the automations' scheduler tick). */
   scheduled?: ScheduledTask[];
-  /** Origins pages may connect to beside their own (the Content-Security-Policy's `connect-src`), e.g. map tile servers. */
+  /**
+   * Origins pages may connect to beside their own (the Content-Security-Policy's `connect-src`), e.g.
+   * map tile servers; the browser build's service worker keeps their GET responses for offline.
+   */
   connectOrigins?: () => readonly string[];
   /** Told of every sync message answered with a problem (as `middleware` observes responses). */
   observeSyncFailure?: (failure: SyncFailure) => void;

@@ -71,14 +71,17 @@ export const RoutingEngine = z
   })
   .meta({ id: 'GpsRoutingEngine' });
 
-/** Where the map's tiles come from: an XYZ raster template, a MapLibre style (vector tiles) or a PMTiles archive of raster tiles. */
+/** Where the map's tiles come from: an XYZ raster template, a MapLibre style (vector tiles) or a PMTiles archive (raster or vector tiles). */
 export const TileSource = z
   .object({
     kind: z.enum(['raster', 'style', 'pmtiles']),
     url: z
       .url({ protocol: /^https?$/ })
       .max(2000)
-      .meta({ description: 'raster: …/{z}/{x}/{y}.png; style: a style JSON; pmtiles: the archive' }),
+      .meta({
+        description:
+          'raster: …/{z}/{x}/{y}.png; style: a style JSON; pmtiles: the archive (its header says raster or vector; vector tiles get a default style)',
+      }),
   })
   .meta({ id: 'GpsTileSource' });
 

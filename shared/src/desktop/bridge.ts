@@ -30,6 +30,25 @@ export interface AppBridge {
    * whenever the replica process restarts.
    */
   requestReplicaPort(): void;
+  /**
+   * Tells the shell the organization's map tile source (null: none): its tile cache serves only that
+   * source's origin, and its pages' Content-Security-Policy allows that origin. Throws on anything
+   * but an http(s) URL.
+   */
+  setTileSource(source: DesktopTileSource | null): void;
+}
+
+/** The organization's tile source as the shell keeps it (GpsSettings.tileSource). */
+export interface DesktopTileSource {
+  kind: 'raster' | 'style' | 'pmtiles';
+  url: string;
+}
+
+/** Whether `value` is a tile source the shell accepts (an http(s) URL of one of the kinds). */
+export function isDesktopTileSource(value: unknown): value is DesktopTileSource {
+  if (typeof value !== 'object' || value === null) return false;
+  const { kind, url } = value as { kind?: unknown; url?: unknown };
+  return (kind === 'raster' || kind === 'style' || kind === 'pmtiles') && isExternalUrl(url);
 }
 
 /** Every key of AppBridge, checked by the compiler: the preload exposes exactly these. */
@@ -41,6 +60,7 @@ const BRIDGE_KEYS: Record<keyof AppBridge, true> = {
   onDeepLink: true,
   openExternal: true,
   requestReplicaPort: true,
+  setTileSource: true,
 };
 export const APP_BRIDGE_KEYS = Object.keys(BRIDGE_KEYS) as (keyof AppBridge)[];
 
@@ -59,6 +79,8 @@ export const DESKTOP_CHANNELS = {
    * deleted while none was held): main answers on `replicaPort`.
    */
   replicaPortRequest: 'orbita:replica-port-request',
+  /** page → main: the organization's tile source (or null). */
+  setTileSource: 'orbita:set-tile-source',
 } as const;
 
 /** Data of the window message that carries the replica port from the preload to the page. */

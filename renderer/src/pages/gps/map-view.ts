@@ -1,29 +1,29 @@
 import type { ExpressionSpecification } from '@maplibre/maplibre-gl-style-spec';
 import type { FeatureCollection, Point } from 'geojson';
 import {
-  addProtocol,
   type GeoJSONSource,
   type MapLayerMouseEvent,
   Map as MapLibreMap,
   type MapStyleImageMissingEvent,
   NavigationControl,
-  type RasterSourceSpecification,
   ScaleControl,
   type StyleSpecification,
   setWorkerUrl,
 } from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
 import workerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
-import { Protocol } from 'pmtiles';
 import { basemap } from './basemap';
 import type { LatLon } from './geometry';
 import { STATE_COLOR } from './object-state';
+import {
+  announceTileSource,
+  ORGANIZATION_PREFIX,
+  organizationLayers,
+  type TileSource,
+  transformTileRequest,
+} from './tile-source';
 
-/** The map's tile source: an XYZ raster URL, a MapLibre style URL (vector tiles), or a PMTiles archive of raster tiles. */
-export interface TileSource {
-  kind: 'raster' | 'style' | 'pmtiles';
-  url: string;
-}
+export type { TileSource } from './tile-source';
 
 export interface MapCamera {
   center: [number, number];
@@ -34,22 +34,10 @@ const EMPTY: FeatureCollection = { type: 'FeatureCollection', features: [] };
 const GEOJSON_SOURCES = ['objects', 'track', 'stops', 'rejected', 'playback', 'geofences', 'draft', 'handles'] as const;
 export type MapSourceName = (typeof GEOJSON_SOURCES)[number];
 
-let pmtilesRegistered = false;
 // MapLibre finds its worker beside its own module, which the bundle does not keep: named here.
 setWorkerUrl(new URL(workerUrl, location.href).href);
 
-/** The raster source of a configured tile source (a style URL is not drawn over the basemap yet). */
-function tileSourceOf(tiles: TileSource | null | undefined): RasterSourceSpecification | undefined {
-  if (tiles?.kind === 'raster') return { type: 'raster', tiles: [tiles.url], tileSize: 256, maxzoom: 19 };
-  if (tiles?.kind !== 'pmtiles') return undefined;
-  if (!pmtilesRegistered) {
-    addProtocol('pmtiles', new Protocol().tile);
-    pmtilesRegistered = true;
-  }
-  return { type: 'raster', url: `pmtiles://${new URL(tiles.url, location.href).href}`, tileSize: 256 };
-}
-
-function styleOf(tiles: TileSource | null | undefined): StyleSpecification {
+function styleOf(): StyleSpecification {
   const { land, borders } = basemap();
   const style: StyleSpecification = {
     version: 8,
@@ -63,11 +51,6 @@ function styleOf(tiles: TileSource | null | undefined): StyleSpecification {
       { id: 'borders', type: 'line', source: 'borders', paint: { 'line-color': '#b9a8b9', 'line-width': 0.8 } },
     ],
   };
-  const source = tileSourceOf(tiles);
-  if (source) {
-    style.sources.tiles = source;
-    style.layers.push({ id: 'tiles', type: 'raster', source: 'tiles' });
-  }
   return style;
 }
 
@@ -131,11 +114,14 @@ function drawImage(name: string): ImageData | undefined {
 export class MapView {
   readonly map: MapLibreMap;
   readonly loaded: Promise<void>;
+  private tilesKey: string | undefined;
 
   constructor(container: HTMLElement, camera: MapCamera, tiles: TileSource | null | undefined) {
     this.map = new MapLibreMap({
       container,
-      style: styleOf(tiles),
+      style: styleOf(),
+      // The organization's tiles go through the desktop shell's tile cache (left as they are in a browser).
+      transformRequest: transformTileRequest,
       center: camera.center,
       zoom: camera.zoom,
       attributionControl: false,
@@ -150,6 +136,7 @@ export class MapView {
     });
     this.loaded = new Promise((resolve) => this.map.once('load', () => resolve()));
     void this.loaded.then(() => this.addLayers());
+    this.setTiles(tiles ?? null);
   }
 
   private addLayers() {
@@ -309,17 +296,35 @@ export class MapView {
     void this.loaded.then(() => (this.map.getSource(source) as GeoJSONSource | undefined)?.setData(data));
   }
 
-  /** Shows the organization's tiles over the bundled basemap, under everything else (null: none). */
+  /**
+   * Shows the organization's tiles (raster, a style's vector layers or a PMTiles archive) over the
+   * bundled basemap, under everything else (null: none). The same source again changes nothing.
+   */
   setTiles(tiles: TileSource | null) {
-    void this.loaded.then(() => {
-      const map = this.map;
-      if (map.getLayer('tiles')) map.removeLayer('tiles');
-      if (map.getSource('tiles')) map.removeSource('tiles');
-      const source = tileSourceOf(tiles);
-      if (!source) return;
-      map.addSource('tiles', source);
-      map.addLayer({ id: 'tiles', type: 'raster', source: 'tiles' }, 'geofences-fill');
-    });
+    const key = JSON.stringify(tiles);
+    if (key === this.tilesKey) return;
+    this.tilesKey = key;
+    announceTileSource(tiles);
+    const layers = organizationLayers(tiles);
+    void Promise.all([this.loaded, layers])
+      .then(([, organization]) => {
+        const map = this.map;
+        if (this.tilesKey !== key) return;
+        for (const layer of map.getStyle().layers) {
+          if (layer.id.startsWith(ORGANIZATION_PREFIX)) map.removeLayer(layer.id);
+        }
+        for (const name of Object.keys(map.getStyle().sources)) {
+          if (name.startsWith(ORGANIZATION_PREFIX)) map.removeSource(name);
+        }
+        if (organization.glyphs) map.setGlyphs(organization.glyphs);
+        if (organization.sprite) map.setSprite(organization.sprite);
+        for (const [name, source] of Object.entries(organization.sources)) map.addSource(name, source);
+        for (const layer of organization.layers) map.addLayer(layer, 'geofences-fill');
+      })
+      // The source cannot be read (offline with nothing kept, a broken style): the basemap stays.
+      .catch(() => {
+        if (this.tilesKey === key) this.tilesKey = undefined;
+      });
   }
 
   /** Calls back with the id of an object clicked on the map. */
