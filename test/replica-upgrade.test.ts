@@ -94,6 +94,12 @@ const DOCUMENTS: Record<CollectionName, Record<string, unknown>> = {
     createdAt: '2026-11-01T10:00:00.000Z',
     updatedAt: '2026-11-01T10:00:00.000Z',
   },
+  gps_tracks: {
+    id: 'track-hour-1',
+    objectId: 'object-1',
+    hour: '2026-11-01T10:00:00.000Z',
+    points: [[0, 55.75, 37.62, 42.5, 90, 0]],
+  },
 };
 
 let dir: string;

@@ -14,6 +14,7 @@ export const SYNC_COLLECTIONS = [
   'roles',
   'gps_objects',
   'gps_geofences',
+  'gps_tracks',
 ] as const;
 export const SyncCollection = z.enum(SYNC_COLLECTIONS);
 export type SyncCollection = z.infer<typeof SyncCollection>;

@@ -79,7 +79,7 @@ function watchMigrations(db: OrbitaDatabase, report?: (progress: UpgradeProgress
 const replicatedBothWays = (collection: string) => (WRITABLE as readonly string[]).includes(collection);
 
 /**
- * The replica: one RxDB database with the replicated collections (8, under RxDB's free limit
+ * The replica: one RxDB database with the replicated collections (10, under RxDB's free limit
  * of 13). The storage is our SQLite storage in the desktop app (through the utility process) or
  * Dexie in a browser; the rest is the same code.
  */

@@ -229,6 +229,14 @@ export class Replica {
     return this.rows.restoreRow(deleted, movedUp);
   }
 
+  /**
+   * Writes one document of a collection the replica writes to (the map's geofences and routes), as
+   * a change of the user's waiting to be sent.
+   */
+  trackWrite<T>(id: string, write: () => Promise<T>): Promise<T> {
+    return this.pending.track(id, write);
+  }
+
   /** Forgets every lost edit (the user has seen the notice). */
   dismissAllLost(): void {
     this.lostEdits.dismissAll();

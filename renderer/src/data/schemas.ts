@@ -148,6 +148,14 @@ export const collectionSchemas = {
     createdAt: text,
     updatedAt: text,
   }),
+  // Each object's recent track, one document per object and hour (UTC), for GPS users only
+  // (read-only): `points` are [seconds into the hour, lat, lon, speed km/h, course, 1 if cell-tower],
+  // at least 10 s apart; hours older than the organization's window arrive as tombstones.
+  gps_tracks: {
+    ...schema('gps_tracks', { objectId: key, hour: timestamp, points: list }),
+    indexes: [['objectId', 'hour']],
+    required: ['id', 'objectId', 'hour'],
+  },
 } as const;
 
 export type CollectionName = keyof typeof collectionSchemas;
@@ -155,6 +163,7 @@ export type CollectionName = keyof typeof collectionSchemas;
 /** Values of a collection's required fields that a bare tombstone from the server lacks. */
 export const tombstoneDefaults: Partial<Record<CollectionName, Record<string, unknown>>> = {
   tasks: { formId: '', statusId: '', updatedAt: '' },
+  gps_tracks: { objectId: '', hour: '' },
 };
 
 /**

@@ -109,6 +109,11 @@ export const GpsSettings = FilterSettings.extend({
   tileSource: TileSource.nullable().meta({
     description: 'The organization’s own tile source for the map (null: the bundled low-zoom basemap only)',
   }),
+  offlineTrackHours: z
+    .int()
+    .min(1)
+    .max(168)
+    .meta({ description: 'How many recent hours of each object’s track the desktop replicas keep for offline use' }),
 }).meta({ id: 'GpsSettings' });
 export type GpsSettings = z.infer<typeof GpsSettings>;
 

@@ -46,6 +46,7 @@ export const DEFAULT_SETTINGS: GpsSettings = {
   routingEngine: null,
   geocoderUrl: null,
   tileSource: null,
+  offlineTrackHours: 24,
 };
 
 /** How long refused points are kept. */
@@ -64,6 +65,7 @@ const FILTER_KEYS = Object.keys(DEFAULT_SETTINGS).filter(
       'routingEngine',
       'geocoderUrl',
       'tileSource',
+      'offlineTrackHours',
     ].includes(key),
 ) as (keyof FilterSettings)[];
 

@@ -21,7 +21,7 @@ import {
 import * as geofenceRepo from './geofences.repo';
 import * as geofences from './geofences.service';
 import { objectChanges } from './gps.repo';
-import { type GpsDeps, presentGroup, presentObjects } from './gps.service';
+import { DEFAULT_SETTINGS, type GpsDeps, getSettings, presentGroup, presentObjects } from './gps.service';
 import {
   type GeofenceChange,
   type GroupChange,
@@ -32,6 +32,15 @@ import {
   lockGeofenceOrRoute,
   recordIdsAfter,
 } from './sync.repo';
+import {
+  deleteExpiredHours,
+  type HourPoint,
+  pointsOfHours,
+  stampChangedHours,
+  type TrackHourChange,
+  trackHourChanges,
+  trackHourIdsAfter,
+} from './track-hours.repo';
 
 const hasGps = (auth: AuthContext) => auth.modules.includes('gps');
 
@@ -243,4 +252,92 @@ export function gpsGeofencesSyncSource(deps: GpsDeps): SyncSource {
     }),
     (db, organizationId, after, limit) => recordIdsAfter(db, organizationId, 'gps_geofences', after, limit),
   );
+}
+
+const HOUR_MS = 3_600_000;
+/** The least time between two points of a track on replicas: enough for the map, a tenth of a 1 Hz tracker's. */
+export const TRACK_POINT_SPACING_MS = 10_000;
+
+/**
+ * A point of a track on replicas, compact (an hour holds hundreds): seconds into the hour,
+ * latitude, longitude (6 decimals, 0.1 m), speed in km/h and course (or null), 1 for a cell-tower fix.
+ */
+export type TrackHourPoint = [number, number, number, number | null, number | null, 0 | 1];
+
+const round = (value: number | null, digits: number) =>
+  value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** An hour's points (in fix-time order) at least `TRACK_POINT_SPACING_MS` apart, the first one kept. */
+export function thinnedPoints(points: readonly HourPoint[], hour: Date): TrackHourPoint[] {
+  const kept: TrackHourPoint[] = [];
+  let last = Number.NEGATIVE_INFINITY;
+  for (const point of points) {
+    const time = point.fix_time.getTime();
+    if (time - last < TRACK_POINT_SPACING_MS) continue;
+    last = time;
+    kept.push([
+      Math.round((time - hour.getTime()) / 1000),
+      round(point.lat, 6) as number,
+      round(point.lon, 6) as number,
+      round(point.speed_kmh, 1),
+      round(point.course, 0),
+      point.is_lbs ? 1 : 0,
+    ]);
+  }
+  return kept;
+}
+
+/**
+ * Each object's recent track, read-only on replicas: one document per object and hour
+ * (`{id, objectId, hour, points}`), the last `offlineTrackHours` hours (an organization setting);
+ * older hours become tombstones.
+ */
+export const gpsTracksSyncSource: SyncSource = gpsOnly(
+  defineSyncCollection<TrackHourChange, GpsDeps>({
+    collection: 'gps_tracks',
+    pull: {
+      async changes(db, auth, checkpoint, limit) {
+        const { offlineTrackHours } = await getSettings(db, auth.organizationId);
+        return trackHourChanges(db, auth.organizationId, checkpoint, limit, offlineTrackHours);
+      },
+      gone: (row) => row.object_id === null || row.expired,
+      async present(db, auth, rows) {
+        const hours = rows.map((row) => ({ objectId: row.object_id as string, hour: row.hour as Date }));
+        const byHour = new Map<string, HourPoint[]>();
+        for (const point of await pointsOfHours(db, auth.organizationId, hours)) {
+          const key = `${point.object_id}:${Math.floor(point.fix_time.getTime() / HOUR_MS) * HOUR_MS}`;
+          const list = byHour.get(key);
+          if (list) list.push(point);
+          else byHour.set(key, [point]);
+        }
+        return new Map(
+          rows.map((row) => {
+            const hour = row.hour as Date;
+            const points = byHour.get(`${row.object_id}:${hour.getTime()}`) ?? [];
+            const document = {
+              id: row.id,
+              objectId: row.object_id,
+              hour: hour.toISOString(),
+              points: thinnedPoints(points, hour),
+              _deleted: false,
+            };
+            return [row.id, document as SyncDocument];
+          }),
+        );
+      },
+    },
+  }),
+  trackHourIdsAfter,
+);
+
+/**
+ * The `gps.track-hours` task: hours whose points changed are stamped (sent to replicas again, at
+ * most once per run), hours out of each organization's window deleted (tombstones).
+ */
+export async function keepTrackHours(db: Queryable): Promise<{ stamped: number; expired: number }> {
+  const batch = 5_000;
+  let stamped = 0;
+  for (let count = batch; count === batch; stamped += count) count = await stampChangedHours(db, batch);
+  const expired = await deleteExpiredHours(db, DEFAULT_SETTINGS.offlineTrackHours);
+  return { stamped, expired };
 }

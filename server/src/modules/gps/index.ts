@@ -2,7 +2,7 @@ import type { ModuleFactory } from '../../platform/module';
 import { crossGeofences } from './geofences.service';
 import { gpsRoutes } from './gps.routes';
 import { type GpsDeps, type Ingestion, pruneOldPoints, TrackerRateLimit, tileOrigins } from './gps.service';
-import { gpsGeofencesSyncSource, gpsObjectsSyncSource } from './gps.sync';
+import { gpsGeofencesSyncSource, gpsObjectsSyncSource, gpsTracksSyncSource, keepTrackHours } from './gps.sync';
 import { LivePositions } from './live';
 import { roadDistance } from './matching';
 
@@ -29,12 +29,14 @@ export const gpsModule: ModuleFactory = (context) => {
     name: 'gps',
     routes: gpsRoutes(deps, ingestion, refreshOrigins),
     connectOrigins: () => origins,
-    syncSources: [gpsObjectsSyncSource, gpsGeofencesSyncSource(deps)],
+    syncSources: [gpsObjectsSyncSource, gpsGeofencesSyncSource(deps), gpsTracksSyncSource],
     scheduled: [
       live,
       // Other instances' settings changes reach this one's CSP within a minute.
       { name: 'gps.tile-origins', intervalMs: 60_000, run: refreshOrigins },
       { name: 'gps.retention', intervalMs: DAY_MS, run: async () => void (await pruneOldPoints(deps)) },
+      // A moving object's hour of track reaches replicas about once a minute, not with every point.
+      { name: 'gps.track-hours', intervalMs: 60_000, run: async () => void (await keepTrackHours(context.db)) },
     ],
   };
 };

@@ -1,0 +1,159 @@
+import type { OrbitaDatabase } from '../../data/database';
+
+/**
+ * What the map reads from the device's replica when the server cannot answer (objects, groups,
+ * geofences, routes and the recent tracks), and where it saves geofences and routes when the page
+ * has a replica: saved there, they reach the server with the next push, offline or not.
+ */
+
+/** A document as the replica holds it, without RxDB's own fields. */
+function plain<T>(document: { toJSON(): unknown }): T {
+  const { _meta, _rev, _attachments, _deleted, ...state } = document.toJSON() as Record<string, unknown>;
+  return state as T;
+}
+
+/** An object as REST lists it (`/api/gps/objects`), with its type on the replica. */
+export type OfflineObject = Record<string, unknown> & { id: string; name: string };
+export interface OfflineGroup {
+  id: string;
+  name: string;
+  settings: Record<string, unknown>;
+}
+export interface OfflineGeofence {
+  id: string;
+  name: string;
+  geometry: unknown;
+  color?: string | null;
+  createdAt?: string;
+  updatedAt?: string;
+}
+export interface OfflineRoute {
+  id: string;
+  name: string;
+  objectIds: string[];
+  stops: { geofenceId: string; expectedAt: string; toleranceMinutes: number }[];
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** A track point as REST answers it (`/api/gps/objects/:objectId/track`). */
+export interface OfflineTrackPoint {
+  fixTime: string;
+  lat: number;
+  lon: number;
+  speedKmh: number | null;
+  course: number | null;
+  accuracy: number | null;
+  isLbs: boolean;
+}
+
+const byName = <T extends { name: string }>(a: T, b: T) => a.name.localeCompare(b.name);
+
+/** The objects held (groups share their collection: `type: 'group'`). */
+export async function offlineObjects(db: OrbitaDatabase): Promise<OfflineObject[]> {
+  const documents = await db.gps_objects.find().exec();
+  return documents
+    .map((document) => plain<OfflineObject & { type?: string }>(document))
+    .filter((document) => document.type !== 'group')
+    .sort(byName);
+}
+
+export async function offlineGroups(db: OrbitaDatabase): Promise<OfflineGroup[]> {
+  const documents = await db.gps_objects.find({ selector: { type: 'group' } }).exec();
+  return documents.map((document) => plain<OfflineGroup>(document)).sort(byName);
+}
+
+export async function offlineGeofences(db: OrbitaDatabase): Promise<OfflineGeofence[]> {
+  const documents = await db.gps_geofences.find({ selector: { type: 'geofence' } }).exec();
+  return documents.map((document) => plain<OfflineGeofence>(document)).sort(byName);
+}
+
+export async function offlineRoutes(db: OrbitaDatabase): Promise<OfflineRoute[]> {
+  const documents = await db.gps_geofences.find({ selector: { type: 'route' } }).exec();
+  return documents.map((document) => plain<OfflineRoute>(document)).sort(byName);
+}
+
+type HourPoint = [number, number, number, number | null, number | null, 0 | 1];
+const HOUR_MS = 3_600_000;
+
+/**
+ * An object's track from `from` to `to` as the replica keeps it (its recent hours, points at least
+ * 10 s apart), in the REST track's shape; empty beyond the hours kept.
+ */
+export async function offlineTrack(
+  db: OrbitaDatabase,
+  objectId: string,
+  from: Date,
+  to: Date,
+): Promise<OfflineTrackPoint[]> {
+  const firstHour = new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS).toISOString();
+  const documents = await db.gps_tracks
+    .find({ selector: { objectId, hour: { $gte: firstHour, $lte: to.toISOString() } }, sort: [{ hour: 'asc' }] })
+    .exec();
+  const points: OfflineTrackPoint[] = [];
+  for (const document of documents) {
+    const { hour, points: held } = plain<{ hour: string; points: HourPoint[] }>(document);
+    const start = Date.parse(hour);
+    for (const [second, lat, lon, speedKmh, course, lbs] of held) {
+      const time = start + second * 1000;
+      if (time < from.getTime() || time > to.getTime()) continue;
+      points.push({
+        fixTime: new Date(time).toISOString(),
+        lat,
+        lon,
+        speedKmh,
+        course,
+        accuracy: null,
+        isLbs: lbs === 1,
+      });
+    }
+  }
+  return points;
+}
+
+/** The replica a page saves through: its database, and its count of changes waiting to be sent. */
+export interface ReplicaWriter {
+  db: OrbitaDatabase;
+  /** Writes one document as a change of the user's, waiting to be sent (`Replica.trackWrite`). */
+  trackWrite<T>(id: string, write: () => Promise<T>): Promise<T>;
+}
+
+async function save<T extends { id: string }>(
+  replica: ReplicaWriter,
+  type: 'geofence' | 'route',
+  values: Omit<T, 'id'> & { id?: string },
+): Promise<T> {
+  const id = values.id ?? crypto.randomUUID();
+  const collection = replica.db.gps_geofences;
+  const document = await replica.trackWrite(id, async () => {
+    const held = await collection.findOne(id).exec();
+    // A version is the server's to give: an edit keeps the one it was made on (the merge's base).
+    if (held) return held.incrementalPatch({ ...values, id, type });
+    const now = new Date().toISOString();
+    return collection.insert({ createdAt: now, updatedAt: now, ...values, id, type });
+  });
+  return plain<T>(document);
+}
+
+/** Creates or changes a geofence on this device (values not given stay); pushed to the server when online. */
+export function saveGeofence(
+  replica: ReplicaWriter,
+  geofence: Partial<Omit<OfflineGeofence, 'createdAt' | 'updatedAt'>>,
+): Promise<OfflineGeofence> {
+  return save<OfflineGeofence>(replica, 'geofence', geofence as OfflineGeofence);
+}
+
+/** Creates or changes a route on this device (values not given stay); pushed to the server when online. */
+export function saveRoute(
+  replica: ReplicaWriter,
+  route: Partial<Omit<OfflineRoute, 'createdAt' | 'updatedAt'>>,
+): Promise<OfflineRoute> {
+  return save<OfflineRoute>(replica, 'route', route as OfflineRoute);
+}
+
+/** Deletes a geofence or route on this device; the deletion reaches the server with the next push. */
+export async function removeGeofenceOrRoute(replica: ReplicaWriter, id: string): Promise<void> {
+  await replica.trackWrite(id, async () => {
+    await (await replica.db.gps_geofences.findOne(id).exec())?.remove();
+  });
+}

@@ -1,0 +1,107 @@
+import type { SyncCheckpoint } from '@shared/sync';
+import type { Queryable } from '../../platform/db/db';
+import { changedSince, checkpointParams } from '../../platform/sync/sync-source';
+
+/**
+ * An object's hour of track changed since a replica's checkpoint: live (`object_id` and `hour`),
+ * out of the organization's window (`expired`), or deleted (only `id`).
+ */
+export interface TrackHourChange {
+  id: string;
+  object_id: string | null;
+  hour: Date | null;
+  expired: boolean;
+  sync_xid: string;
+  sync_seq: string;
+}
+
+/** Hours changed or deleted since `checkpoint`, in commit order; those older than `windowHours` are expired. */
+export async function trackHourChanges(
+  db: Queryable,
+  organizationId: string,
+  checkpoint: SyncCheckpoint | null,
+  limit: number,
+  windowHours: number,
+): Promise<TrackHourChange[]> {
+  const { rows } = await db.query<TrackHourChange>(
+    `SELECT * FROM (
+       SELECT h.id, h.object_id, h.hour, h.hour + interval '1 hour' <= now() - make_interval(hours => $5) AS expired,
+              h.sync_xid, h.sync_seq
+         FROM gps_track_hours h WHERE h.organization_id = $1 AND ${changedSince('h', 2, 3)}
+       UNION ALL
+       SELECT d.document_id, NULL, NULL, true, d.sync_xid, d.sync_seq
+         FROM sync_tombstones d WHERE d.organization_id = $1 AND d.collection = 'gps_tracks' AND ${changedSince('d', 2, 3)}
+     ) changes ORDER BY sync_xid, sync_seq LIMIT $4`,
+    [organizationId, ...checkpointParams(checkpoint), limit, windowHours],
+  );
+  return rows.map((row) => ({ ...row, sync_xid: String(row.sync_xid), sync_seq: String(row.sync_seq) }));
+}
+
+export interface HourPoint {
+  object_id: string;
+  fix_time: Date;
+  lat: number;
+  lon: number;
+  speed_kmh: number | null;
+  course: number | null;
+  is_lbs: boolean;
+}
+
+/** The accepted points of each (object, hour), in fix-time order per object: one read of the points' key. */
+export async function pointsOfHours(
+  db: Queryable,
+  organizationId: string,
+  hours: { objectId: string; hour: Date }[],
+): Promise<HourPoint[]> {
+  if (hours.length === 0) return [];
+  const { rows } = await db.query<HourPoint>(
+    `SELECT p.object_id, p.fix_time, p.lat, p.lon, p.speed_kmh, p.course, p.is_lbs
+       FROM unnest($2::uuid[], $3::timestamptz[]) AS h(object_id, hour)
+       -- Scoped through the objects: the points are read from their key alone (an index-only scan).
+       JOIN gps_objects o ON o.id = h.object_id AND o.organization_id = $1
+       JOIN gps_points p ON p.object_id = h.object_id AND p.fix_time >= h.hour AND p.fix_time < h.hour + interval '1 hour'
+      ORDER BY p.object_id, p.fix_time`,
+    [organizationId, hours.map((hour) => hour.objectId), hours.map((hour) => hour.hour)],
+  );
+  return rows;
+}
+
+/**
+ * Stamps the hours whose points changed since they were last sent (taking their mark off), at
+ * most `limit` at a time; hours a point being stored holds are left for the next run (no waiting,
+ * so no deadlock with ingestion).
+ */
+export async function stampChangedHours(db: Queryable, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE gps_track_hours SET changed = false
+      WHERE id IN (SELECT id FROM gps_track_hours WHERE changed LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+    [limit],
+  );
+  return rowCount;
+}
+
+/** Deletes the hours older than each organization's window (`offlineTrackHours`, else `defaultHours`). */
+export async function deleteExpiredHours(db: Queryable, defaultHours: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM gps_track_hours WHERE id IN (
+       SELECT h.id FROM gps_track_hours h LEFT JOIN gps_settings s ON s.organization_id = h.organization_id
+        WHERE h.hour + interval '1 hour' <= now() - make_interval(hours => COALESCE((s.settings ->> 'offlineTrackHours')::int, $1))
+        FOR UPDATE OF h SKIP LOCKED)`,
+    [defaultHours],
+  );
+  return rowCount;
+}
+
+/** Ids of an organization's hours after `after`, in id order (the tombstones of withdrawn GPS access). */
+export async function trackHourIdsAfter(
+  db: Queryable,
+  organizationId: string,
+  after: string | undefined,
+  limit: number,
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM gps_track_hours WHERE organization_id = $1 AND ($2::uuid IS NULL OR id > $2) ORDER BY id LIMIT $3`,
+    [organizationId, after ?? null, limit],
+  );
+  return rows.map((row) => row.id);
+}
