@@ -1,12 +1,21 @@
 import { gpsGeofencesApi } from '@shared/api/gps';
-import { Alert, Button, Card, Input, InputNumber, Space, Typography } from 'antd';
+import { Alert, Button, Card, Input, InputNumber, List, Popconfirm, Space, Typography } from 'antd';
 import type { FeatureCollection } from 'geojson';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { useTranslation } from 'react-i18next';
 import { call } from '../../api';
 import { useShortcut } from '../../shortcuts';
 import { failureText } from '../../use-api';
-import { drawable, type Geometry, geofenceFeature, handlesOf, type LatLon, moveHandle } from './geometry';
+import {
+  DEFAULT_GEOFENCE_COLOR,
+  drawable,
+  GEOFENCE_COLORS,
+  type Geometry,
+  geofenceFeature,
+  handlesOf,
+  type LatLon,
+  moveHandle,
+} from './geometry';
 import type { MapData } from './map-memory';
 import type { MapView } from './map-view';
 
@@ -14,21 +23,30 @@ type Geofence = MapData['geofences'][number];
 
 const EMPTY: FeatureCollection = { type: 'FeatureCollection', features: [] };
 
+/** A geofence being drawn (no id) or a saved one being edited. */
 interface Draft {
+  id?: string;
   name: string;
+  color: string | null;
   geometry: Geometry;
 }
 
-/** The geofences card: draws a new circle, polygon or corridor with handles and undo, and saves it. */
+/**
+ * The geofences card: the saved geofences drawn in their colours and listed; one chosen on the map
+ * or in the list is edited with handles (moved vertices, added points, radius or width), renamed,
+ * recoloured, saved or deleted; a new circle, polygon or corridor is drawn the same way. Undo with Mod+Z.
+ */
 export function GeofencePanel({
   view,
   geofences,
   onSaved,
+  onDeleted,
   t,
 }: {
   view: React.RefObject<MapView | undefined>;
   geofences: Geofence[];
   onSaved: (geofence: Geofence) => void;
+  onDeleted: (id: string) => void;
   t: ReturnType<typeof useTranslation>['t'];
 }) {
   const [draft, setDraft] = useState<Draft>();
@@ -44,6 +62,60 @@ export function GeofencePanel({
   const draftRef = useRef(draft);
   draftRef.current = draft;
   const drawing = draft !== undefined;
+  const sorted = useMemo(() => [...geofences].sort((a, b) => a.name.localeCompare(b.name)), [geofences]);
+
+  const edit = useCallback((geofence: Geofence) => {
+    setHistory([]);
+    setError(undefined);
+    setDraft({
+      id: geofence.id,
+      name: geofence.name,
+      color: geofence.color ?? null,
+      geometry: geofence.geometry as Geometry,
+    });
+  }, []);
+  const editRef = useRef(edit);
+  editRef.current = edit;
+  const geofencesRef = useRef(geofences);
+  geofencesRef.current = geofences;
+
+  // Saved geofences in their colours; the one being edited is drawn as the draft instead.
+  const editingId = draft?.id;
+  useEffect(
+    () =>
+      view.current?.set('geofences', {
+        type: 'FeatureCollection',
+        features: geofences
+          .filter((geofence) => geofence.id !== editingId)
+          .map((geofence) =>
+            geofenceFeature(geofence.geometry as Geometry, {
+              id: geofence.id,
+              name: geofence.name,
+              color: geofence.color ?? null,
+            }),
+          ),
+      }),
+    [geofences, editingId, view],
+  );
+
+  // A click on a saved geofence (not on an object inside it) opens it for editing.
+  useEffect(() => {
+    const map = view.current?.map;
+    if (!map || drawing) return;
+    const onClick = (event: { point: { x: number; y: number }; features?: { properties: { id?: unknown } }[] }) => {
+      const layers = ['objects', 'clusters'].filter((layer) => map.getLayer(layer));
+      if (map.queryRenderedFeatures([event.point.x, event.point.y], { layers }).length > 0) return;
+      const id = event.features?.[0]?.properties.id;
+      const geofence = geofencesRef.current.find((candidate) => candidate.id === id);
+      if (geofence) editRef.current(geofence);
+    };
+    const layers = ['geofences-fill', 'geofences-line'];
+    for (const layer of layers) map.on('click', layer, onClick as never);
+    return () => {
+      for (const layer of layers) map.off('click', layer, onClick as never);
+    };
+    // `geofences`: they arrive after the map is made (this panel's effects run before the page's).
+  }, [view, drawing, geofences]);
 
   useEffect(() => {
     const map = view.current?.map;
@@ -62,9 +134,11 @@ export function GeofencePanel({
       });
     };
     let dragging: number | undefined;
+    let before: Draft | undefined;
     const onDown = (event: { features?: { properties: { index: number } }[]; preventDefault: () => void }) => {
       dragging = event.features?.[0]?.properties.index;
       if (dragging === undefined) return;
+      before = draftRef.current;
       event.preventDefault();
       map.dragPan.disable();
     };
@@ -80,8 +154,9 @@ export function GeofencePanel({
       if (dragging === undefined) return;
       dragging = undefined;
       map.dragPan.enable();
-      const current = draftRef.current;
-      if (current) setHistory((stack) => [...stack, current]);
+      // One undo step per drag: back to where the handle was picked up.
+      const picked = before;
+      if (picked) setHistory((stack) => [...stack, picked]);
     };
     map.on('click', onClick);
     map.on('mousedown', 'handles', onDown as never);
@@ -125,6 +200,7 @@ export function GeofencePanel({
     setError(undefined);
     setDraft({
       name: '',
+      color: null,
       geometry:
         type === 'circle'
           ? { type, center: { lon: center[0], lat: center[1] }, radiusMeters: 300 }
@@ -144,15 +220,27 @@ export function GeofencePanel({
     if (!draft) return;
     setSaving(true);
     try {
-      const saved = await call(gpsGeofencesApi.create, {
-        body: { name: draft.name, geometry: draft.geometry },
-      });
+      const body = { name: draft.name, geometry: draft.geometry, color: draft.color };
+      const saved = draft.id
+        ? await call(gpsGeofencesApi.update, { params: { geofenceId: draft.id }, body })
+        : await call(gpsGeofencesApi.create, { body });
       onSaved(saved);
       setDraft(undefined);
     } catch (caught) {
       setError(failureText(caught, t));
     } finally {
       setSaving(false);
+    }
+  };
+  const remove = async () => {
+    const id = draft?.id;
+    if (!id) return;
+    try {
+      await call(gpsGeofencesApi.remove, { params: { geofenceId: id } });
+      onDeleted(id);
+      setDraft(undefined);
+    } catch (caught) {
+      setError(failureText(caught, t));
     }
   };
 
@@ -164,19 +252,40 @@ export function GeofencePanel({
       data-testid="gps-geofences"
     >
       {!draft ? (
-        <Space wrap>
-          <Button size="small" onClick={() => start('circle')}>
-            {t('gps.circle')}
-          </Button>
-          <Button size="small" onClick={() => start('polygon')}>
-            {t('gps.polygon')}
-          </Button>
-          <Button size="small" onClick={() => start('polyline')}>
-            {t('gps.polyline')}
-          </Button>
+        <Space direction="vertical" style={{ width: '100%' }}>
+          <List
+            size="small"
+            style={{ maxHeight: 150, overflow: 'auto' }}
+            dataSource={sorted}
+            locale={{ emptyText: t('gps.noGeofences') }}
+            renderItem={(geofence) => (
+              <List.Item
+                data-testid="gps-geofence-row"
+                onClick={() => edit(geofence)}
+                style={{ cursor: 'pointer', paddingInline: 4 }}
+              >
+                <Space>
+                  <Swatch color={geofence.color ?? DEFAULT_GEOFENCE_COLOR} />
+                  {geofence.name}
+                </Space>
+              </List.Item>
+            )}
+          />
+          <Space wrap>
+            <Button size="small" onClick={() => start('circle')}>
+              {t('gps.circle')}
+            </Button>
+            <Button size="small" onClick={() => start('polygon')}>
+              {t('gps.polygon')}
+            </Button>
+            <Button size="small" onClick={() => start('polyline')}>
+              {t('gps.polyline')}
+            </Button>
+          </Space>
         </Space>
       ) : (
         <Space direction="vertical" style={{ width: '100%' }}>
+          <Typography.Text strong>{draft.id ? t('gps.editGeofence') : t('gps.newGeofence')}</Typography.Text>
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
             {t('gps.drawHint')}
           </Typography.Text>
@@ -187,6 +296,27 @@ export function GeofencePanel({
             value={draft.name}
             onChange={(event) => setDraft({ ...draft, name: event.target.value })}
           />
+          <Space size={4} wrap aria-label={t('gps.color')}>
+            {[null, ...GEOFENCE_COLORS].map((color) => (
+              <button
+                key={color ?? 'default'}
+                type="button"
+                aria-pressed={draft.color === color}
+                aria-label={color ? t('gps.colorOption', { color }) : t('gps.colorDefault')}
+                title={color ?? t('gps.colorDefault')}
+                onClick={() => change({ ...draft, color })}
+                style={{
+                  border: draft.color === color ? '2px solid #222' : '2px solid transparent',
+                  borderRadius: 4,
+                  padding: 1,
+                  background: 'none',
+                  cursor: 'pointer',
+                }}
+              >
+                <Swatch color={color ?? DEFAULT_GEOFENCE_COLOR} dashed={color === null} />
+              </button>
+            ))}
+          </Space>
           {draft.geometry.type === 'circle' && (
             <InputNumber
               size="small"
@@ -214,13 +344,25 @@ export function GeofencePanel({
             />
           )}
           {error && <Alert type="error" message={error} />}
-          <Space>
+          <Space wrap>
             <Button size="small" onClick={undo} disabled={history.length === 0}>
               {t('gps.undo')}
             </Button>
             <Button size="small" onClick={() => setDraft(undefined)}>
               {t('gps.cancel')}
             </Button>
+            {draft.id && (
+              <Popconfirm
+                title={t('gps.deleteGeofenceConfirm', { name: draft.name })}
+                okText={t('gps.delete')}
+                cancelText={t('gps.cancel')}
+                onConfirm={remove}
+              >
+                <Button size="small" danger>
+                  {t('gps.delete')}
+                </Button>
+              </Popconfirm>
+            )}
             <Button
               size="small"
               type="primary"
@@ -234,5 +376,22 @@ export function GeofencePanel({
         </Space>
       )}
     </Card>
+  );
+}
+
+/** A small square of a colour. */
+export function Swatch({ color, dashed = false }: { color: string; dashed?: boolean }) {
+  return (
+    <span
+      style={{
+        width: 14,
+        height: 14,
+        borderRadius: 3,
+        display: 'inline-block',
+        verticalAlign: 'middle',
+        background: dashed ? 'transparent' : color,
+        border: `2px ${dashed ? 'dashed' : 'solid'} ${color}`,
+      }}
+    />
   );
 }

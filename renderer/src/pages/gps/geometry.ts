@@ -7,6 +7,12 @@ export type LatLon = { lat: number; lon: number };
 
 const EARTH_RADIUS = 6_371_008.8;
 
+/** A geofence without a colour of its own is drawn in this one (as the map's layers do). */
+export const DEFAULT_GEOFENCE_COLOR = '#7b1fa2';
+
+/** The colours offered for geofences. */
+export const GEOFENCE_COLORS = ['#e53935', '#fb8c00', '#fdd835', '#43a047', '#00897b', '#1e88e5', '#6d4c41', '#546e7a'];
+
 /** A circle as a ring of 64 points (the map draws polygons, not circles). */
 export function circleRing(center: LatLon, radiusMeters: number, steps = 64): [number, number][] {
   const ring: [number, number][] = [];

@@ -1,17 +1,20 @@
+import { ALL_LAYERS_ON, type LayerSwitches, layerSwitches } from './layers';
 import type { MapCamera, TileSource } from './map-view';
 import type { MapObject } from './object-state';
 
 /** What the map remembers per user on this device: where it looked and which layers were on. */
 export interface MapMemory extends MapCamera {
-  layers: { geofences: boolean; labels: boolean };
+  layers: LayerSwitches;
 }
 
-const DEFAULT: MapMemory = { center: [37.62, 55.75], zoom: 9, layers: { geofences: true, labels: true } };
+const DEFAULT: MapMemory = { center: [37.62, 55.75], zoom: 9, layers: ALL_LAYERS_ON };
 
 export function recallMap(userId: string): MapMemory {
   try {
     const raw = localStorage.getItem(`orbita.map.${userId}`);
-    return raw ? { ...DEFAULT, ...(JSON.parse(raw) as Partial<MapMemory>) } : DEFAULT;
+    if (!raw) return DEFAULT;
+    const kept = JSON.parse(raw) as Partial<MapMemory>;
+    return { ...DEFAULT, ...kept, layers: layerSwitches(kept.layers) };
   } catch {
     return DEFAULT;
   }
@@ -25,7 +28,7 @@ export function rememberMap(userId: string, memory: MapMemory): void {
 export interface MapData {
   at: string;
   objects: MapObject[];
-  geofences: { id: string; name: string; geometry: unknown }[];
+  geofences: { id: string; name: string; geometry: unknown; color?: string | null }[];
   tileSource?: TileSource | null;
 }
 

@@ -25,11 +25,13 @@ import { useReplica } from '../../data/replica-context';
 import { useShortcut } from '../../shortcuts';
 import { failureText } from '../../use-api';
 import { GeofencePanel } from './geofence-panel';
-import { boundsOf, type Geometry, geofenceFeature } from './geometry';
+import { boundsOf } from './geometry';
+import { LayerSwitch } from './layer-switch';
 import { type MapData, recallMap, recallMapData, rememberMap, rememberMapData } from './map-memory';
 import { MapView } from './map-view';
 import { ObjectCard } from './object-card';
 import { applyPosition, type MapObject, matchesSearch, objectState, objectsGeoJson, STATE_COLOR } from './object-state';
+import { RoutePanel } from './route-panel';
 import { rejectedGeoJson, trackGeoJson } from './speed';
 
 type Trip = z.infer<typeof TripList>['items'][number];
@@ -96,6 +98,9 @@ function MapScreen({
   const container = useRef<HTMLDivElement>(null);
   const view = useRef<MapView>(undefined);
   const memory = useMemo(() => recallMap(userId), [userId]);
+  const [layers, setLayers] = useState(memory.layers);
+  const layersRef = useRef(layers);
+  layersRef.current = layers;
   const [objects, setObjects] = useState<Map<string, MapObject>>(() => new Map());
   const [groups, setGroups] = useState<{ id: string; name: string }[]>([]);
   const [geofences, setGeofences] = useState<Geofence[]>([]);
@@ -117,7 +122,7 @@ function MapScreen({
     if (!container.current) return;
     const map = new MapView(container.current, memory, null);
     view.current = map;
-    const save = () => rememberMap(userId, { ...memory, ...map.camera() });
+    const save = () => rememberMap(userId, { ...memory, layers: layersRef.current, ...map.camera() });
     map.map.on('moveend', save);
     map.onObjectClick((id) => setSelectedId(id));
     (window as unknown as { orbitaMap?: MapView }).orbitaMap = map;
@@ -203,16 +208,13 @@ function MapScreen({
   }, [socket, load]);
 
   useEffect(() => view.current?.set('objects', objectsGeoJson(objects.values(), selectedId)), [objects, selectedId]);
-  useEffect(
-    () =>
-      view.current?.set('geofences', {
-        type: 'FeatureCollection',
-        features: geofences.map((geofence) =>
-          geofenceFeature(geofence.geometry as Geometry, { id: geofence.id, name: geofence.name }),
-        ),
-      }),
-    [geofences],
-  );
+  // The layer switch, remembered with the map per user.
+  useEffect(() => {
+    const map = view.current;
+    if (!map) return;
+    map.setLayers(layers);
+    rememberMap(userId, { ...memory, ...map.camera(), layers });
+  }, [layers, memory, userId]);
 
   const selected = selectedId ? objects.get(selectedId) : undefined;
   useEffect(() => {
@@ -318,15 +320,23 @@ function MapScreen({
             setGeofences((current) => [...current.filter((g) => g.id !== geofence.id), geofence]);
             message.success(t('gps.saved', { name: geofence.name }));
           }}
+          onDeleted={(id) => setGeofences((current) => current.filter((g) => g.id !== id))}
+          t={t}
+        />
+        <RoutePanel
+          geofences={geofences}
+          objects={[...objects.values()].sort((a, b) => a.name.localeCompare(b.name))}
+          online={!offline}
           t={t}
         />
       </div>
       <div style={{ flex: 1, position: 'relative' }}>
         <div ref={container} style={{ position: 'absolute', inset: 0 }} data-testid="gps-map" />
+        <LayerSwitch switches={layers} onChange={setLayers} t={t} />
       </div>
       {selected && (
         <div style={{ width: 380, overflow: 'auto', borderLeft: '1px solid #eee', padding: 8 }}>
-          <ObjectCard object={selected} follow={follow} onFollow={setFollow} t={t} />
+          <ObjectCard object={selected} follow={follow} onFollow={setFollow} online={!offline} t={t} />
           <TrackPanel key={selected.id} objectId={selected.id} view={view} online={!offline} t={t} />
         </div>
       )}

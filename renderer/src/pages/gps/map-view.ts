@@ -14,6 +14,7 @@ import 'maplibre-gl/dist/maplibre-gl.css';
 import workerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
 import { basemap } from './basemap';
 import type { LatLon } from './geometry';
+import { type LayerSwitches, layerGroupOf } from './layers';
 import { STATE_COLOR } from './object-state';
 import {
   announceTileSource,
@@ -348,6 +349,31 @@ export class MapView {
 
   follow(point: LatLon) {
     this.map.easeTo({ center: [point.lon, point.lat], duration: 300 });
+  }
+
+  private switches: LayerSwitches | undefined;
+
+  /** Shows or hides the layer switch's groups (the organization's tiles too, whenever they are added). */
+  setLayers(switches: LayerSwitches) {
+    if (!this.switches) this.map.on('styledata', () => this.applyLayers());
+    this.switches = switches;
+    void this.loaded.then(() => this.applyLayers());
+  }
+
+  private applyLayers() {
+    const map = this.map;
+    if (!this.switches || !map.getLayer('geofences-fill')) return;
+    let beforeGeofences = true;
+    for (const layer of map.getStyle().layers) {
+      if (layer.id === 'geofences-fill') beforeGeofences = false;
+      const group = layerGroupOf(layer.id, beforeGeofences);
+      if (!group) continue;
+      const visibility = this.switches[group] ? 'visible' : 'none';
+      // Set only when it differs: setting fires styledata again.
+      if ((map.getLayoutProperty(layer.id, 'visibility') ?? 'visible') !== visibility) {
+        map.setLayoutProperty(layer.id, 'visibility', visibility);
+      }
+    }
   }
 
   remove() {

@@ -36,10 +36,11 @@ export function objectState(object: MapObject, now = Date.now()): ObjectState {
 /** Applies a live position: only a later fix moves the object; it also means GPS is back. */
 export function applyPosition(object: MapObject, position: GpsLivePosition): MapObject {
   if (object.lastPosition && object.lastPosition.fixTime >= position.fixTime) return object;
-  const { objectId: _id, ...lastPosition } = position;
+  const { objectId: _id, ...fix } = position;
   return {
     ...object,
-    lastPosition,
+    // Live positions carry no battery level: the last reported one stays.
+    lastPosition: { ...fix, batteryPercent: object.lastPosition?.batteryPercent ?? null },
     gpsLost: false,
     last_gps_fix_at: position.fixTime,
     last_seen: new Date().toISOString(),

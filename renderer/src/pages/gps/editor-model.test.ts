@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ALL_LAYERS_ON, layerGroupOf, layerSwitches } from './layers';
+import { recallMap, rememberMap } from './map-memory';
+import { applyPosition } from './object-state';
+import { complete, draftOf, localInput, moveStop, nextStop, routeRequest } from './route-model';
+
+describe('the layer switch', () => {
+  it('puts each of the map’s layers in its group, the organization’s tiles being any other layer under the geofences', () => {
+    expect(layerGroupOf('geofences-corridor', false)).toBe('geofences');
+    expect(layerGroupOf('labels', false)).toBe('labels');
+    expect(layerGroupOf('cluster-count', false)).toBe('objects');
+    expect(layerGroupOf('playback', false)).toBe('tracks');
+    expect(layerGroupOf('organization-roads', true)).toBe('tiles');
+    expect(layerGroupOf('tiles', true)).toBe('tiles');
+    // The bundled basemap and the editor's own layers are never switched off.
+    expect(layerGroupOf('land', true)).toBeUndefined();
+    expect(layerGroupOf('handles', false)).toBeUndefined();
+    expect(layerGroupOf('draft-fill', false)).toBeUndefined();
+  });
+
+  it('reads remembered switches, turning on the ones an older memory lacks', () => {
+    expect(layerSwitches({ geofences: false, labels: true })).toEqual({ ...ALL_LAYERS_ON, geofences: false });
+    expect(layerSwitches(undefined)).toEqual(ALL_LAYERS_ON);
+    expect(layerSwitches({ tiles: 'no' as unknown as boolean })).toEqual(ALL_LAYERS_ON);
+  });
+
+  describe('remembered per user with the map', () => {
+    const store = new Map<string, string>();
+    (globalThis as { localStorage?: unknown }).localStorage = {
+      getItem: (key: string) => store.get(key) ?? null,
+      setItem: (key: string, value: string) => store.set(key, value),
+    };
+    afterEach(() => store.clear());
+
+    it('keeps each user’s switches and camera apart', () => {
+      rememberMap('ann', { center: [30, 60], zoom: 12, layers: { ...ALL_LAYERS_ON, tracks: false, tiles: false } });
+      expect(recallMap('ann')).toEqual({
+        center: [30, 60],
+        zoom: 12,
+        layers: { ...ALL_LAYERS_ON, tracks: false, tiles: false },
+      });
+      expect(recallMap('bob').layers).toEqual(ALL_LAYERS_ON);
+    });
+
+    it('opens an older release’s memory (two switches) with the rest on', () => {
+      store.set(
+        'orbita.map.ann',
+        JSON.stringify({ center: [1, 2], zoom: 3, layers: { geofences: false, labels: true } }),
+      );
+      expect(recallMap('ann').layers).toEqual({ ...ALL_LAYERS_ON, geofences: false });
+    });
+  });
+});
+
+describe('the route form', () => {
+  const geofenceA = '00000000-0000-4000-8000-00000000000a';
+  const geofenceB = '00000000-0000-4000-8000-00000000000b';
+
+  it('moves a stop up or down, never past either end', () => {
+    expect(moveStop(['a', 'b', 'c'], 2, -1)).toEqual(['a', 'c', 'b']);
+    expect(moveStop(['a', 'b', 'c'], 0, 1)).toEqual(['b', 'a', 'c']);
+    expect(moveStop(['a', 'b', 'c'], 0, -1)).toEqual(['a', 'b', 'c']);
+    expect(moveStop(['a', 'b', 'c'], 2, 1)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('expects a new stop an hour after the last one, the first at the next full hour', () => {
+    const first = nextStop([], new Date(2026, 2, 2, 9, 40));
+    expect(first).toEqual({ geofenceId: undefined, expectedAt: '2026-03-02T10:00', toleranceMinutes: 15 });
+    expect(nextStop([first]).expectedAt).toBe('2026-03-02T11:00');
+  });
+
+  it('is complete with a name and every stop placed, and sends local times as UTC', () => {
+    const draft = {
+      name: '  Morning round ',
+      objectIds: [],
+      stops: [
+        { geofenceId: geofenceA, expectedAt: '2026-03-02T10:00', toleranceMinutes: 15 },
+        { geofenceId: undefined, expectedAt: '2026-03-02T11:00', toleranceMinutes: 5 },
+      ],
+    };
+    expect(complete(draft)).toBe(false);
+    const placed = {
+      ...draft,
+      stops: draft.stops.map((stop) => ({ ...stop, geofenceId: stop.geofenceId ?? geofenceB })),
+    };
+    expect(complete(placed)).toBe(true);
+    expect(complete({ ...placed, name: ' ' })).toBe(false);
+    const body = routeRequest(placed);
+    expect(body.name).toBe('Morning round');
+    expect(body.stops.map((stop) => stop.geofenceId)).toEqual([geofenceA, geofenceB]);
+    expect(body.stops[0]?.expectedAt).toBe(new Date(2026, 2, 2, 10, 0).toISOString());
+  });
+
+  it('opens a saved route with its times in local form', () => {
+    const expectedAt = new Date(2026, 2, 2, 14, 30).toISOString();
+    const draft = draftOf({
+      id: '00000000-0000-4000-8000-000000000001',
+      name: 'R',
+      objectIds: [],
+      stops: [{ geofenceId: geofenceA, expectedAt, toleranceMinutes: 10 }],
+      createdAt: expectedAt,
+      updatedAt: expectedAt,
+    });
+    expect(draft.stops[0]?.expectedAt).toBe('2026-03-02T14:30');
+    expect(localInput(expectedAt)).toBe('2026-03-02T14:30');
+  });
+});
+
+describe('the object card’s battery', () => {
+  it('keeps the battery level the tracker last reported when a live position moves the object', () => {
+    const object = {
+      id: 'a',
+      name: 'Van',
+      kind: 'vehicle' as const,
+      groupId: null,
+      last_seen: null,
+      last_gps_fix_at: null,
+      gpsLost: false,
+      lastPosition: {
+        fixTime: '2026-03-02T10:00:00.000Z',
+        lat: 55,
+        lon: 37,
+        speedKmh: 0,
+        course: null,
+        isLbs: false,
+        batteryPercent: 64,
+      },
+    };
+    const moved = applyPosition(object, {
+      objectId: 'a',
+      fixTime: '2026-03-02T10:00:05.000Z',
+      lat: 55.001,
+      lon: 37,
+      speedKmh: 30,
+      course: 0,
+      isLbs: false,
+    });
+    expect(moved.lastPosition).toMatchObject({ lat: 55.001, batteryPercent: 64 });
+  });
+});
