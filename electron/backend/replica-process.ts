@@ -1,7 +1,11 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { REPLICA_STOP_MESSAGE } from '@shared/desktop/bridge';
 import { emitterPort } from '@shared/message-port';
 import { hostReplicaStorage } from './replica-host';
 import { persistAllMemoryMapped } from './rx-storage-memory-mapped';
+import { TileCache } from './tile-cache';
+import { answerTileRequest, DESKTOP_TILE_CACHE_BYTES, isTileRequest } from './tile-service';
 
 /**
  * Entry of the Electron utility process that owns the replica. The main process forks it with the
@@ -9,6 +13,7 @@ import { persistAllMemoryMapped } from './rx-storage-memory-mapped';
  * goes to the window through the preload.
  */
 interface ElectronParentPort {
+  postMessage(message: unknown): void;
   on(event: 'message', listener: (event: { data: unknown; ports: ElectronMessagePort[] }) => void): void;
 }
 interface ElectronMessagePort {
@@ -26,7 +31,18 @@ if (!parentPort || !databaseDirectory) {
     'replica-process runs as an Electron utility process: utilityProcess.fork(file, [databaseDirectory])',
   );
 }
+// The map's tiles, kept beside the replica (a hyphenated name no replica database's file can have).
+let tileCache: TileCache | undefined;
 parentPort.on('message', ({ data, ports }) => {
+  if (isTileRequest(data)) {
+    mkdirSync(databaseDirectory, { recursive: true });
+    tileCache ??= new TileCache(path.join(databaseDirectory, 'tile-cache.sqlite'), DESKTOP_TILE_CACHE_BYTES);
+    void answerTileRequest(tileCache, data).then(
+      (answer) => parentPort.postMessage(answer),
+      () => parentPort.postMessage({ type: 'orbita:tile-answer', requestId: data.requestId }),
+    );
+    return;
+  }
   if ((data as { type?: unknown } | undefined)?.type === REPLICA_STOP_MESSAGE.type) {
     // The app quits: what is still only in memory goes to disk, then the process ends.
     persistAllMemoryMapped()

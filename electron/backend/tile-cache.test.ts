@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fetchTile, preloadArea, TileCache, tilesOf } from './tile-cache';
+import { fetchTile, preloadArea, TileCache, tileKey, tilesOf } from './tile-cache';
 
 let directory: string;
 let cache: TileCache;
@@ -91,5 +91,28 @@ describe('the desktop tile cache', () => {
       server.closeAllConnections();
       server.close();
     }
+  });
+});
+
+describe('byte ranges of a tile archive', () => {
+  it('keeps each range apart and serves it with the server stopped', async () => {
+    cache = new TileCache(path.join(directory, 'tiles.sqlite'), 1_000_000);
+    const archive = Buffer.from(Array.from({ length: 2000 }, (_, i) => i % 251));
+    const server = createServer((request, response) => {
+      const [, start, end] = /bytes=(\d+)-(\d+)/.exec(request.headers.range ?? '') ?? [];
+      if (!start) return void response.writeHead(200).end(archive);
+      response.writeHead(206, { 'Content-Type': 'application/octet-stream' });
+      response.end(archive.subarray(Number(start), Number(end) + 1));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/region.pmtiles`;
+    expect((await fetchTile(cache, url, fetch, 'bytes=0-99'))?.data).toEqual(archive.subarray(0, 100));
+    expect((await fetchTile(cache, url, fetch, 'bytes=1000-1009'))?.data).toEqual(archive.subarray(1000, 1010));
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(cache.get(tileKey(url, 'bytes=0-99'))?.data.byteLength).toBe(100);
+    expect((await fetchTile(cache, url, fetch, 'bytes=1000-1009'))?.data).toEqual(archive.subarray(1000, 1010));
+    expect(await fetchTile(cache, url, fetch, 'bytes=100-199')).toBeUndefined();
+    expect(await fetchTile(cache, url)).toBeUndefined();
   });
 });

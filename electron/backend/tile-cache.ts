@@ -78,29 +78,40 @@ export class TileCache {
   }
 }
 
+/** The key a tile is kept under: its URL, and for a byte range (a PMTiles archive's part) the range too. */
+export function tileKey(url: string, range?: string): string {
+  return range ? `${url} ${range}` : url;
+}
+
 /**
  * Fetches a tile through the cache: the network first (a fresh tile is kept), the kept copy when
- * the network fails or answers an error. Undefined: neither has it.
+ * the network fails or answers an error. `range` asks for a part of the file (`bytes=0-16383`),
+ * kept apart from the file's other parts. Undefined: neither has it.
  */
 export async function fetchTile(
   cache: TileCache,
   url: string,
   fetchImpl: typeof fetch = fetch,
+  range?: string,
 ): Promise<CachedTile | undefined> {
+  const key = tileKey(url, range);
   try {
-    const response = await fetchImpl(url, { signal: AbortSignal.timeout(10_000) });
+    const response = await fetchImpl(url, {
+      signal: AbortSignal.timeout(10_000),
+      headers: range ? { Range: range } : undefined,
+    });
     if (response.ok) {
       const tile = {
         data: Buffer.from(await response.arrayBuffer()),
         contentType: response.headers.get('content-type') ?? 'application/octet-stream',
       };
-      cache.put(url, tile);
+      cache.put(key, tile);
       return tile;
     }
   } catch {
     // Offline or the server is gone: the kept copy below.
   }
-  return cache.get(url);
+  return cache.get(key);
 }
 
 /** One tile of an area pre-download: zoom, column and row. */

@@ -68,6 +68,21 @@ describe('app:// protocol', () => {
     );
   });
 
+  it('lets the pages reach the configured tile origin (not its other paths’ hosts) and run MapLibre’s blob: workers', () => {
+    const policy = contentSecurityPolicy('http://10.0.0.5:3000', 'https://tiles.example.org:8443/styles/base.json');
+    expect(policy).toContain(
+      "connect-src 'self' http://10.0.0.5:3000 ws://10.0.0.5:3000 https://tiles.example.org:8443;",
+    );
+    expect(policy).toContain("worker-src 'self' blob:");
+    expect(contentSecurityPolicy('http://10.0.0.5:3000', 'file:///etc/passwd')).toContain(
+      "connect-src 'self' http://10.0.0.5:3000 ws://10.0.0.5:3000;",
+    );
+  });
+
+  it('refuses tile requests when no tile source is configured', async () => {
+    expect((await get('app://orbita/_tiles/https://tiles.example.org/1/0/0.png')).status).toBe(403);
+  });
+
   it('answers 404, not the page, for a missing file and for server paths', async () => {
     for (const route of ['/assets/missing.js', '/favicon.ico', '/api/health', '/api/tasks', '/socket.io/']) {
       const response = await get(`app://orbita${route}`);

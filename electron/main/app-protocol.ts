@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { type DesktopTileSource, isExternalUrl, type TileAnswer } from '@shared/desktop/bridge';
 import type { CustomScheme, ProtocolRequest } from './electron-api';
 
 /**
@@ -60,24 +61,39 @@ const CONTENT_TYPES: Record<string, string> = {
 
 /**
  * The pages' Content-Security-Policy: code and styles only from the bundle (Ant Design injects its
- * styles inline), network only to the Orbita server (HTTP and its WebSocket), nothing framed.
+ * styles inline), network only to the Orbita server (HTTP and its WebSocket) and the organization's
+ * configured tile origin, workers (MapLibre's) from the bundle or blob: URLs, nothing framed.
  */
-export function contentSecurityPolicy(serverUrl: string): string {
+export function contentSecurityPolicy(serverUrl: string, tileSourceUrl?: string): string {
   const server = new URL(serverUrl);
   const socket = `${server.protocol === 'https:' ? 'wss:' : 'ws:'}//${server.host}`;
+  const tiles = tileSourceUrl && isExternalUrl(tileSourceUrl) ? ` ${new URL(tileSourceUrl).origin}` : '';
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self' data:",
-    `connect-src 'self' ${server.origin} ${socket}`,
+    `connect-src 'self' ${server.origin} ${socket}${tiles}`,
     "worker-src 'self' blob:",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
+}
+
+/**
+ * Where the page reads the organization's map tiles: `app://orbita/_tiles/<tile URL>` is fetched by
+ * the backend process through its SQLite tile cache, so the tiles seen once still show offline.
+ */
+export const TILE_PATH = '/_tiles/';
+
+/** The tile cache's side of the `app://` handler: the configured source and the backend that fetches. */
+export interface AppTiles {
+  /** The organization's tile source as the page last said (undefined: none). */
+  source(): DesktopTileSource | undefined;
+  fetch(url: string, range?: string): Promise<TileAnswer>;
 }
 
 /** Paths that belong to the server: answered 404 rather than with the page, so a mistake is visible. */
@@ -92,11 +108,12 @@ export function createAppProtocolHandler(options: {
   root: string;
   /** The Orbita server the pages may connect to (their Content-Security-Policy). */
   serverUrl: string;
+  tiles?: AppTiles;
 }): (request: ProtocolRequest) => Promise<Response> {
   const root = path.resolve(options.root);
-  const policy = contentSecurityPolicy(options.serverUrl);
   return async (request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(405, 'Method not allowed');
+    if (request.url.startsWith(`${APP_ORIGIN}${TILE_PATH}`)) return tileResponse(request, options.tiles);
     let url: URL;
     let pathname: string;
     try {
@@ -127,9 +144,42 @@ export function createAppProtocolHandler(options: {
       'Content-Length': String(body.length),
       'X-Content-Type-Options': 'nosniff',
     };
-    if (extension === '.html') headers['Content-Security-Policy'] = policy;
+    if (extension === '.html') {
+      headers['Content-Security-Policy'] = contentSecurityPolicy(options.serverUrl, options.tiles?.source()?.url);
+    }
     return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers });
   };
+}
+
+/**
+ * A tile of the configured source through the backend's cache: only that source's origin (the page
+ * cannot make the shell fetch anything else), a byte range answered as 206.
+ */
+async function tileResponse(request: ProtocolRequest, tiles: AppTiles | undefined): Promise<Response> {
+  const url = request.url.slice(`${APP_ORIGIN}${TILE_PATH}`.length);
+  const source = tiles?.source();
+  if (!tiles || !source || !isExternalUrl(url) || new URL(url).origin !== new URL(source.url).origin) {
+    return plain(403, 'Not the configured tile source');
+  }
+  const range = request.headers?.get('range') ?? undefined;
+  let answer: TileAnswer;
+  try {
+    answer = await tiles.fetch(url, range);
+  } catch {
+    return plain(503, 'The tile cache is not available');
+  }
+  if (!answer.data) return plain(404, 'Not found');
+  const headers: Record<string, string> = {
+    'Content-Type': answer.contentType ?? 'application/octet-stream',
+    'Content-Length': String(answer.data.byteLength),
+    'X-Content-Type-Options': 'nosniff',
+  };
+  const start = /^bytes=(\d+)-/.exec(range ?? '')?.[1];
+  if (start !== undefined) {
+    headers['Content-Range'] = `bytes ${start}-${Number(start) + answer.data.byteLength - 1}/*`;
+  }
+  const body = request.method === 'HEAD' ? null : new Uint8Array(answer.data);
+  return new Response(body, { status: start !== undefined ? 206 : 200, headers });
 }
 
 async function isFile(file: string): Promise<boolean> {

@@ -1,4 +1,11 @@
-import { DESKTOP_CHANNELS, type DesktopLanguage, isDesktopLanguage, isExternalUrl } from '@shared/desktop/bridge';
+import {
+  DESKTOP_CHANNELS,
+  type DesktopLanguage,
+  type DesktopTileSource,
+  isDesktopLanguage,
+  isDesktopTileSource,
+  isExternalUrl,
+} from '@shared/desktop/bridge';
 import { isAppUrl } from './app-protocol';
 import type { IpcMainEventLike, IpcMainLike, WebContentsLike } from './electron-api';
 
@@ -14,6 +21,8 @@ export function registerBridgeHandlers(
     openExternal(url: string): void;
     /** The page took its port and wants another (it answers on `replicaPort`). */
     replicaPort(page: WebContentsLike): void;
+    /** The organization's tile source (null: none), as the page read it from its settings. */
+    setTileSource(source: DesktopTileSource | null): void;
   },
 ): void {
   ipcMain.on(DESKTOP_CHANNELS.setLanguage, (event, language) => {
@@ -24,6 +33,11 @@ export function registerBridgeHandlers(
   });
   ipcMain.on(DESKTOP_CHANNELS.replicaPortRequest, (event) => {
     if (fromAppPage(event)) handlers.replicaPort(event.sender);
+  });
+  ipcMain.on(DESKTOP_CHANNELS.setTileSource, (event, source) => {
+    if (!fromAppPage(event)) return;
+    if (source === null) handlers.setTileSource(null);
+    else if (isDesktopTileSource(source)) handlers.setTileSource({ kind: source.kind, url: source.url });
   });
 }
 

@@ -359,6 +359,67 @@ describe('desktop app', () => {
     expect(externals).toEqual(['https://example.org/docs']);
   });
 
+  it('serves the configured source’s tiles through the backend’s tile cache, lets its pages reach that origin only, and remembers it', async () => {
+    const { handlers, ipcMain, forks } = await started({ env: { ORBITA_SERVER_URL: 'https://orbita.example.org' } });
+    const app = handlers.get('app') as (request: ProtocolRequest) => Promise<Response>;
+    const policy = async () =>
+      (await app({ url: 'app://orbita/map', method: 'GET' })).headers.get('content-security-policy') ?? '';
+    const tile = 'app://orbita/_tiles/https://tiles.example.org/region.pmtiles';
+    expect((await app({ url: tile, method: 'GET' })).status).toBe(403);
+    expect(await policy()).not.toContain('tiles.example.org');
+
+    const source = { kind: 'pmtiles', url: 'https://tiles.example.org/region.pmtiles' };
+    ipcMain.emit('orbita:set-tile-source', fromPage('https://evil.example/'), source);
+    ipcMain.emit('orbita:set-tile-source', fromPage(), { kind: 'pmtiles', url: 'file:///etc/passwd' });
+    expect(await policy()).not.toContain('tiles.example.org');
+    ipcMain.emit('orbita:set-tile-source', fromPage(), source);
+    const connect = (await policy()).split('; ').find((directive) => directive.startsWith('connect-src'));
+    expect(connect).toBe(
+      "connect-src 'self' https://orbita.example.org wss://orbita.example.org https://tiles.example.org",
+    );
+    expect(await policy()).toContain("worker-src 'self' blob:");
+
+    // A byte range of the archive: asked of the backend process, answered as 206.
+    const child = forks[0] as FakeUtilityProcess;
+    const pending = app({ url: tile, method: 'GET', headers: new Headers({ Range: 'bytes=0-3' }) });
+    const asked = child.messages.at(-1) as { type: string; requestId: number; url: string; range?: string };
+    expect(asked).toMatchObject({ type: 'orbita:tile-request', url: source.url, range: 'bytes=0-3' });
+    child.emit('message', {
+      type: 'orbita:tile-answer',
+      requestId: asked.requestId,
+      data: new Uint8Array([80, 77, 84, 105]),
+      contentType: 'application/octet-stream',
+    });
+    const answered = await pending;
+    expect(answered.status).toBe(206);
+    expect(answered.headers.get('content-range')).toBe('bytes 0-3/*');
+    expect(Buffer.from(await answered.arrayBuffer()).toString()).toBe('PMTi');
+
+    // Neither the network nor the cache has it: 404. Another origin is never fetched.
+    const missing = app({ url: `${tile}?v=2`, method: 'GET' });
+    const second = child.messages.at(-1) as { requestId: number };
+    child.emit('message', { type: 'orbita:tile-answer', requestId: second.requestId });
+    expect((await missing).status).toBe(404);
+    const before = child.messages.length;
+    for (const other of [
+      'app://orbita/_tiles/https://tile.openstreetmap.org/1/0/0.png',
+      'app://orbita/_tiles/file:///etc/passwd',
+    ]) {
+      expect((await app({ url: other, method: 'GET' })).status).toBe(403);
+    }
+    expect(child.messages).toHaveLength(before);
+
+    // The next start knows the source before the page says it.
+    expect(JSON.parse(readFileSync(path.join(userData, 'settings.json'), 'utf8')).tileSource).toEqual(source);
+    FakeBrowserWindow.created = [];
+    const again = await started({ env: { ORBITA_SERVER_URL: 'https://orbita.example.org' } });
+    const page = await again.handlers.get('app')?.({ url: 'app://orbita/', method: 'GET' });
+    expect(page?.headers.get('content-security-policy')).toContain('https://tiles.example.org');
+    ipcMain.emit('orbita:set-tile-source', fromPage(), null);
+    again.ipcMain.emit('orbita:set-tile-source', fromPage(), null);
+    expect(JSON.parse(readFileSync(path.join(userData, 'settings.json'), 'utf8')).tileSource).toBeUndefined();
+  });
+
   it('guards the window: new windows denied, web links to the browser', async () => {
     const { window, externals } = await started();
     expect(window.webContents.openHandler?.({ url: 'https://example.org/' })).toEqual({ action: 'deny' });

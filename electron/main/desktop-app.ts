@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { BRIDGE_ARGUMENTS, type DesktopLanguage, isExternalUrl } from '@shared/desktop/bridge';
+import { BRIDGE_ARGUMENTS, type DesktopLanguage, isDesktopTileSource, isExternalUrl } from '@shared/desktop/bridge';
 import { DEEP_LINK_SCHEME, deepLinkInArguments, parseDeepLink } from '@shared/desktop/deep-link';
 import { APP_SCHEME, APP_SCHEME_PRIVILEGES, createAppProtocolHandler } from './app-protocol';
 import { registerBridgeHandlers } from './bridge-ipc';
@@ -8,7 +8,14 @@ import { createMainWindow, type MainWindow } from './main-window';
 import { buildMenuTemplate } from './menu';
 import { permissionRequestHandler } from './navigation-guard';
 import { createReplicaService, type ReplicaService } from './replica-service';
-import { languageFromLocale, normalizeServerUrl, readSettings, resolveServerUrl, writeSettings } from './settings';
+import {
+  type DesktopSettings,
+  languageFromLocale,
+  normalizeServerUrl,
+  readSettings,
+  resolveServerUrl,
+  writeSettings,
+} from './settings';
 import { createWindowStateStore } from './window-state';
 
 /** Where the build puts the bundles, relative to the app's folder (scripts/build-desktop.mjs). */
@@ -107,10 +114,28 @@ export function startDesktopApp(electron: ElectronMain, options: DesktopAppOptio
       log(`ORBITA_SERVER_URL is not an http(s) URL; using ${serverUrl}.`);
     }
     let language: DesktopLanguage = settings.language ?? languageFromLocale(app.getLocale());
+    let tileSource = settings.tileSource && isDesktopTileSource(settings.tileSource) ? settings.tileSource : undefined;
+    const saveSettings = (changes: Partial<DesktopSettings>) => {
+      try {
+        writeSettings(settingsFile, { ...readSettings(settingsFile), ...changes });
+      } catch (error) {
+        log(`Could not save the settings: ${(error as Error).message}`);
+      }
+    };
 
     electron.protocol.handle(
       APP_SCHEME,
-      createAppProtocolHandler({ root: path.join(options.appPath, RENDERER_DIST), serverUrl }),
+      createAppProtocolHandler({
+        root: path.join(options.appPath, RENDERER_DIST),
+        serverUrl,
+        tiles: {
+          source: () => tileSource,
+          fetch: (url, range) => {
+            if (!replica) return Promise.reject(new Error('The replica process is not running'));
+            return replica.fetchTile(url, range);
+          },
+        },
+      }),
     );
     electron.session.defaultSession.setPermissionRequestHandler(permissionRequestHandler);
 
@@ -138,11 +163,12 @@ export function startDesktopApp(electron: ElectronMain, options: DesktopAppOptio
         if (next === language) return;
         language = next;
         applyMenu();
-        try {
-          writeSettings(settingsFile, { ...readSettings(settingsFile), language });
-        } catch (error) {
-          log(`Could not save the settings: ${(error as Error).message}`);
-        }
+        saveSettings({ language });
+      },
+      setTileSource(next) {
+        if (JSON.stringify(next ?? undefined) === JSON.stringify(tileSource)) return;
+        tileSource = next ?? undefined;
+        saveSettings({ tileSource });
       },
       openExternal,
       replicaPort: (page) => replica?.connect(page),

@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -134,6 +136,38 @@ describe('desktop build', () => {
       expect((await again.findOne('n1').exec())?.get('text')).toBe('written as the app quits');
       await reopened.close();
     } finally {
+      await replica.stop();
+    }
+  });
+
+  it('answers tile requests from the bundled replica process through its SQLite tile cache, also with the tile server stopped', async () => {
+    const replica = await bundledReplica('orbita-replica-tiles-', 'tiles');
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'image/png' });
+      response.end(Buffer.from('a tile'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/3/4/2.png`;
+    const ask = (requestId: number) =>
+      new Promise<{ requestId: number; data?: Uint8Array; contentType?: string }>((resolve) => {
+        const listen = (message: { fromProcess?: { type: string; requestId: number } }) => {
+          if (message.fromProcess?.type !== 'orbita:tile-answer' || message.fromProcess.requestId !== requestId) return;
+          replica.worker.off('message', listen);
+          resolve(message.fromProcess);
+        };
+        replica.worker.on('message', listen);
+        replica.worker.postMessage({ message: { type: 'orbita:tile-request', requestId, url } });
+      });
+    try {
+      const online = await ask(1);
+      expect(online.contentType).toBe('image/png');
+      expect(Buffer.from(online.data ?? []).toString()).toBe('a tile');
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      expect(Buffer.from((await ask(2)).data ?? []).toString()).toBe('a tile');
+      expect(readdirSync(replica.databaseDirectory)).toContain('tile-cache.sqlite');
+    } finally {
+      server.close();
       await replica.stop();
     }
   });

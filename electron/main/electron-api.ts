@@ -79,6 +79,8 @@ export type BrowserWindowConstructor = new (options: BrowserWindowOptions) => Br
 export interface UtilityProcessLike {
   postMessage(message: unknown, transfer?: MessagePortMainLike[]): void;
   on(event: 'exit', listener: (code: number) => void): unknown;
+  /** A message the process posted (`process.parentPort.postMessage`). */
+  on(event: 'message', listener: (message: unknown) => void): unknown;
   kill(): boolean;
 }
 
@@ -123,6 +125,8 @@ export interface CustomScheme {
 export interface ProtocolRequest {
   url: string;
   method: string;
+  /** The request's headers (a tile archive's byte range). */
+  headers?: { get(name: string): string | null };
 }
 
 export interface ProtocolModule {

@@ -23,6 +23,8 @@ function electronLikePort(port) {
 }
 
 const parentPort = new EventEmitter();
+// What the process posts to the main process (tile answers) reaches the test as { fromProcess }.
+parentPort.postMessage = (message) => thread.postMessage({ fromProcess: message });
 process.parentPort = parentPort;
 require(workerData.bundle);
 thread.on('message', ({ message, port }) => {

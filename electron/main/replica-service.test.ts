@@ -200,4 +200,22 @@ describe('replica utility process', () => {
     expect(attempts).toBe(4);
     expect(logs[0]).toContain('no such file');
   });
+
+  it('relays a tile request to the process and its answer back by request id; none while it is not running', async () => {
+    const replica = service();
+    await expect(replica.fetchTile('https://tiles.example.org/1/0/0.png')).rejects.toThrow(/not running/);
+    replica.start();
+    const child = processes[0] as FakeProcess;
+    const first = replica.fetchTile('https://tiles.example.org/1/0/0.png');
+    const second = replica.fetchTile('https://tiles.example.org/a.pmtiles', 'bytes=0-9');
+    const [one, two] = child.received.map(({ message }) => message as { requestId: number; range?: string });
+    expect(two?.range).toBe('bytes=0-9');
+    child.emit('message', { type: 'orbita:tile-answer', requestId: two?.requestId, contentType: 'x/two' });
+    child.emit('message', { type: 'orbita:tile-answer', requestId: one?.requestId, contentType: 'x/one' });
+    expect((await first).contentType).toBe('x/one');
+    expect((await second).contentType).toBe('x/two');
+    const unanswered = replica.fetchTile('https://tiles.example.org/2/0/0.png');
+    vi.advanceTimersByTime(20_000);
+    await expect(unanswered).rejects.toThrow(/did not answer/);
+  });
 });

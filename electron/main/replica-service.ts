@@ -1,4 +1,10 @@
-import { DESKTOP_CHANNELS, REPLICA_STOP_MESSAGE } from '@shared/desktop/bridge';
+import {
+  DESKTOP_CHANNELS,
+  REPLICA_STOP_MESSAGE,
+  TILE_ANSWER,
+  TILE_REQUEST,
+  type TileAnswer,
+} from '@shared/desktop/bridge';
 import type { MessageChannelMainLike, UtilityProcessLike, WebContentsLike } from './electron-api';
 
 /** The message that carries a window's port to the replica process (which reads only its ports). */
@@ -18,6 +24,11 @@ export interface ReplicaService {
    * and kills it if it has not exited after `stopTimeoutMs`. Settles once it is gone.
    */
   stop(): Promise<void>;
+  /**
+   * A map tile through the process's tile cache (network first, the kept copy when it fails);
+   * rejects when the process is not running or does not answer within `tileTimeoutMs`.
+   */
+  fetchTile(url: string, range?: string): Promise<TileAnswer>;
 }
 
 /**
@@ -32,6 +43,8 @@ export function createReplicaService(deps: {
   log?: (message: string) => void;
   /** How long the process may take to save its replica when the app quits. Default 10 s. */
   stopTimeoutMs?: number;
+  /** How long a tile may take (the process tries the network for 10 s first). Default 20 s. */
+  tileTimeoutMs?: number;
 }): ReplicaService {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? ((message: string) => console.error(message));
@@ -41,6 +54,8 @@ export function createReplicaService(deps: {
   let crashes = 0;
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
+  let nextTileRequest = 1;
+  const tileAnswers = new Map<number, (answer: TileAnswer) => void>();
 
   function hand(target: WebContentsLike, process: UtilityProcessLike): void {
     const { port1, port2 } = deps.createChannel();
@@ -60,6 +75,11 @@ export function createReplicaService(deps: {
     }
     child = launched;
     startedAt = now();
+    launched.on('message', (message) => {
+      const answer = message as Partial<TileAnswer> | undefined;
+      if (answer?.type !== TILE_ANSWER || typeof answer.requestId !== 'number') return;
+      tileAnswers.get(answer.requestId)?.(answer as TileAnswer);
+    });
     launched.on('exit', (code) => {
       if (child !== launched) return;
       child = undefined;
@@ -93,6 +113,23 @@ export function createReplicaService(deps: {
       }
       // While the process restarts, the page gets its port when it is back.
       if (child) hand(target, child);
+    },
+    fetchTile(url, range) {
+      const running = child;
+      if (!running) return Promise.reject(new Error('The replica process is not running'));
+      const requestId = nextTileRequest++;
+      return new Promise<TileAnswer>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          tileAnswers.delete(requestId);
+          reject(new Error('The replica process did not answer the tile request'));
+        }, deps.tileTimeoutMs ?? 20_000);
+        tileAnswers.set(requestId, (answer) => {
+          clearTimeout(timer);
+          tileAnswers.delete(requestId);
+          resolve(answer);
+        });
+        running.postMessage({ type: TILE_REQUEST, requestId, url, ...(range ? { range } : {}) });
+      });
     },
     stop() {
       stopped = true;

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_SERVER_URL, type DesktopLanguage } from '@shared/desktop/bridge';
+import { DEFAULT_SERVER_URL, type DesktopLanguage, type DesktopTileSource } from '@shared/desktop/bridge';
 // zod's mini build: the full one would be most of the main bundle.
 import * as z from 'zod/mini';
 
@@ -10,11 +10,14 @@ export interface DesktopSettings {
   serverUrl?: string;
   /** The interface language the page last reported (menus start in it). */
   language?: DesktopLanguage;
+  /** The organization's map tile source the page last reported (its tile cache and CSP follow it from the start). */
+  tileSource?: DesktopTileSource;
 }
 
 const storedSettings = z.object({
   serverUrl: z.optional(z.string()),
   language: z.optional(z.enum(['ru', 'en'])),
+  tileSource: z.optional(z.object({ kind: z.enum(['raster', 'style', 'pmtiles']), url: z.string() })),
 });
 
 /** The settings in `file`; none when it is missing or unreadable. */

@@ -93,6 +93,27 @@ export const REPLICA_PORT_MESSAGE = 'orbita:replica-port';
 export const REPLICA_STOP_MESSAGE = { type: 'orbita:replica-stop' } as const;
 
 /**
+ * A map tile the main process asks the backend (replica) process for, on behalf of the page's
+ * `app://orbita/_tiles/<url>` request: the backend answers from the network, keeping it in its
+ * SQLite tile cache, or from that cache when the network fails. `range` asks for a byte range.
+ */
+export interface TileRequest {
+  type: 'orbita:tile-request';
+  requestId: number;
+  url: string;
+  range?: string;
+}
+/** The backend's answer to a TileRequest: `data` undefined when neither the network nor the cache has it. */
+export interface TileAnswer {
+  type: 'orbita:tile-answer';
+  requestId: number;
+  data?: Uint8Array;
+  contentType?: string;
+}
+export const TILE_REQUEST: TileRequest['type'] = 'orbita:tile-request';
+export const TILE_ANSWER: TileAnswer['type'] = 'orbita:tile-answer';
+
+/**
  * What the page asks the replica process about the files of a copy of the data (`databaseName`, a
  * replica's), over the port the copy is open on or failed to open on:
  * - `discard`: delete them without opening them (the copy cannot be opened: a damaged file);
