@@ -120,7 +120,7 @@ const localInput = (date: Date) => {
 };
 
 describe.skipIf(!available)('the map’s editors', { timeout: 180_000 }, () => {
-  it('edits a saved geofence chosen on the map: a vertex moved, renamed, recoloured and saved', async () => {
+  it('edits a saved geofence chosen on the map: a vertex moved, one removed and brought back by Undo, renamed, recoloured, saved', async () => {
     const { context, page } = await registeredPage(browser, t.url, {
       organization: 'Yard Keepers',
       name: 'Vera',
@@ -159,6 +159,17 @@ describe.skipIf(!available)('the map’s editors', { timeout: 180_000 }, () => {
       await page.mouse.move(from.x + ((to.x - from.x) * step) / 10, from.y + ((to.y - from.y) * step) / 10);
     }
     await page.mouse.up();
+    // A vertex double-clicked goes; Undo brings it back.
+    const handles = () =>
+      page.evaluate(async () => {
+        const data = await (window as unknown as MapWindow).orbitaMap?.map.getSource('handles').getData();
+        return data?.features.length;
+      });
+    const third = await onScreen(page, 37.61, 55.755);
+    await page.mouse.dblclick(third.x, third.y);
+    await until(async () => (await handles()) === 3);
+    await page.getByTestId('gps-geofences').getByRole('button', { name: 'Undo' }).click();
+    await until(async () => (await handles()) === 4);
     await page.getByLabel('Name', { exact: true }).fill('Yard north');
     await page.getByRole('button', { name: 'Colour #1e88e5' }).click();
     await page.screenshot({ path: `${SHOTS}/editor-geofence-editing.png` });

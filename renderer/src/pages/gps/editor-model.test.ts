@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { removeHandle } from './geometry';
 import { ALL_LAYERS_ON, layerGroupOf, layerSwitches } from './layers';
 import { recallMap, rememberMap } from './map-memory';
 import { applyPosition } from './object-state';
@@ -136,5 +137,24 @@ describe('the object card’s battery', () => {
       isLbs: false,
     });
     expect(moved.lastPosition).toMatchObject({ lat: 55.001, batteryPercent: 64 });
+  });
+});
+
+describe('editing a geofence’s vertices', () => {
+  const points = [
+    { lat: 1, lon: 1 },
+    { lat: 1, lon: 2 },
+    { lat: 2, lon: 2 },
+    { lat: 2, lon: 1 },
+  ];
+
+  it('removes a double-clicked vertex while the shape keeps the points it needs', () => {
+    const polygon = removeHandle({ type: 'polygon', points }, 1);
+    expect(polygon.type === 'polygon' && polygon.points).toEqual([points[0], points[2], points[3]]);
+    expect(removeHandle(polygon, 0)).toBe(polygon);
+    const corridor = { type: 'polyline' as const, points: points.slice(0, 2), widthMeters: 20 };
+    expect(removeHandle(corridor, 0)).toBe(corridor);
+    const circle = { type: 'circle' as const, center: points[0] as { lat: number; lon: number }, radiusMeters: 5 };
+    expect(removeHandle(circle, 0)).toBe(circle);
   });
 });

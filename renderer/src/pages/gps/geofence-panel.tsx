@@ -15,6 +15,7 @@ import {
   handlesOf,
   type LatLon,
   moveHandle,
+  removeHandle,
 } from './geometry';
 import type { MapData } from './map-memory';
 import type { MapView } from './map-view';
@@ -120,9 +121,13 @@ export function GeofencePanel({
   useEffect(() => {
     const map = view.current?.map;
     if (!map || !drawing) return;
-    const onClick = (event: { lngLat: { lat: number; lng: number }; defaultPrevented?: boolean }) => {
+    const onHandle = (point: { x: number; y: number }) =>
+      map.getLayer('handles') !== undefined &&
+      map.queryRenderedFeatures([point.x, point.y], { layers: ['handles'] }).length > 0;
+    const onClick = (event: { lngLat: { lat: number; lng: number }; point: { x: number; y: number } }) => {
       const current = draftRef.current;
-      if (!current) return;
+      // A click on a handle picks it up (or removes it, twice): it adds no point.
+      if (!current || onHandle(event.point)) return;
       const at: LatLon = { lat: event.lngLat.lat, lon: event.lngLat.lng };
       const geometry = current.geometry;
       change({
@@ -158,13 +163,23 @@ export function GeofencePanel({
       const picked = before;
       if (picked) setHistory((stack) => [...stack, picked]);
     };
+    const onDoubleClick = (event: { features?: { properties: { index: number } }[]; preventDefault: () => void }) => {
+      const index = event.features?.[0]?.properties.index;
+      const current = draftRef.current;
+      if (index === undefined || !current) return;
+      // Not a zoom: the double-clicked vertex goes.
+      event.preventDefault();
+      change({ ...current, geometry: removeHandle(current.geometry, index) });
+    };
     map.on('click', onClick);
+    map.on('dblclick', 'handles', onDoubleClick as never);
     map.on('mousedown', 'handles', onDown as never);
     map.on('mousemove', onMove);
     map.on('mouseup', onUp);
     map.getCanvas().style.cursor = 'crosshair';
     return () => {
       map.off('click', onClick);
+      map.off('dblclick', 'handles', onDoubleClick as never);
       map.off('mousedown', 'handles', onDown as never);
       map.off('mousemove', onMove);
       map.off('mouseup', onUp);

@@ -61,6 +61,13 @@ export function moveHandle(geometry: Geometry, index: number, to: LatLon): Geome
   return { ...geometry, points: geometry.points.map((point, i) => (i === index ? to : point)) } as Geometry;
 }
 
+/** The geometry without its `index`th vertex; unchanged when fewer would remain than it needs (or a circle). */
+export function removeHandle(geometry: Geometry, index: number): Geometry {
+  if (geometry.type === 'circle') return geometry;
+  if (geometry.points.length <= (geometry.type === 'polygon' ? 3 : 2)) return geometry;
+  return { ...geometry, points: geometry.points.filter((_, i) => i !== index) } as Geometry;
+}
+
 /** Whether the geometry is complete enough to save (the server refuses less). */
 export function drawable(geometry: Geometry): boolean {
   if (geometry.type === 'circle') return geometry.radiusMeters > 0;

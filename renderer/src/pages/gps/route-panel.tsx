@@ -321,8 +321,11 @@ function RouteProgressView({
       setError(failureText(caught, t));
     }
   }, [route, t]);
+  // Progress moves with the objects: read again while the route is open.
   useEffect(() => {
     void load();
+    const timer = setInterval(() => void load(), 30_000);
+    return () => clearInterval(timer);
   }, [load]);
   const geofenceName = (id: string) => geofences.find((geofence) => geofence.id === id)?.name ?? '—';
   const objectName = (id: string) => objects.find((object) => object.id === id)?.name ?? id;
