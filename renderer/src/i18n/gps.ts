@@ -89,6 +89,8 @@ export const ru = {
   addressUnknown: 'адрес неизвестен',
   layers: 'Слои',
   layer: { tiles: 'Подложка', geofences: 'Геозоны', tracks: 'Треки', objects: 'Объекты', labels: 'Подписи' },
+  offlineTrack:
+    'Нет связи: трек за последние часы, сохранённые на этом устройстве; поездки и привязка к дорогам — при подключении',
 };
 
 export const en: Shape<typeof ru> = {
@@ -179,4 +181,5 @@ export const en: Shape<typeof ru> = {
   addressUnknown: 'address unknown',
   layers: 'Layers',
   layer: { tiles: 'Tiles', geofences: 'Geofences', tracks: 'Tracks', objects: 'Objects', labels: 'Labels' },
+  offlineTrack: 'Offline: the track of the recent hours kept on this device; trips and road snapping when connected',
 };

@@ -31,6 +31,7 @@ import { type MapData, recallMap, recallMapData, rememberMap, rememberMapData } 
 import { MapView } from './map-view';
 import { ObjectCard } from './object-card';
 import { applyPosition, type MapObject, matchesSearch, objectState, objectsGeoJson, STATE_COLOR } from './object-state';
+import { type OfflineTrackPoint, offlineGeofences, offlineGroups, offlineObjects, offlineTrack } from './offline-data';
 import { RoutePanel } from './route-panel';
 import { rejectedGeoJson, trackGeoJson } from './speed';
 
@@ -52,10 +53,17 @@ export function MapPage() {
   const { t } = useTranslation();
   const { me, replica, status } = useReplica();
   const replicaObjects = useCallback(
-    async () =>
-      replica
-        ? (await replica.db.gps_objects.find().exec()).map((document) => document.toJSON() as unknown as MapObject)
-        : [],
+    async () => (replica ? ((await offlineObjects(replica.db)) as unknown as MapObject[]) : []),
+    [replica],
+  );
+  // What else the replica holds for the map offline: groups, geofences and the recent tracks.
+  const replicaData = useMemo(
+    () =>
+      replica && {
+        groups: () => offlineGroups(replica.db),
+        geofences: async () => (await offlineGeofences(replica.db)) as Geofence[],
+        track: (objectId: string, from: Date, to: Date) => offlineTrack(replica.db, objectId, from, to),
+      },
     [replica],
   );
   if (!me) return null;
@@ -65,6 +73,7 @@ export function MapPage() {
       userId={me.user.id}
       socket={replica?.socket}
       replicaObjects={replicaObjects}
+      replicaData={replicaData || undefined}
       online={status?.online ?? false}
       syncedAt={status?.syncedAt}
       t={t}
@@ -76,6 +85,7 @@ function MapScreen({
   userId,
   socket,
   replicaObjects,
+  replicaData,
   online,
   syncedAt,
   t,
@@ -89,6 +99,11 @@ function MapScreen({
     | undefined;
   /** The objects the replica holds (read when the server cannot be reached). */
   replicaObjects?: () => Promise<MapObject[]>;
+  replicaData?: {
+    groups: () => Promise<{ id: string; name: string }[]>;
+    geofences: () => Promise<Geofence[]>;
+    track: (objectId: string, from: Date, to: Date) => Promise<OfflineTrackPoint[]>;
+  };
   online: boolean;
   /** When the replica was last in sync with the server. */
   syncedAt?: number;
@@ -161,6 +176,8 @@ function MapScreen({
       const replicated = (await replicaObjects?.()) ?? [];
       if (replicated.length > 0) {
         setObjects(new Map(replicated.map((object) => [object.id, object])));
+        setGroups((await replicaData?.groups()) ?? []);
+        setGeofences((await replicaData?.geofences()) ?? []);
         // When the replica was last in sync; else the newest thing it holds.
         const newest = replicated
           .flatMap((object) => [object.last_seen, (object as { updatedAt?: string }).updatedAt])
@@ -172,13 +189,13 @@ function MapScreen({
       }
       if (kept) {
         if (replicated.length === 0) setObjects(new Map(kept.objects.map((object) => [object.id, object])));
-        setGeofences(kept.geofences);
+        if (replicated.length === 0) setGeofences(kept.geofences);
         setDataAt(kept.at);
         view.current?.setTiles(kept.tileSource ?? null);
       }
       setLoadFailed(true);
     }
-  }, [userId, replicaObjects]);
+  }, [userId, replicaObjects, replicaData]);
   useEffect(() => {
     void load();
   }, [load]);
@@ -337,7 +354,14 @@ function MapScreen({
       {selected && (
         <div style={{ width: 380, overflow: 'auto', borderLeft: '1px solid #eee', padding: 8 }}>
           <ObjectCard object={selected} follow={follow} onFollow={setFollow} online={!offline} t={t} />
-          <TrackPanel key={selected.id} objectId={selected.id} view={view} online={!offline} t={t} />
+          <TrackPanel
+            key={selected.id}
+            objectId={selected.id}
+            view={view}
+            online={!offline}
+            offlineTrack={replicaData?.track}
+            t={t}
+          />
         </div>
       )}
     </div>
@@ -348,11 +372,14 @@ function TrackPanel({
   objectId,
   view,
   online,
+  offlineTrack,
   t,
 }: {
   objectId: string;
   view: React.RefObject<MapView | undefined>;
   online: boolean;
+  /** The track's recent hours as the replica keeps them (drawn when the server cannot be reached). */
+  offlineTrack?: (objectId: string, from: Date, to: Date) => Promise<OfflineTrackPoint[]>;
   t: ReturnType<typeof useTranslation>['t'];
 }) {
   const [range, setRange] = useState<Range>(() => presetRange('today'));
@@ -364,6 +391,24 @@ function TrackPanel({
   const [rejected, setRejected] = useState(false);
   const [playback, setPlayback] = useState<number>();
   const [error, setError] = useState<string>();
+
+  // Offline: the hours of the range the replica keeps, drawn without trips, stops or snapping.
+  useEffect(() => {
+    if (online || !offlineTrack) return;
+    let current = true;
+    void offlineTrack(objectId, range[0].toDate(), range[1].toDate()).then((held) => {
+      if (!current) return;
+      setPoints(held);
+      setTrips([]);
+      setStopCount(0);
+      view.current?.set('track', trackGeoJson(held));
+      const bounds = boundsOf(held);
+      if (bounds) view.current?.fit(bounds);
+    });
+    return () => {
+      current = false;
+    };
+  }, [objectId, range, online, offlineTrack, view]);
 
   useEffect(() => {
     if (!online) return;
@@ -444,7 +489,7 @@ function TrackPanel({
     );
   }, [playback, accepted, view]);
 
-  if (!online) return <Alert style={{ marginTop: 8 }} type="info" message={t('gps.unavailable')} />;
+  if (!online && !offlineTrack) return <Alert style={{ marginTop: 8 }} type="info" message={t('gps.unavailable')} />;
   const zoomTo = (trip: Trip) => {
     const inTrip = accepted.filter((p) => p.fixTime >= trip.start && p.fixTime <= trip.end);
     const bounds = boundsOf(inTrip.length > 0 ? inTrip : [trip.startPlace, trip.endPlace]);
@@ -453,6 +498,7 @@ function TrackPanel({
   return (
     <Card size="small" title={t('gps.track')} style={{ marginTop: 8 }} data-testid="gps-track">
       <Space direction="vertical" style={{ width: '100%' }}>
+        {!online && <Alert type="info" showIcon message={t('gps.offlineTrack')} data-testid="gps-offline-track" />}
         <Radio.Group
           size="small"
           onChange={(event) => setRange(presetRange(event.target.value))}

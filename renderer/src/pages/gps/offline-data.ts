@@ -157,3 +157,43 @@ export async function removeGeofenceOrRoute(replica: ReplicaWriter, id: string):
     await (await replica.db.gps_geofences.findOne(id).exec())?.remove();
   });
 }
+
+/** Values of a geofence as the map's editor saves them. */
+export interface GeofenceValues {
+  name: string;
+  geometry: unknown;
+  color?: string | null;
+}
+
+/** Values of a route as the map's editor saves them. */
+export interface RouteValues {
+  name: string;
+  objectIds: string[];
+  stops: { geofenceId: string; expectedAt: string; toleranceMinutes?: number }[];
+}
+
+/**
+ * Where the map's editors save geofences and routes when the page has a replica: on the device,
+ * reaching the server with the next push (offline too); without one they call the server.
+ */
+export interface GeofenceStore {
+  saveGeofence(values: GeofenceValues, id?: string): Promise<OfflineGeofence>;
+  removeGeofence(id: string): Promise<void>;
+  saveRoute(values: RouteValues, id?: string): Promise<OfflineRoute>;
+  removeRoute(id: string): Promise<void>;
+}
+
+/** The replica as the map's geofence and route store. */
+export function replicaStore(replica: ReplicaWriter): GeofenceStore {
+  return {
+    saveGeofence: (values, id) => saveGeofence(replica, { color: null, ...values, id }),
+    removeGeofence: (id) => removeGeofenceOrRoute(replica, id),
+    saveRoute: (values, id) =>
+      saveRoute(replica, {
+        ...values,
+        stops: values.stops.map((stop) => ({ ...stop, toleranceMinutes: stop.toleranceMinutes ?? 15 })),
+        id,
+      }),
+    removeRoute: (id) => removeGeofenceOrRoute(replica, id),
+  };
+}
