@@ -13,6 +13,8 @@ export interface GpsLivePosition {
   speedKmh: number | null;
   course: number | null;
   isLbs: boolean;
+  /** The battery level the tracker reported with it, percent (absent or null: none). */
+  batteryPercent?: number | null;
 }
 
 export interface GpsLivePositions {

@@ -46,6 +46,8 @@ export interface GpsPositionEvent {
   speedKmh: number | null;
   course: number | null;
   isLbs: boolean;
+  /** The battery level the message reported, percent (absent or null: none). */
+  batteryPercent?: number | null;
 }
 
 export interface GpsGeofenceEvent {

@@ -108,7 +108,7 @@ describe('the route form', () => {
 });
 
 describe('the object card’s battery', () => {
-  it('keeps the battery level the tracker last reported when a live position moves the object', () => {
+  it('keeps the battery level the tracker last reported when a live position without one moves the object', () => {
     const object = {
       id: 'a',
       name: 'Van',
@@ -137,6 +137,17 @@ describe('the object card’s battery', () => {
       isLbs: false,
     });
     expect(moved.lastPosition).toMatchObject({ lat: 55.001, batteryPercent: 64 });
+    const reported = applyPosition(moved, {
+      objectId: 'a',
+      fixTime: '2026-03-02T10:00:10.000Z',
+      lat: 55.002,
+      lon: 37,
+      speedKmh: 30,
+      course: 0,
+      isLbs: false,
+      batteryPercent: 61,
+    });
+    expect(reported.lastPosition?.batteryPercent).toBe(61);
   });
 });
 

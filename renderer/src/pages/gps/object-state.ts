@@ -39,8 +39,8 @@ export function applyPosition(object: MapObject, position: GpsLivePosition): Map
   const { objectId: _id, ...fix } = position;
   return {
     ...object,
-    // Live positions carry no battery level: the last reported one stays.
-    lastPosition: { ...fix, batteryPercent: object.lastPosition?.batteryPercent ?? null },
+    // A position without a battery level keeps the last one reported.
+    lastPosition: { ...fix, batteryPercent: fix.batteryPercent ?? object.lastPosition?.batteryPercent ?? null },
     gpsLost: false,
     last_gps_fix_at: position.fixTime,
     last_seen: new Date().toISOString(),

@@ -1,9 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GPS_POSITIONS_EVENT, type GpsLivePositions } from '@shared/gps-live';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../../../../test/helpers/api';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
 import { createOrg, type Member } from '../../../../test/helpers/factories';
+import { connectSync } from '../../../../test/helpers/sync-client';
 
 let t: TestApp;
 let admin: Member;
@@ -161,6 +163,21 @@ describe('gps: the battery level trackers report', () => {
     expect(await battery(osm.objectId)).toBe(39);
     await osmAnd(`id=batt-osmand&lat=55.711&lon=37.611&timestamp=${Math.floor(Date.now() / 1000) + 1}`);
     expect(await battery(osm.objectId)).toBe(39);
+  });
+
+  it('sends the battery level with the live position to the map', async () => {
+    const client = await connectSync(t, admin.client.accessToken as string);
+    const received: GpsLivePositions[] = [];
+    client.socket.on(GPS_POSITIONS_EVENT, (message: GpsLivePositions) => received.push(message));
+    try {
+      const { objectId } = await osmAnd('id=batt-live&lat=55.73&lon=37.63&batt=57');
+      const end = Date.now() + 5_000;
+      const live = () => received.flatMap((message) => message.positions).find((p) => p.objectId === objectId);
+      while (!live() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(live()?.batteryPercent).toBe(57);
+    } finally {
+      client.close();
+    }
   });
 });
 

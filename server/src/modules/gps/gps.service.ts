@@ -415,7 +415,14 @@ async function objectForMessage(
   };
 }
 
-async function accept(ingestion: Ingestion, unit: Unit, object: repo.ObjectRow, fix: Fix, receivedAt: Date) {
+async function accept(
+  ingestion: Ingestion,
+  unit: Unit,
+  object: repo.ObjectRow,
+  fix: Fix,
+  receivedAt: Date,
+  batteryPercent: number | null = null,
+) {
   await repo.insertPoint(unit.tx, object.organization_id, object.id, fix, receivedAt);
   await repo.notePosition(unit.tx, object.id, fix);
   for (const hook of ingestion.onAccepted) await hook(unit, object, fix);
@@ -428,6 +435,7 @@ async function accept(ingestion: Ingestion, unit: Unit, object: repo.ObjectRow, 
     speedKmh: fix.speedKmh,
     course: fix.course,
     isLbs: fix.isLbs,
+    batteryPercent,
   });
 }
 
@@ -465,7 +473,7 @@ export async function ingest(
     const fixSeen = reason === null || ['echo', 'duplicate', 'jitter', 'stale', 'spike'].includes(reason);
     await repo.noteMessage(unit.tx, object.id, receivedAt, fixSeen ? fix.fixTime : null, battery);
     if (reason === null) {
-      await accept(ingestion, unit, object, fix, receivedAt);
+      await accept(ingestion, unit, object, fix, receivedAt, battery);
       return { objectId: object.id, accepted: true, reason: null };
     }
     if (reason !== 'duplicate') {
