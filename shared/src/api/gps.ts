@@ -85,6 +85,42 @@ export const TileSource = z
   })
   .meta({ id: 'GpsTileSource' });
 
+/** Most tiles one area pre-download may take. */
+export const MAX_TILE_DOWNLOAD = 50_000;
+
+const Longitude = z.number().min(-180).max(180);
+const Latitude = z.number().min(-85.06).max(85.06);
+const TileZoom = z.int().min(0).max(20);
+
+/** An area whose tiles an administrator pre-downloads for offline use: a bounding box and a zoom range. */
+export const TileArea = z
+  .object({
+    west: Longitude,
+    south: Latitude,
+    east: Longitude,
+    north: Latitude,
+    minZoom: TileZoom,
+    maxZoom: TileZoom,
+  })
+  .refine((area) => area.west < area.east, { message: 'The west edge must lie west of the east edge', path: ['east'] })
+  .refine((area) => area.south < area.north, {
+    message: 'The south edge must lie south of the north edge',
+    path: ['north'],
+  })
+  .refine((area) => area.minZoom <= area.maxZoom, { message: 'The zoom range is reversed', path: ['maxZoom'] })
+  .meta({ id: 'GpsTileArea' });
+export type TileArea = z.infer<typeof TileArea>;
+
+/** The server's consent to pre-download an area: from the organization's own source only. */
+export const TileDownloadPlan = z
+  .object({
+    source: TileSource,
+    tileCount: z.int().meta({ description: 'Tiles of the area over its zoom range' }),
+    maxTiles: z.int().meta({ description: 'Most tiles one pre-download may take' }),
+  })
+  .meta({ id: 'GpsTileDownloadPlan' });
+export type TileDownloadPlan = z.infer<typeof TileDownloadPlan>;
+
 /** The organization's GPS settings: filter defaults, trip rules, retention, engines. */
 export const GpsSettings = FilterSettings.extend({
   autoCreateObjects: z.boolean().meta({ description: 'An unknown tracker creates an object named after its device' }),
@@ -708,6 +744,16 @@ export const gpsSettingsApi = {
     tags: TAGS,
     request: { body: UpdateGpsSettingsRequest },
     responses: { 200: { description: 'Settings', schema: GpsSettings } },
+  }),
+  planGpsTileDownload: endpoint({
+    method: 'post',
+    path: '/api/gps/tile-downloads',
+    operationId: 'planGpsTileDownload',
+    summary:
+      'An administrator’s pre-download of an area’s tiles for offline use: allowed from the organization’s own configured source only (409 `tile_source_not_configured`, 409 `tile_download_forbidden` for public tile servers, 400 `tile_area_too_large`)',
+    tags: TAGS,
+    request: { body: TileArea },
+    responses: { 200: { description: 'The download may go ahead', schema: TileDownloadPlan } },
   }),
   getGpsIngestionToken: endpoint({
     method: 'get',

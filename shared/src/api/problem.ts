@@ -47,6 +47,9 @@ export const problemCatalogue = {
   service_unavailable: { status: 503, title: 'The service is unavailable' },
   geocoder_not_configured: { status: 409, title: 'No reverse geocoder is configured' },
   geocoder_failed: { status: 502, title: 'The reverse geocoder did not answer' },
+  tile_source_not_configured: { status: 409, title: 'The organization has no tile source of its own' },
+  tile_download_forbidden: { status: 409, title: 'The tile source does not allow bulk downloads' },
+  tile_area_too_large: { status: 400, title: 'The area has too many tiles to download' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof problemCatalogue;

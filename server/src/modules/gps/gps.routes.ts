@@ -14,6 +14,7 @@ import * as geofences from './geofences.service';
 import * as gps from './gps.service';
 import * as history from './history.service';
 import { fromOsmAnd, fromTraccar, parseTime } from './protocols';
+import { planTileDownload } from './tile-downloads';
 
 /** People's routes need the GPS module (the access matrix); trackers' routes the ingestion token. */
 const GPS = { module: 'gps' } as const;
@@ -224,6 +225,11 @@ export function gpsRoutes(
         await onSettingsChanged();
         return { status: 200, body: settings };
       },
+    }),
+    defineRoute({
+      ...gpsSettingsApi.planGpsTileDownload,
+      access: 'admin',
+      handler: async ({ auth, body }) => ({ status: 200, body: await planTileDownload(deps, auth, body) }),
     }),
     defineRoute({
       ...gpsSettingsApi.getGpsIngestionToken,
