@@ -120,7 +120,7 @@ const localInput = (date: Date) => {
 };
 
 describe.skipIf(!available)('the map’s editors', { timeout: 180_000 }, () => {
-  it('edits a saved geofence chosen on the map: a vertex moved, one removed and brought back by Undo, renamed, recoloured, saved', async () => {
+  it('edits a saved geofence chosen on the map: a vertex moved, one removed and brought back by Undo, renamed, recoloured, saved, then deleted', async () => {
     const { context, page } = await registeredPage(browser, t.url, {
       organization: 'Yard Keepers',
       name: 'Vera',
@@ -194,6 +194,13 @@ describe.skipIf(!available)('the map’s editors', { timeout: 180_000 }, () => {
       return data?.features.some((feature) => feature.properties.color === '#1e88e5') ?? false;
     });
     await page.screenshot({ path: `${SHOTS}/editor-geofence-saved.png` });
+
+    // Chosen in the list this time, and deleted.
+    await page.getByTestId('gps-geofence-row').filter({ hasText: 'Yard north' }).click();
+    await page.getByTestId('gps-geofences').getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('tooltip').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('Geofence “Yard north” deleted').waitFor();
+    expect(((await apiInPage(page, 'GET', '/api/gps/geofences')) as { items: unknown[] }).items).toEqual([]);
     await context.close();
   });
 
@@ -237,6 +244,7 @@ describe.skipIf(!available)('the map’s editors', { timeout: 180_000 }, () => {
     await form.getByLabel('Expected time of stop 2').fill(localInput(ago(60)));
     await form.getByLabel('Tolerance of stop 2, min').fill('10');
     await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Route “Morning round” saved').waitFor();
 
     const progress = page.getByTestId('gps-route-progress');
     await progress.locator('tbody tr.ant-table-row').filter({ hasText: 'truck-9' }).waitFor();

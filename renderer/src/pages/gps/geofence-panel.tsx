@@ -1,5 +1,5 @@
 import { gpsGeofencesApi } from '@shared/api/gps';
-import { Alert, Button, Card, Input, InputNumber, List, Popconfirm, Space, Typography } from 'antd';
+import { Alert, App, Button, Card, Input, InputNumber, List, Popconfirm, Space, Typography } from 'antd';
 import type { FeatureCollection } from 'geojson';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { useTranslation } from 'react-i18next';
@@ -50,6 +50,7 @@ export function GeofencePanel({
   onDeleted: (id: string) => void;
   t: ReturnType<typeof useTranslation>['t'];
 }) {
+  const { message } = App.useApp();
   const [draft, setDraft] = useState<Draft>();
   const [history, setHistory] = useState<Draft[]>([]);
   const [saving, setSaving] = useState(false);
@@ -253,6 +254,7 @@ export function GeofencePanel({
     try {
       await call(gpsGeofencesApi.remove, { params: { geofenceId: id } });
       onDeleted(id);
+      message.success(t('gps.deleted', { name: draft.name }));
       setDraft(undefined);
     } catch (caught) {
       setError(failureText(caught, t));

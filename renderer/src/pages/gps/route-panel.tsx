@@ -1,6 +1,7 @@
 import { gpsRoutesApi, type RouteProgress } from '@shared/api/gps';
 import {
   Alert,
+  App,
   Button,
   Card,
   Drawer,
@@ -51,6 +52,7 @@ export function RoutePanel({
   online: boolean;
   t: T;
 }) {
+  const { message } = App.useApp();
   const [routes, setRoutes] = useState<Route[]>([]);
   const [open, setOpen] = useState<Route>();
   const [draft, setDraft] = useState<RouteDraft>();
@@ -78,6 +80,7 @@ export function RoutePanel({
     );
     setDraft(undefined);
     setOpen(route);
+    message.success(t('gps.routeSaved', { name: route.name }));
   };
   const deleted = (id: string) => {
     setRoutes((current) => current.filter((r) => r.id !== id));
@@ -351,6 +354,7 @@ function RouteProgressView({
         </Popconfirm>
       </Space>
       {error && <Alert type="error" message={error} />}
+      <Typography.Text strong>{t('gps.progress')}</Typography.Text>
       <Table
         size="small"
         data-testid="gps-route-progress"
