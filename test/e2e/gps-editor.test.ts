@@ -120,7 +120,7 @@ const localInput = (date: Date) => {
 };
 
 describe.skipIf(!available)('the map’s editors', { timeout: 180_000 }, () => {
-  it('edits a saved geofence chosen on the map: a vertex moved, one removed and brought back by Undo, renamed, recoloured, saved, then deleted', async () => {
+  it('edits a saved geofence chosen on the map: a vertex moved, one removed and one added on a side (each undone), renamed, recoloured, saved, then deleted', async () => {
     const { context, page } = await registeredPage(browser, t.url, {
       organization: 'Yard Keepers',
       name: 'Vera',
@@ -168,6 +168,18 @@ describe.skipIf(!available)('the map’s editors', { timeout: 180_000 }, () => {
     const third = await onScreen(page, 37.61, 55.755);
     await page.mouse.dblclick(third.x, third.y);
     await until(async () => (await handles()) === 3);
+    await page.getByTestId('gps-geofences').getByRole('button', { name: 'Undo' }).click();
+    await until(async () => (await handles()) === 4);
+    // A click on the east side puts a point on it, between its two vertices; Undo takes it away.
+    const side = await onScreen(page, 37.61, 55.75);
+    await page.mouse.click(side.x, side.y);
+    await until(async () => (await handles()) === 5);
+    const added = await page.evaluate(async () => {
+      const data = await (window as unknown as MapWindow).orbitaMap?.map.getSource('handles').getData();
+      return (data?.features[2] as unknown as { geometry: { coordinates: number[] } }).geometry.coordinates;
+    });
+    expect(added[0]).toBeCloseTo(37.61, 3);
+    expect(added[1]).toBeCloseTo(55.75, 3);
     await page.getByTestId('gps-geofences').getByRole('button', { name: 'Undo' }).click();
     await until(async () => (await handles()) === 4);
     await page.getByLabel('Name', { exact: true }).fill('Yard north');

@@ -45,7 +45,8 @@ export const ru = {
   save: 'Сохранить',
   cancel: 'Отмена',
   saved: 'Геозона «{{name}}» сохранена',
-  drawHint: 'Щёлкайте по карте, чтобы ставить точки; точку можно перетащить, а двойным щелчком — убрать',
+  drawHint:
+    'Щёлкайте по карте, чтобы ставить точки (щелчок по стороне — точка на ней); точку можно перетащить, а двойным щелчком — убрать',
   offline: 'Нет связи: данные на {{time}}',
   offlineNoData: 'Нет связи: данных на этом устройстве нет',
   shortcuts: '↑/↓ — выбрать объект, Enter — показать, F — следить',
@@ -137,7 +138,8 @@ export const en: Shape<typeof ru> = {
   save: 'Save',
   cancel: 'Cancel',
   saved: 'Geofence “{{name}}” saved',
-  drawHint: 'Click the map to place points; drag a point to move it, double-click it to remove it',
+  drawHint:
+    'Click the map to place points (on a side: a point on it); drag a point to move it, double-click it to remove it',
   offline: 'Offline: data as of {{time}}',
   offlineNoData: 'Offline: no data on this device',
   shortcuts: '↑/↓ select an object, Enter show it, F follow',

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeHandle } from './geometry';
+import { addPoint, edgeAt, removeHandle } from './geometry';
 import { ALL_LAYERS_ON, layerGroupOf, layerSwitches } from './layers';
 import { recallMap, rememberMap } from './map-memory';
 import { applyPosition } from './object-state';
@@ -167,5 +167,33 @@ describe('editing a geofence’s vertices', () => {
     expect(removeHandle(corridor, 0)).toBe(corridor);
     const circle = { type: 'circle' as const, center: points[0] as { lat: number; lon: number }, radiusMeters: 5 };
     expect(removeHandle(circle, 0)).toBe(circle);
+  });
+});
+
+describe('adding a vertex to a saved shape', () => {
+  const square = [
+    { x: 0, y: 0 },
+    { x: 100, y: 0 },
+    { x: 100, y: 100 },
+    { x: 0, y: 100 },
+  ];
+
+  it('finds the edge a click lands on, a polygon’s closing edge included, and none away from them', () => {
+    expect(edgeAt(square, { x: 50, y: 3 }, true)).toBe(0);
+    expect(edgeAt(square, { x: 97, y: 60 }, true)).toBe(1);
+    expect(edgeAt(square, { x: 4, y: 50 }, true)).toBe(3);
+    expect(edgeAt(square, { x: 4, y: 50 }, false)).toBeUndefined();
+    expect(edgeAt(square, { x: 50, y: 50 }, true)).toBeUndefined();
+  });
+
+  it('puts the point between the edge’s vertices, or after the last one', () => {
+    const a = { lat: 0, lon: 0 };
+    const b = { lat: 0, lon: 1 };
+    const c = { lat: 1, lon: 1 };
+    const added = { lat: 0, lon: 0.5 };
+    const between = addPoint({ type: 'polygon', points: [a, b, c] }, added, 0);
+    expect(between.type === 'polygon' && between.points).toEqual([a, added, b, c]);
+    const appended = addPoint({ type: 'polyline', points: [a, b], widthMeters: 10 }, c);
+    expect(appended.type === 'polyline' && appended.points).toEqual([a, b, c]);
   });
 });

@@ -7,8 +7,10 @@ import { call } from '../../api';
 import { useShortcut } from '../../shortcuts';
 import { failureText } from '../../use-api';
 import {
+  addPoint,
   DEFAULT_GEOFENCE_COLOR,
   drawable,
+  edgeAt,
   GEOFENCE_COLORS,
   type Geometry,
   geofenceFeature,
@@ -101,6 +103,7 @@ export function GeofencePanel({
   );
 
   // A click on a saved geofence (not on an object inside it) opens it for editing.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: again when geofences arrive, as the map exists by then (this panel's effects run before the page's)
   useEffect(() => {
     const map = view.current?.map;
     if (!map || drawing) return;
@@ -116,7 +119,6 @@ export function GeofencePanel({
     return () => {
       for (const layer of layers) map.off('click', layer, onClick as never);
     };
-    // `geofences`: they arrive after the map is made (this panel's effects run before the page's).
   }, [view, drawing, geofences]);
 
   useEffect(() => {
@@ -131,13 +133,16 @@ export function GeofencePanel({
       if (!current || onHandle(event.point)) return;
       const at: LatLon = { lat: event.lngLat.lat, lon: event.lngLat.lng };
       const geometry = current.geometry;
-      change({
-        ...current,
-        geometry:
-          geometry.type === 'circle'
-            ? { ...geometry, center: at }
-            : ({ ...geometry, points: [...geometry.points, at] } as Geometry),
-      });
+      // On an edge the point goes between its vertices; elsewhere after the last one.
+      const edge =
+        geometry.type === 'circle' || geometry.points.length < 2
+          ? undefined
+          : edgeAt(
+              geometry.points.map((point) => map.project([point.lon, point.lat])),
+              event.point,
+              geometry.type === 'polygon' && geometry.points.length >= 3,
+            );
+      change({ ...current, geometry: addPoint(geometry, at, edge) });
     };
     let dragging: number | undefined;
     let before: Draft | undefined;

@@ -61,6 +61,43 @@ export function moveHandle(geometry: Geometry, index: number, to: LatLon): Geome
   return { ...geometry, points: geometry.points.map((point, i) => (i === index ? to : point)) } as Geometry;
 }
 
+/**
+ * The edge a click lands on (within `tolerance` pixels), as the index of its first vertex, or
+ * undefined: the vertices and the click in screen pixels; a polygon's closing edge counts too.
+ */
+export function edgeAt(
+  vertices: readonly { x: number; y: number }[],
+  click: { x: number; y: number },
+  closed: boolean,
+  tolerance = 8,
+): number | undefined {
+  let best: number | undefined;
+  let bestDistance = tolerance;
+  const edges = closed ? vertices.length : vertices.length - 1;
+  for (let i = 0; i < edges; i++) {
+    const a = vertices[i] as { x: number; y: number };
+    const b = vertices[(i + 1) % vertices.length] as { x: number; y: number };
+    const dx = b.x - a.x;
+    const dy = b.y - a.y;
+    const length = dx * dx + dy * dy;
+    const along = length === 0 ? 0 : Math.max(0, Math.min(1, ((click.x - a.x) * dx + (click.y - a.y) * dy) / length));
+    const distance = Math.hypot(click.x - (a.x + along * dx), click.y - (a.y + along * dy));
+    if (distance <= bestDistance) {
+      best = i;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** The geometry with a vertex added after its `index`th one (at the end without an index; a circle's centre moves). */
+export function addPoint(geometry: Geometry, at: LatLon, index?: number): Geometry {
+  if (geometry.type === 'circle') return { ...geometry, center: at };
+  const points = [...geometry.points];
+  points.splice(index === undefined ? points.length : index + 1, 0, at);
+  return { ...geometry, points } as Geometry;
+}
+
 /** The geometry without its `index`th vertex; unchanged when fewer would remain than it needs (or a circle). */
 export function removeHandle(geometry: Geometry, index: number): Geometry {
   if (geometry.type === 'circle') return geometry;
