@@ -2,7 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, CHROMIUM, chromiumAvailable, registeredPage, serviceWorkerInControl } from '../helpers/browser';
+import {
+  apiInPage,
+  CHROMIUM,
+  chromiumAvailable,
+  joinedPerson,
+  registeredPage,
+  serviceWorkerInControl,
+  signInPage,
+} from '../helpers/browser';
 import {
   PMTILES_TYPE,
   pmtilesArchive,
@@ -130,7 +138,7 @@ async function keptUntil(page: Page, part: string) {
   throw new Error(`the service worker keeps no tile of ${part}: ${(await keptTiles(page)).join(', ')}`);
 }
 
-async function useTiles(page: Page, tileSource: { kind: string; url: string }) {
+async function configureTiles(page: Page, tileSource: { kind: string; url: string }) {
   const settings = (await apiInPage(page, 'PATCH', '/api/gps/settings', { tileSource })) as {
     tileSource: unknown;
   };
@@ -156,7 +164,7 @@ describe.skipIf(!available)('the organization’s tiles on the map', { timeout: 
     });
     expect(posted.status).toBe(200);
 
-    await useTiles(page, { kind: 'pmtiles', url: `${tiles.origin}/raster.pmtiles` });
+    await configureTiles(page, { kind: 'pmtiles', url: `${tiles.origin}/raster.pmtiles` });
     await page.goto(`${t.url}/map`);
     await serviceWorkerInControl(page);
     await shows(page, RASTER);
@@ -168,13 +176,13 @@ describe.skipIf(!available)('the organization’s tiles on the map', { timeout: 
     expect(tiles.requests.some((request) => request.startsWith('/raster.pmtiles bytes='))).toBe(true);
     await page.screenshot({ path: `${SHOTS}/tiles-pmtiles-raster.png` });
 
-    await useTiles(page, { kind: 'pmtiles', url: `${tiles.origin}/vector.pmtiles` });
+    await configureTiles(page, { kind: 'pmtiles', url: `${tiles.origin}/vector.pmtiles` });
     await page.reload();
     await shows(page, DEFAULT_VECTOR_FILL);
     expect(await pixelsOf(page, RASTER)).toBe(0);
     await page.screenshot({ path: `${SHOTS}/tiles-pmtiles-vector.png` });
 
-    await useTiles(page, { kind: 'style', url: `${tiles.origin}/style.json` });
+    await configureTiles(page, { kind: 'style', url: `${tiles.origin}/style.json` });
     await page.reload();
     await shows(page, STYLE_FILL);
     expect(tiles.requests.some((request) => /^\/vt\/\d+\/\d+\/\d+\.pbf$/.test(request))).toBe(true);
@@ -193,7 +201,7 @@ describe.skipIf(!available)('the organization’s tiles on the map', { timeout: 
     await page.screenshot({ path: `${SHOTS}/tiles-style-offline.png` });
 
     // … and so do the byte ranges of the raster archive seen before.
-    await useTiles(page, { kind: 'pmtiles', url: `${tiles.origin}/raster.pmtiles` });
+    await configureTiles(page, { kind: 'pmtiles', url: `${tiles.origin}/raster.pmtiles` });
     await page.reload();
     await shows(page, RASTER);
     // The object, chosen, is ringed on the map over the kept tiles.
@@ -207,5 +215,100 @@ describe.skipIf(!available)('the organization’s tiles on the map', { timeout: 
     expect(objectDrawn).toBe(1);
     await page.screenshot({ path: `${SHOTS}/tiles-pmtiles-offline.png` });
     await context.close();
+  });
+
+  it('lets an administrator pre-download an area from the organization’s own source with an estimate, progress and cancel; refuses a public server; hidden from others', async () => {
+    const slow = await startTileServer({ '/xyz/{z}/{x}/{y}.png': { body: solidPng(RASTER), type: 'image/png' } }, 50);
+    try {
+      const { context, page } = await registeredPage(browser, t.url, {
+        organization: 'Taiga Rangers',
+        name: 'Gleb',
+        email: 'gleb@example.org',
+      });
+      await configureTiles(page, { kind: 'raster', url: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png' });
+      await page.goto(`${t.url}/map`);
+      await serviceWorkerInControl(page);
+      await page.getByTestId('gps-tile-download-open').click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('button', { name: 'Estimate the size' }).click();
+      await dialog
+        .getByTestId('gps-tile-error')
+        .getByText(/public server whose usage policy forbids bulk downloads/)
+        .waitFor();
+      await page.screenshot({ path: `${SHOTS}/tiles-download-refused.png` });
+      await dialog.getByRole('button', { name: 'Close' }).click();
+
+      await configureTiles(page, { kind: 'raster', url: `${slow.origin}/xyz/{z}/{x}/{y}.png` });
+      // Loaded again: the page's CSP and the service worker name the new origin.
+      await keptUntil(page, '/xyz/');
+      await page.getByTestId('gps-tile-download-open').click();
+      const fill = async (label: string, value: number) => {
+        await dialog.getByLabel(label, { exact: true }).fill(String(value));
+      };
+      await fill('West', 37.55);
+      await fill('South', 55.72);
+      await fill('East', 37.7);
+      await fill('North', 55.78);
+      await fill('Zoom from', 10);
+      await fill('Zoom to', 13);
+      await dialog.getByRole('button', { name: 'Estimate the size' }).click();
+      const estimate = dialog.getByTestId('gps-tile-estimate');
+      await estimate.waitFor();
+      const count = Number(/^(\d+) tiles, about [\d.]+ MB/.exec((await estimate.textContent()) ?? '')?.[1]);
+      expect(count).toBeGreaterThan(10);
+      await page.screenshot({ path: `${SHOTS}/tiles-download-estimate.png` });
+      await dialog.getByRole('button', { name: 'Download', exact: true }).click();
+      await dialog.getByTestId('gps-tile-finished').getByText(`${count} of ${count} tiles kept`).waitFor();
+      await page.screenshot({ path: `${SHOTS}/tiles-download-finished.png` });
+      const kept = await keptTiles(page);
+      expect(kept.filter((url) => /\/xyz\/13\//.test(url)).length).toBeGreaterThan(0);
+
+      // A larger area, cancelled part way: fewer tiles asked of the server than the area has.
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      await page.getByTestId('gps-tile-download-open').click();
+      await fill('West', 37.3);
+      await fill('South', 55.5);
+      await fill('East', 37.9);
+      await fill('North', 55.95);
+      await fill('Zoom from', 14);
+      await fill('Zoom to', 14);
+      await dialog.getByRole('button', { name: 'Estimate the size' }).click();
+      const large = Number(
+        /^(\d+) tiles/.exec((await dialog.getByTestId('gps-tile-estimate').textContent()) ?? '')?.[1],
+      );
+      const before = slow.requests.length;
+      await dialog.getByRole('button', { name: 'Download', exact: true }).click();
+      await dialog.getByTestId('gps-tile-progress').waitFor();
+      await page.screenshot({ path: `${SHOTS}/tiles-download-progress.png` });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog
+        .getByTestId('gps-tile-finished')
+        .getByText(/Download cancelled/)
+        .waitFor();
+      expect(slow.requests.length - before).toBeLessThan(large);
+
+      // Someone who is not an administrator sees no pre-download, and the server refuses one.
+      const ninaId = await joinedPerson(t, page, 'Nina', 'nina@example.org');
+      await apiInPage(page, 'PUT', '/api/module-access', { users: [{ userId: ninaId, modules: ['gps'] }] });
+      const member = await signInPage(browser, t.url, 'nina@example.org', 'Nina joins the crew');
+      await member.page.getByTestId('organization-name').waitFor();
+      await member.page.goto(`${t.url}/map`);
+      await member.page.getByTestId('gps-map').waitFor();
+      await member.page.getByTestId('gps-layers').waitFor();
+      expect(await member.page.getByTestId('gps-tile-download-open').count()).toBe(0);
+      const refused = (await apiInPage(member.page, 'POST', '/api/gps/tile-downloads', {
+        west: 37.55,
+        south: 55.72,
+        east: 37.7,
+        north: 55.78,
+        minZoom: 10,
+        maxZoom: 11,
+      })) as { code: string };
+      expect(refused.code).toBe('forbidden');
+      await member.context.close();
+      await context.close();
+    } finally {
+      await slow.stop();
+    }
   });
 });

@@ -125,16 +125,21 @@ export interface TileServer {
   stop(): Promise<void>;
 }
 
-export async function startTileServer(files: Record<string, { body: Buffer; type: string }>): Promise<TileServer> {
+export async function startTileServer(
+  files: Record<string, { body: Buffer; type: string }>,
+  /** Each answer waits this long (a download long enough to be cancelled). */
+  delayMs = 0,
+): Promise<TileServer> {
   const requests: string[] = [];
-  const server: Server = createServer((request, response) => {
+  const server: Server = createServer(async (request, response) => {
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     requests.push(`${path} ${request.headers.range ?? ''}`.trim());
     response.setHeader('Access-Control-Allow-Origin', '*');
     response.setHeader('Access-Control-Allow-Headers', 'Range');
     response.setHeader('Access-Control-Expose-Headers', 'Content-Range, Content-Length, ETag');
     if (request.method === 'OPTIONS') return void response.writeHead(204).end();
-    const file = files[path] ?? (/^\/vt\/\d+\/\d+\/\d+\.pbf$/.test(path) ? files['/vt/{z}/{x}/{y}.pbf'] : undefined);
+    const file = files[path] ?? files[path.replace(/\/\d+\/\d+\/\d+\.(pbf|png)$/, '/{z}/{x}/{y}.$1')];
     if (!file) return void response.writeHead(404).end();
     const headers = { 'Content-Type': file.type, ETag: '"fixture-1"', 'Accept-Ranges': 'bytes' };
     const range = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? '');

@@ -4,6 +4,7 @@ import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
 import * as gps from './gps';
+import * as gpsTiles from './gps-tiles';
 import * as profile from './profile';
 import type { Strings } from './ru';
 import * as settings from './settings';
@@ -202,6 +203,11 @@ export const en: Strings = {
     mock_provider_only: '{{detail}}',
     geocoder_not_configured: 'addresses are not looked up: no geocoder is set in the GPS settings',
     geocoder_failed: 'the geocoder did not answer; try again later',
+    tile_source_not_configured:
+      'the organization has no tile source of its own: set one in the GPS settings (the bundled basemap needs no download)',
+    tile_download_forbidden:
+      'the tile source is a public server whose usage policy forbids bulk downloads ({{detail}})',
+    tile_area_too_large: 'the area has too many tiles: choose a smaller area or fewer zoom levels ({{detail}})',
     no_answer: 'the server did not answer in time',
   },
   conflicts: {
@@ -317,6 +323,7 @@ export const en: Strings = {
   profile: profile.en,
   billing: billing.en,
   gps: gps.en,
+  gpsTiles: gpsTiles.en,
   qr: {
     button: 'QR codes',
     buttonLabel: 'QR codes of the tasks of “{{name}}”',

@@ -4,6 +4,7 @@ import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
 import * as gps from './gps';
+import * as gpsTiles from './gps-tiles';
 import * as profile from './profile';
 import * as settings from './settings';
 
@@ -201,6 +202,11 @@ export const ru = {
     mock_provider_only: 'так можно только с тестовым платёжным провайдером',
     geocoder_not_configured: 'адреса не определяются: в настройках GPS не указан геокодер',
     geocoder_failed: 'геокодер не ответил; попробуйте позже',
+    tile_source_not_configured:
+      'у организации нет своего сервера плиток: укажите его в настройках GPS (встроенной подложке скачивание не нужно)',
+    tile_download_forbidden:
+      'источник плиток — публичный сервер, правила которого запрещают массовое скачивание ({{detail}})',
+    tile_area_too_large: 'в районе слишком много плиток: выберите район меньше или меньше масштабов ({{detail}})',
     no_answer: 'сервер не ответил вовремя',
   },
   conflicts: {
@@ -317,6 +323,7 @@ export const ru = {
   profile: profile.ru,
   billing: billing.ru,
   gps: gps.ru,
+  gpsTiles: gpsTiles.ru,
   qr: {
     button: 'QR-коды',
     buttonLabel: 'QR-коды задач формы «{{name}}»',

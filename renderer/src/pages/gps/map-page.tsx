@@ -34,6 +34,7 @@ import { applyPosition, type MapObject, matchesSearch, objectState, objectsGeoJs
 import { type OfflineTrackPoint, offlineGeofences, offlineGroups, offlineObjects, offlineTrack } from './offline-data';
 import { RoutePanel } from './route-panel';
 import { rejectedGeoJson, trackGeoJson } from './speed';
+import { TileDownload } from './tile-download';
 
 type Trip = z.infer<typeof TripList>['items'][number];
 type Range = [Dayjs, Dayjs];
@@ -76,6 +77,7 @@ export function MapPage() {
       replicaData={replicaData || undefined}
       online={status?.online ?? false}
       syncedAt={status?.syncedAt}
+      isAdmin={me.user.isAdmin}
       t={t}
     />
   );
@@ -88,6 +90,7 @@ function MapScreen({
   replicaData,
   online,
   syncedAt,
+  isAdmin,
   t,
 }: {
   userId: string;
@@ -107,6 +110,8 @@ function MapScreen({
   online: boolean;
   /** When the replica was last in sync with the server. */
   syncedAt?: number;
+  /** Administrators may pre-download an area of the organization's tiles. */
+  isAdmin: boolean;
   t: ReturnType<typeof useTranslation>['t'];
 }) {
   const { message } = App.useApp();
@@ -350,6 +355,7 @@ function MapScreen({
       <div style={{ flex: 1, position: 'relative' }}>
         <div ref={container} style={{ position: 'absolute', inset: 0 }} data-testid="gps-map" />
         <LayerSwitch switches={layers} onChange={setLayers} t={t} />
+        {isAdmin && <TileDownload view={view} online={!offline} t={t} />}
       </div>
       {selected && (
         <div style={{ width: 380, overflow: 'auto', borderLeft: '1px solid #eee', padding: 8 }}>
