@@ -1,0 +1,167 @@
+import { mkdirSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepTrackHours } from '../../server/src/modules/gps/gps.sync';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { apiInPage, CHROMIUM, chromiumAvailable, registeredPage, UI_WAIT_MS } from '../helpers/browser';
+
+/**
+ * The dispatcher's map with the server stopped, in Chromium (WebGL through SwiftShader): the
+ * browser build's replica holds the geofences and yesterday's track, and the map shows them.
+ */
+const available = chromiumAvailable();
+const SHOTS = 'test-artifacts/screenshots/gps';
+let t: TestApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!available) return;
+  mkdirSync(SHOTS, { recursive: true });
+  t = await startTestApp(process.env.GPS_E2E_WEB_ROOT ? { webRoot: process.env.GPS_E2E_WEB_ROOT } : {});
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--no-first-run'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function until(done: () => Promise<boolean>) {
+  const end = Date.now() + UI_WAIT_MS;
+  while (!(await done())) {
+    if (Date.now() > end) throw new Error('not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The live documents of the page's replica (IndexedDB) in `collection` that mention `text`. */
+function heldByReplica(page: Page, collection: string, text: string): Promise<Record<string, unknown>[]> {
+  return page.evaluate(
+    async ([suffix, needle]) => {
+      const databases = await indexedDB.databases();
+      const found = databases.find(
+        (database) => database.name?.startsWith('rxdb-dexie-orbita-') && database.name.endsWith(`--${suffix}`),
+      );
+      if (!found?.name) return [];
+      const name = found.name;
+      return new Promise<Record<string, unknown>[]>((resolve) => {
+        const request = indexedDB.open(name);
+        request.onerror = () => resolve([]);
+        request.onsuccess = () => {
+          const db = request.result;
+          if (!db.objectStoreNames.contains('docs')) {
+            db.close();
+            resolve([]);
+            return;
+          }
+          const all = db.transaction('docs').objectStore('docs').getAll();
+          all.onerror = () => {
+            db.close();
+            resolve([]);
+          };
+          all.onsuccess = () => {
+            db.close();
+            // RxDB's Dexie storage keeps the deletion flag as '1' or '0' (IndexedDB indexes no booleans).
+            const documents = all.result as { _deleted?: boolean | string }[];
+            const live = documents.filter((doc) => doc._deleted !== true && doc._deleted !== '1');
+            resolve(live.filter((doc) => JSON.stringify(doc).includes(needle)));
+          };
+        };
+      });
+    },
+    [collection, text] as const,
+  );
+}
+
+/** The features of one of the map's GeoJSON sources. */
+function sourceFeatures(page: Page, source: string): Promise<{ properties: Record<string, unknown> }[]> {
+  return page.evaluate(async (name) => {
+    type Source = { getData: () => Promise<{ features: { properties: Record<string, unknown> }[] }> };
+    const view = (window as unknown as { orbitaMap?: { map: { getSource: (id: string) => Source | undefined } } })
+      .orbitaMap;
+    return (await view?.map.getSource(name)?.getData())?.features ?? [];
+  }, source);
+}
+
+describe.skipIf(!available)('the dispatcher’s map offline', { timeout: 180_000 }, () => {
+  it('shows a geofence and yesterday’s track from the replica after the server is stopped', async () => {
+    const { context, page } = await registeredPage(browser, t.url, {
+      organization: 'Harbour Fleet',
+      name: 'Vera',
+      email: 'vera@example.org',
+    });
+    const { token } = (await apiInPage(page, 'POST', '/api/gps/ingestion-token')) as { token: string };
+    // Yesterday (in this page's time zone) is kept whole: the organization keeps two days offline.
+    await apiInPage(page, 'PATCH', '/api/gps/settings', { offlineTrackHours: 48 });
+    const geofence = (await apiInPage(page, 'POST', '/api/gps/geofences', {
+      name: 'Quay 5',
+      geometry: { type: 'circle', center: { lat: 59.93, lon: 30.3 }, radiusMeters: 400 },
+    })) as { id: string };
+    const yesterdayEvening = await page.evaluate(() => {
+      const midnight = new Date();
+      midnight.setHours(0, 0, 0, 0);
+      return midnight.getTime() - 2 * 3_600_000;
+    });
+    let objectId = '';
+    for (let i = 0; i < 20; i++) {
+      const fixTime = new Date(yesterdayEvening + i * 30_000).toISOString();
+      const response = await t.request('/api/gps/traccar/positions', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          position: { fixTime, latitude: 59.93 + i * 0.001, longitude: 30.3, speed: 12, course: 0, valid: true },
+          device: { name: 'Tug 9', uniqueId: 'tug-9' },
+        }),
+      });
+      expect(response.status).toBe(200);
+      objectId = ((await response.json()) as { objectId: string }).objectId;
+    }
+    // The task the server runs every minute, now: the hours reach the replicas.
+    await keepTrackHours(t.database.db);
+
+    await page.goto(`${t.url}/map`);
+    await page.getByTestId('gps-object-row').filter({ hasText: 'Tug 9' }).waitFor();
+    const from = new Date(yesterdayEvening - 3_600_000).toISOString();
+    const rest = (await apiInPage(
+      page,
+      'GET',
+      `/api/gps/objects/${objectId}/track?from=${from}&to=${new Date(yesterdayEvening + 3_600_000).toISOString()}`,
+    )) as { points: { lat: number; lon: number }[] };
+    expect(rest.points.length).toBeGreaterThan(5);
+    // The replica in this browser holds the geofence and the hour with every point (an hour's first
+    // points may arrive before the rest: the hour is sent again once the task has run).
+    await until(async () => (await heldByReplica(page, 'gps_geofences', geofence.id)).length === 1);
+    await until(async () => {
+      const hours = await heldByReplica(page, 'gps_tracks', objectId);
+      return hours.length === 1 && (hours[0]?.points as unknown[]).length === rest.points.length;
+    });
+    // What the page itself kept is dropped: the geofences must come from the replica.
+    await page.evaluate(() => {
+      for (const key of Object.keys(localStorage)) if (key.startsWith('orbita.map-data.')) localStorage.removeItem(key);
+    });
+
+    await t.app.close();
+    await page.reload();
+    await page.getByTestId('gps-offline').waitFor();
+    await until(async () =>
+      (await sourceFeatures(page, 'geofences')).some((f) => JSON.stringify(f).includes('Quay 5')),
+    );
+    await page.getByTestId('gps-object-row').filter({ hasText: 'Tug 9' }).click();
+    await page.getByTestId('gps-offline-track').waitFor();
+    await page.getByText('Yesterday', { exact: true }).click();
+    // Every point of the REST track, drawn from the replica's hour (points 30 s apart are all kept).
+    const drawn = async () => {
+      const lines = (await sourceFeatures(page, 'track')) as unknown as { geometry: { coordinates: number[][] } }[];
+      return new Set(lines.flatMap((line) => line.geometry.coordinates.map(([lon, lat]) => `${lat},${lon}`)));
+    };
+    await until(async () => (await drawn()).size === rest.points.length);
+    const at6 = (value: number) => Number(value.toFixed(6));
+    expect([...(await drawn())].sort()).toEqual(
+      rest.points.map((point) => `${at6(point.lat)},${at6(point.lon)}`).sort(),
+    );
+    await page.screenshot({ path: `${SHOTS}/map-offline-track.png` });
+    await context.close();
+  });
+});
