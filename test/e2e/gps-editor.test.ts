@@ -271,6 +271,18 @@ describe.skipIf(!available)('the map’s editors', { timeout: 180_000 }, () => {
     expect(
       routes.items.map((route) => [route.name, route.stops.map((s) => s.toleranceMinutes), route.objectIds.length]),
     ).toEqual([['Morning round', [15, 10], 1]]);
+    // Shown on the map: both geofences in view.
+    await page.evaluate(() => (window as unknown as MapWindow).orbitaMap?.map.jumpTo({ center: [30, 60], zoom: 10 }));
+    await page.getByTestId('gps-route-drawer').getByRole('button', { name: 'Show on the map' }).click();
+    await until(async () => {
+      const bounds = await page.evaluate(() => {
+        const map = (window as unknown as { orbitaMap?: { map: { getBounds: () => { toArray: () => number[][] } } } })
+          .orbitaMap?.map;
+        return map?.getBounds().toArray();
+      });
+      const [[west, south], [east, north]] = bounds as [[number, number], [number, number]];
+      return west < 37.5 && east > 37.55 && south < 55.7 && north > 55.72 && east - west < 1;
+    });
     await page.screenshot({ path: `${SHOTS}/editor-route-progress.png` });
     await context.close();
   });

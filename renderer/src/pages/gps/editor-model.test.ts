@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { addPoint, edgeAt, removeHandle } from './geometry';
+import { addPoint, boundsOf, edgeAt, outlineOf, removeHandle } from './geometry';
 import { ALL_LAYERS_ON, layerGroupOf, layerSwitches } from './layers';
 import { recallMap, rememberMap } from './map-memory';
 import { applyPosition } from './object-state';
@@ -195,5 +195,24 @@ describe('adding a vertex to a saved shape', () => {
     expect(between.type === 'polygon' && between.points).toEqual([a, added, b, c]);
     const appended = addPoint({ type: 'polyline', points: [a, b], widthMeters: 10 }, c);
     expect(appended.type === 'polyline' && appended.points).toEqual([a, b, c]);
+  });
+});
+
+describe('a route shown on the map', () => {
+  it('is bounded by its geofences: a circle by its ring, a shape by its vertices', () => {
+    const circle = outlineOf({ type: 'circle', center: { lat: 55, lon: 37 }, radiusMeters: 1000 });
+    const bounds = boundsOf([
+      ...circle,
+      ...outlineOf({
+        type: 'polygon',
+        points: [
+          { lat: 56, lon: 38 },
+          { lat: 56.1, lon: 38 },
+          { lat: 56, lon: 38.2 },
+        ],
+      }),
+    ]);
+    expect(bounds?.[0][1]).toBeCloseTo(55 - 1000 / 111_195, 4);
+    expect(bounds?.[1]).toEqual([38.2, 56.1]);
   });
 });

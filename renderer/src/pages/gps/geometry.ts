@@ -112,6 +112,12 @@ export function drawable(geometry: Geometry): boolean {
   return geometry.points.length >= 2 && geometry.widthMeters > 0;
 }
 
+/** The points that bound a geofence (a circle's ring, a shape's vertices). */
+export function outlineOf(geometry: Geometry): LatLon[] {
+  if (geometry.type !== 'circle') return geometry.points;
+  return circleRing(geometry.center, geometry.radiusMeters, 16).map(([lon, lat]) => ({ lat, lon }));
+}
+
 /** Bounds [[west, south], [east, north]] of some points. */
 export function boundsOf(points: readonly LatLon[]): [[number, number], [number, number]] | undefined {
   if (points.length === 0) return undefined;

@@ -346,6 +346,7 @@ function MapScreen({
           t={t}
         />
         <RoutePanel
+          view={view}
           geofences={geofences}
           objects={[...objects.values()].sort((a, b) => a.name.localeCompare(b.name))}
           online={!offline}

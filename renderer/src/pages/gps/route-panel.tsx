@@ -21,7 +21,9 @@ import type { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
 import { call } from '../../api';
 import { failureText } from '../../use-api';
+import { boundsOf, type Geometry, outlineOf } from './geometry';
 import type { MapData } from './map-memory';
+import type { MapView } from './map-view';
 import {
   complete,
   draftOf,
@@ -42,11 +44,13 @@ type T = ReturnType<typeof useTranslation>['t'];
  * its objects' progress (visited, late, skipped, pending) and is edited or deleted there.
  */
 export function RoutePanel({
+  view,
   geofences,
   objects,
   online,
   t,
 }: {
+  view?: React.RefObject<MapView | undefined>;
   geofences: MapData['geofences'];
   objects: { id: string; name: string }[];
   online: boolean;
@@ -162,6 +166,15 @@ export function RoutePanel({
               route={open}
               geofences={geofences}
               objects={objects}
+              onShow={() => {
+                const stops = new Set(open.stops.map((stop) => stop.geofenceId));
+                const bounds = boundsOf(
+                  geofences
+                    .filter((geofence) => stops.has(geofence.id))
+                    .flatMap((geofence) => outlineOf(geofence.geometry as Geometry)),
+                );
+                if (bounds) view?.current?.fit(bounds);
+              }}
               onEdit={() => setDraft(draftOf(open))}
               onDelete={async () => {
                 try {
@@ -303,6 +316,7 @@ function RouteProgressView({
   route,
   geofences,
   objects,
+  onShow,
   onEdit,
   onDelete,
   t,
@@ -310,6 +324,7 @@ function RouteProgressView({
   route: Route;
   geofences: MapData['geofences'];
   objects: { id: string; name: string }[];
+  onShow: () => void;
   onEdit: () => void;
   onDelete: () => Promise<void>;
   t: T;
@@ -338,6 +353,9 @@ function RouteProgressView({
       <Space>
         <Button size="small" onClick={() => void load()}>
           {t('gps.refresh')}
+        </Button>
+        <Button size="small" onClick={onShow}>
+          {t('gps.showOnMap')}
         </Button>
         <Button size="small" onClick={onEdit}>
           {t('gps.edit')}
