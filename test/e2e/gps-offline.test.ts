@@ -164,4 +164,51 @@ describe.skipIf(!available)('the dispatcher’s map offline', { timeout: 180_000
     await page.screenshot({ path: `${SHOTS}/map-offline-track.png` });
     await context.close();
   });
+
+  it('keeps a geofence renamed with no network on the device and merges it on reconnect with a geometry changed on the server', async () => {
+    const server = await startTestApp(process.env.GPS_E2E_WEB_ROOT ? { webRoot: process.env.GPS_E2E_WEB_ROOT } : {});
+    try {
+      const { context, page } = await registeredPage(browser, server.url, {
+        organization: 'Pier Works',
+        name: 'Ilya',
+        email: 'ilya@example.org',
+      });
+      const geofence = (await apiInPage(page, 'POST', '/api/gps/geofences', {
+        name: 'Pier',
+        geometry: { type: 'circle', center: { lat: 59.95, lon: 30.31 }, radiusMeters: 200 },
+      })) as { id: string };
+      const { accessToken } = await page.evaluate(() => JSON.parse(localStorage.getItem('orbita.tokens') as string));
+      await page.goto(`${server.url}/map`);
+      await page.getByTestId('gps-geofence-row').filter({ hasText: 'Pier' }).waitFor();
+      await until(async () => (await heldByReplica(page, 'gps_geofences', geofence.id)).length === 1);
+
+      await context.setOffline(true);
+      await page.getByTestId('gps-offline').waitFor();
+      await page.getByTestId('gps-geofence-row').filter({ hasText: 'Pier' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Pier East');
+      await page.getByTestId('gps-geofences').getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Geofence “Pier East” saved').waitFor();
+      // Meanwhile on the server: the circle grows.
+      const moved = { type: 'circle', center: { lat: 59.95, lon: 30.31 }, radiusMeters: 350 };
+      const patched = await server.request(`/api/gps/geofences/${geofence.id}`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ geometry: moved }),
+      });
+      expect(patched.status).toBe(200);
+
+      await context.setOffline(false);
+      const onServer = async () =>
+        (await (
+          await server.request(`/api/gps/geofences/${geofence.id}`, {
+            headers: { Authorization: `Bearer ${accessToken}` },
+          })
+        ).json()) as { name: string; geometry: unknown };
+      await until(async () => (await onServer()).name === 'Pier East');
+      expect((await onServer()).geometry).toEqual(moved);
+      await context.close();
+    } finally {
+      await server.close();
+    }
+  });
 });

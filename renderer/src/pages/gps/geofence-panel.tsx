@@ -21,6 +21,7 @@ import {
 } from './geometry';
 import type { MapData } from './map-memory';
 import type { MapView } from './map-view';
+import type { GeofenceStore } from './offline-data';
 
 type Geofence = MapData['geofences'][number];
 
@@ -44,12 +45,15 @@ export function GeofencePanel({
   geofences,
   onSaved,
   onDeleted,
+  store,
   t,
 }: {
   view: React.RefObject<MapView | undefined>;
   geofences: Geofence[];
   onSaved: (geofence: Geofence) => void;
   onDeleted: (id: string) => void;
+  /** Where saves go instead of the server (the replica while offline: pushed on reconnect). */
+  store?: GeofenceStore;
   t: ReturnType<typeof useTranslation>['t'];
 }) {
   const { message } = App.useApp();
@@ -242,9 +246,11 @@ export function GeofencePanel({
     setSaving(true);
     try {
       const body = { name: draft.name, geometry: draft.geometry, color: draft.color };
-      const saved = draft.id
-        ? await call(gpsGeofencesApi.update, { params: { geofenceId: draft.id }, body })
-        : await call(gpsGeofencesApi.create, { body });
+      const saved = store
+        ? ((await store.saveGeofence(body, draft.id)) as Geofence)
+        : draft.id
+          ? await call(gpsGeofencesApi.update, { params: { geofenceId: draft.id }, body })
+          : await call(gpsGeofencesApi.create, { body });
       onSaved(saved);
       setDraft(undefined);
     } catch (caught) {
@@ -257,7 +263,8 @@ export function GeofencePanel({
     const id = draft?.id;
     if (!id) return;
     try {
-      await call(gpsGeofencesApi.remove, { params: { geofenceId: id } });
+      if (store) await store.removeGeofence(id);
+      else await call(gpsGeofencesApi.remove, { params: { geofenceId: id } });
       onDeleted(id);
       message.success(t('gps.deleted', { name: draft.name }));
       setDraft(undefined);

@@ -31,7 +31,15 @@ import { type MapData, recallMap, recallMapData, rememberMap, rememberMapData } 
 import { MapView } from './map-view';
 import { ObjectCard } from './object-card';
 import { applyPosition, type MapObject, matchesSearch, objectState, objectsGeoJson, STATE_COLOR } from './object-state';
-import { type OfflineTrackPoint, offlineGeofences, offlineGroups, offlineObjects, offlineTrack } from './offline-data';
+import {
+  type GeofenceStore,
+  type OfflineTrackPoint,
+  offlineGeofences,
+  offlineGroups,
+  offlineObjects,
+  offlineTrack,
+  replicaStore,
+} from './offline-data';
 import { RoutePanel } from './route-panel';
 import { rejectedGeoJson, trackGeoJson } from './speed';
 import { TileDownload } from './tile-download';
@@ -64,6 +72,7 @@ export function MapPage() {
         groups: () => offlineGroups(replica.db),
         geofences: async () => (await offlineGeofences(replica.db)) as Geofence[],
         track: (objectId: string, from: Date, to: Date) => offlineTrack(replica.db, objectId, from, to),
+        store: replicaStore(replica),
       },
     [replica],
   );
@@ -106,6 +115,8 @@ function MapScreen({
     groups: () => Promise<{ id: string; name: string }[]>;
     geofences: () => Promise<Geofence[]>;
     track: (objectId: string, from: Date, to: Date) => Promise<OfflineTrackPoint[]>;
+    /** Geofence saves while offline: kept on the device, pushed on reconnect (merged there field by field). */
+    store: GeofenceStore;
   };
   online: boolean;
   /** When the replica was last in sync with the server. */
@@ -343,6 +354,7 @@ function MapScreen({
             message.success(t('gps.saved', { name: geofence.name }));
           }}
           onDeleted={(id) => setGeofences((current) => current.filter((g) => g.id !== id))}
+          store={offline ? replicaData?.store : undefined}
           t={t}
         />
         <RoutePanel
