@@ -48,6 +48,7 @@ describe('the desktop tile cache', () => {
     cache.close();
     cache = new TileCache(file, 3000);
     expect(cache.count()).toBe(3);
+    expect(cache.totalBytes()).toBe(3000);
     cache.put('e', tile(1000));
     // Use order survives reopening: the least recently used before closing (a) goes first.
     expect(cache.get('a')).toBeUndefined();
