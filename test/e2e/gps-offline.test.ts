@@ -132,7 +132,9 @@ describe.skipIf(!available)('the dispatcher’s map offline', { timeout: 180_000
     expect(rest.points.length).toBeGreaterThan(5);
     // The replica in this browser holds the geofence and the hour with every point (an hour's first
     // points may arrive before the rest: the hour is sent again once the task has run).
-    await until(async () => (await heldByReplica(page, 'gps_geofences', geofence.id)).length === 1);
+    await until(async () =>
+      (await heldByReplica(page, 'gps_geofences', geofence.id)).some((d) => d.id === geofence.id),
+    );
     await until(async () => {
       const hours = await heldByReplica(page, 'gps_tracks', objectId);
       return hours.length === 1 && (hours[0]?.points as unknown[]).length === rest.points.length;
@@ -165,7 +167,7 @@ describe.skipIf(!available)('the dispatcher’s map offline', { timeout: 180_000
     await context.close();
   });
 
-  it('keeps a geofence renamed with no network on the device and merges it on reconnect with a geometry changed on the server', async () => {
+  it('lists the replica’s routes with no network, keeps a geofence renamed then on the device and merges it on reconnect with a geometry changed on the server', async () => {
     const server = await startTestApp(process.env.GPS_E2E_WEB_ROOT ? { webRoot: process.env.GPS_E2E_WEB_ROOT } : {});
     try {
       const { context, page } = await registeredPage(browser, server.url, {
@@ -177,13 +179,23 @@ describe.skipIf(!available)('the dispatcher’s map offline', { timeout: 180_000
         name: 'Pier',
         geometry: { type: 'circle', center: { lat: 59.95, lon: 30.31 }, radiusMeters: 200 },
       })) as { id: string };
+      const route = (await apiInPage(page, 'POST', '/api/gps/routes', {
+        name: 'Pier round',
+        stops: [{ geofenceId: geofence.id, expectedAt: new Date().toISOString() }],
+      })) as { id: string };
       const { accessToken } = await page.evaluate(() => JSON.parse(localStorage.getItem('orbita.tokens') as string));
       await page.goto(`${server.url}/map`);
       await page.getByTestId('gps-geofence-row').filter({ hasText: 'Pier' }).waitFor();
-      await until(async () => (await heldByReplica(page, 'gps_geofences', geofence.id)).length === 1);
+      await until(async () =>
+        (await heldByReplica(page, 'gps_geofences', geofence.id)).some((d) => d.id === geofence.id),
+      );
+
+      await until(async () => (await heldByReplica(page, 'gps_geofences', route.id)).length === 1);
 
       await context.setOffline(true);
       await page.getByTestId('gps-offline').waitFor();
+      // The routes too are read from the replica.
+      await page.getByTestId('gps-route-row').filter({ hasText: 'Pier round' }).waitFor();
       await page.getByTestId('gps-geofence-row').filter({ hasText: 'Pier' }).click();
       await page.getByLabel('Name', { exact: true }).fill('Pier East');
       await page.getByTestId('gps-geofences').getByRole('button', { name: 'Save' }).click();

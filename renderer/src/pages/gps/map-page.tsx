@@ -33,10 +33,12 @@ import { ObjectCard } from './object-card';
 import { applyPosition, type MapObject, matchesSearch, objectState, objectsGeoJson, STATE_COLOR } from './object-state';
 import {
   type GeofenceStore,
+  type OfflineRoute,
   type OfflineTrackPoint,
   offlineGeofences,
   offlineGroups,
   offlineObjects,
+  offlineRoutes,
   offlineTrack,
   replicaStore,
 } from './offline-data';
@@ -72,6 +74,7 @@ export function MapPage() {
         groups: () => offlineGroups(replica.db),
         geofences: async () => (await offlineGeofences(replica.db)) as Geofence[],
         track: (objectId: string, from: Date, to: Date) => offlineTrack(replica.db, objectId, from, to),
+        routes: () => offlineRoutes(replica.db),
         store: replicaStore(replica),
       },
     [replica],
@@ -117,6 +120,7 @@ function MapScreen({
     track: (objectId: string, from: Date, to: Date) => Promise<OfflineTrackPoint[]>;
     /** Geofence saves while offline: kept on the device, pushed on reconnect (merged there field by field). */
     store: GeofenceStore;
+    routes: () => Promise<OfflineRoute[]>;
   };
   online: boolean;
   /** When the replica was last in sync with the server. */
@@ -362,6 +366,7 @@ function MapScreen({
           geofences={geofences}
           objects={[...objects.values()].sort((a, b) => a.name.localeCompare(b.name))}
           online={!offline}
+          offline={replicaData}
           t={t}
         />
       </div>

@@ -24,6 +24,7 @@ import { failureText } from '../../use-api';
 import { boundsOf, type Geometry, outlineOf } from './geometry';
 import type { MapData } from './map-memory';
 import type { MapView } from './map-view';
+import type { GeofenceStore, OfflineRoute } from './offline-data';
 import {
   complete,
   draftOf,
@@ -48,12 +49,15 @@ export function RoutePanel({
   geofences,
   objects,
   online,
+  offline,
   t,
 }: {
   view?: React.RefObject<MapView | undefined>;
   geofences: MapData['geofences'];
   objects: { id: string; name: string }[];
   online: boolean;
+  /** With no connection: the routes the replica holds, and saves kept there (pushed on reconnect). */
+  offline?: { routes: () => Promise<OfflineRoute[]>; store: GeofenceStore };
   t: T;
 }) {
   const { message } = App.useApp();
@@ -71,7 +75,9 @@ export function RoutePanel({
   }, []);
   useEffect(() => {
     if (online) void load();
-  }, [online, load]);
+    else if (offline) void offline.routes().then((held) => setRoutes(held as Route[]));
+  }, [online, offline, load]);
+  const store = online ? undefined : offline?.store;
 
   const close = () => {
     setOpen(undefined);
@@ -93,7 +99,7 @@ export function RoutePanel({
 
   return (
     <Card size="small" title={`${t('gps.routes')}: ${routes.length}`} style={{ margin: 8 }} data-testid="gps-routes">
-      {!online ? (
+      {!online && !offline ? (
         <Typography.Text type="secondary">{t('gps.unavailable')}</Typography.Text>
       ) : (
         <Space direction="vertical" style={{ width: '100%' }}>
@@ -150,9 +156,11 @@ export function RoutePanel({
               try {
                 const body = routeRequest(draft);
                 saved(
-                  draft.id
-                    ? await call(gpsRoutesApi.update, { params: { routeId: draft.id }, body })
-                    : await call(gpsRoutesApi.create, { body }),
+                  store
+                    ? ((await store.saveRoute(body, draft.id)) as Route)
+                    : draft.id
+                      ? await call(gpsRoutesApi.update, { params: { routeId: draft.id }, body })
+                      : await call(gpsRoutesApi.create, { body }),
                 );
               } catch (caught) {
                 setError(failureText(caught, t));
@@ -178,7 +186,8 @@ export function RoutePanel({
               onEdit={() => setDraft(draftOf(open))}
               onDelete={async () => {
                 try {
-                  await call(gpsRoutesApi.remove, { params: { routeId: open.id } });
+                  if (store) await store.removeRoute(open.id);
+                  else await call(gpsRoutesApi.remove, { params: { routeId: open.id } });
                   deleted(open.id);
                 } catch (caught) {
                   setError(failureText(caught, t));
