@@ -4,6 +4,7 @@ import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
 import * as gps from './gps';
+import * as gpsSettings from './gps-settings';
 import * as gpsTiles from './gps-tiles';
 import * as profile from './profile';
 import * as settings from './settings';
@@ -324,6 +325,7 @@ export const ru = {
   billing: billing.ru,
   gps: gps.ru,
   gpsTiles: gpsTiles.ru,
+  gpsSettings: gpsSettings.ru,
   qr: {
     button: 'QR-коды',
     buttonLabel: 'QR-коды задач формы «{{name}}»',

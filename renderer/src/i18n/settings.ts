@@ -11,6 +11,7 @@ export const ru = {
     deleted: 'Удалённое',
     automations: 'Автоматизации',
     bots: 'Боты',
+    gps: 'GPS',
   },
   adminsOnlyTitle: 'Только для администраторов',
   adminsOnly:
@@ -199,6 +200,7 @@ export const en: Shape<typeof ru> = {
     deleted: 'Deleted',
     automations: 'Automations',
     bots: 'Bots',
+    gps: 'GPS',
   },
   adminsOnlyTitle: 'Administrators only',
   adminsOnly:

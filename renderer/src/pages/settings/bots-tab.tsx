@@ -93,7 +93,7 @@ function refusedTargets(caught: unknown, t: TFunction) {
 }
 
 /** Copies `text`: the clipboard API, else the selected text of `input` the old way; whether it worked. */
-async function copyText(text: string, input: HTMLInputElement | null): Promise<boolean> {
+export async function copyText(text: string, input: HTMLInputElement | null): Promise<boolean> {
   try {
     await navigator.clipboard.writeText(text);
     return true;

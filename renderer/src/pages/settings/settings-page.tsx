@@ -8,11 +8,12 @@ import { AutomationsTab } from './automations-tab';
 import { BotsTab } from './bots-tab';
 import { DeletedTab } from './deleted-tab';
 import { ErrorLogTab } from './error-log-tab';
+import { GpsTab } from './gps-tab';
 import { LoadFailed } from './load';
 import { RolesTab } from './roles-tab';
 import { UsersTab } from './users-tab';
 
-const TABS = ['users', 'roles', 'access', 'automations', 'bots', 'error-log', 'deleted'] as const;
+const TABS = ['users', 'roles', 'access', 'automations', 'bots', 'gps', 'error-log', 'deleted'] as const;
 
 /** What a member who is not an administrator sees instead of the settings. */
 function AdminsOnly() {
@@ -32,7 +33,7 @@ function AdminsOnly() {
   );
 }
 
-/** The administrators' settings: users, roles, module access, automations, bots, the error log and what was deleted, one URL per tab. */
+/** The administrators' settings: users, roles, module access, automations, bots, GPS, the error log and what was deleted, one URL per tab. */
 export function SettingsPage() {
   const { t } = useTranslation();
   const location = useLocation();
@@ -63,6 +64,7 @@ export function SettingsPage() {
           <Route path="access" element={<AccessTab />} />
           <Route path="automations" element={<AutomationsTab />} />
           <Route path="bots" element={<BotsTab />} />
+          <Route path="gps" element={<GpsTab />} />
           <Route path="error-log" element={<ErrorLogTab />} />
           <Route path="deleted" element={<DeletedTab />} />
           <Route path="*" element={<Navigate to="/settings/users" replace />} />
