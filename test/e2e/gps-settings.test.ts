@@ -56,6 +56,8 @@ describe.skipIf(!suite.available)('Settings → GPS in the browser', { timeout: 
     await page.getByLabel('Geocoder (Nominatim, /reverse)').fill('https://nominatim.fleetline.example/reverse');
     await page.getByLabel('Jitter while stopped: radius').fill('45');
     await page.getByLabel('Keep points for').fill('90');
+    await page.getByRole('radio', { name: 'OSRM' }).check();
+    await page.getByLabel('Engine address').fill('http://osrm.fleetline.example:5000');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('GPS settings saved').waitFor();
 
@@ -64,7 +66,12 @@ describe.skipIf(!suite.available)('Settings → GPS in the browser', { timeout: 
     expect(stored.geocoderUrl).toBe('https://nominatim.fleetline.example/reverse');
     expect(stored.jitterMeters).toBe(45);
     expect(stored.retentionDays).toBe(90);
-    expect(stored.routingEngine).toBeNull();
+    expect(stored.routingEngine).toEqual({
+      kind: 'osrm',
+      url: 'http://osrm.fleetline.example:5000',
+      profile: 'driving',
+      maxPoints: 100,
+    });
     // What was not touched keeps its value.
     expect(stored.maxJumpSpeedKmh).toBe(250);
 
@@ -79,6 +86,7 @@ describe.skipIf(!suite.available)('Settings → GPS in the browser', { timeout: 
     );
     expect(await page.getByLabel('Jitter while stopped: radius').inputValue()).toBe('45');
     expect(await page.getByLabel('Keep points for').inputValue()).toBe('90');
+    expect(await page.getByLabel('Engine address').inputValue()).toBe('http://osrm.fleetline.example:5000');
     await saveScreenshot(page, 'gps-settings');
 
     // Back to no tile source: sent as null, and the address field goes.
@@ -163,6 +171,7 @@ describe.skipIf(!suite.available)('Settings → GPS in the browser', { timeout: 
     const dialog = page.getByRole('dialog', { name: 'Tracker token' });
     await waitOrExplain(page, dialog);
     expect(await dialog.textContent()).toContain('it is shown only once');
+    expect(await dialog.textContent()).not.toContain('The previous token no longer works');
     const token = await dialog.getByLabel('Token').inputValue();
     expect(token).toMatch(/^gps_/);
     await dialog.getByRole('button', { name: 'Copy' }).click();
@@ -187,6 +196,7 @@ describe.skipIf(!suite.available)('Settings → GPS in the browser', { timeout: 
     expect(await confirm.textContent()).toContain('with the old token stop sending data');
     await confirm.getByRole('button', { name: 'OK' }).click();
     await waitOrExplain(page, dialog);
+    expect(await dialog.textContent()).toContain('The previous token no longer works');
     const newToken = await dialog.getByLabel('Token').inputValue();
     expect(newToken).toMatch(/^gps_/);
     expect(newToken).not.toBe(token);

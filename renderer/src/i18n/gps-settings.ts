@@ -105,8 +105,8 @@ export const ru = {
   tokenRegenerate: 'Создать новый токен',
   tokenRegenerateConfirm: 'Трекеры и Traccar со старым токеном перестанут передавать данные, пока не получат новый.',
   tokenTitle: 'Токен для трекеров',
-  tokenWarning:
-    'Скопируйте токен сейчас: он показывается только один раз. Прежний токен больше не действует — укажите новый в Traccar и на телефонах.',
+  tokenWarning: 'Скопируйте токен сейчас: он показывается только один раз.',
+  tokenReplaced: 'Прежний токен больше не действует — укажите новый в Traccar и на телефонах.',
   tokenLabel: 'Токен',
   copy: 'Копировать',
   copied: 'Токен скопирован',
@@ -229,8 +229,8 @@ export const en: Shape<typeof ru> = {
   tokenRegenerate: 'Create a new token',
   tokenRegenerateConfirm: 'Trackers and Traccar with the old token stop sending data until they are given the new one.',
   tokenTitle: 'Tracker token',
-  tokenWarning:
-    'Copy the token now: it is shown only once. The previous token no longer works — put the new one into Traccar and the phones.',
+  tokenWarning: 'Copy the token now: it is shown only once.',
+  tokenReplaced: 'The previous token no longer works — put the new one into Traccar and the phones.',
   tokenLabel: 'Token',
   copy: 'Copy',
   copied: 'Token copied',

@@ -77,6 +77,12 @@ const GROUPS: { section: 'loss' | 'trips' | 'filters'; fields: [NumberField, Uni
   },
 ];
 
+/** A token just made, to be shown once; whether it replaced one. */
+interface ShownToken {
+  token: string;
+  replaced: boolean;
+}
+
 /** Where this server is, as trackers reach it: the desktop app's configured server, else this page's origin. */
 function serverOrigin(): string {
   return serverUrl() || globalThis.location.origin;
@@ -253,13 +259,13 @@ function SettingsForm({ settings, onSaved }: { settings: GpsSettings; onSaved: (
   );
 }
 
-/** The new token, once: a warning that it is not shown again and the old one stopped, the token and a copy button. */
-function TokenDialog({ token, onClose }: { token: string; onClose: () => void }) {
+/** The new token, once: a warning that it is not shown again (and that the old one stopped), the token and a copy button. */
+function TokenDialog({ shown, onClose }: { shown: ShownToken; onClose: () => void }) {
   const { t } = useTranslation();
   const message = useMessage();
   const input = useRef<InputRef>(null);
   const copy = async () => {
-    if (await copyText(token, input.current?.input ?? null)) message.success(t('gpsSettings.copied'));
+    if (await copyText(shown.token, input.current?.input ?? null)) message.success(t('gpsSettings.copied'));
     else message.error(t('gpsSettings.copyFailed'));
   };
   return (
@@ -274,12 +280,18 @@ function TokenDialog({ token, onClose }: { token: string; onClose: () => void })
         </Button>
       }
     >
-      <Alert type="warning" showIcon title={t('gpsSettings.tokenWarning')} style={{ marginBottom: 12 }} />
+      <Alert
+        type="warning"
+        showIcon
+        title={t('gpsSettings.tokenWarning')}
+        description={shown.replaced ? t('gpsSettings.tokenReplaced') : undefined}
+        style={{ marginBottom: 12 }}
+      />
       <Space.Compact style={{ width: '100%' }}>
         <Input
           ref={input}
           readOnly
-          value={token}
+          value={shown.token}
           aria-label={t('gpsSettings.tokenLabel')}
           data-testid="new-gps-token"
           style={{ fontFamily: 'monospace' }}
@@ -297,16 +309,17 @@ function TokenDialog({ token, onClose }: { token: string; onClose: () => void })
 function TokenCard() {
   const { t, i18n } = useTranslation();
   const token = useLoad('gps-ingestion-token', () => call(gpsSettingsApi.getGpsIngestionToken));
-  const [shown, setShown] = useState<string>();
+  const [shown, setShown] = useState<ShownToken>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
 
   const create = async () => {
     setBusy(true);
     try {
+      const replaced = token.data?.exists === true;
       const { token: made, ...summary } = await call(gpsSettingsApi.createGpsIngestionToken);
       token.setData(summary);
-      setShown(made);
+      setShown({ token: made, replaced });
       setError(undefined);
     } catch (caught) {
       setError(problemText(caught, t));
@@ -350,7 +363,7 @@ function TokenCard() {
           {t('gpsSettings.tokenCreate')}
         </Button>
       )}
-      {shown && <TokenDialog token={shown} onClose={() => setShown(undefined)} />}
+      {shown && <TokenDialog shown={shown} onClose={() => setShown(undefined)} />}
     </Card>
   );
 }
