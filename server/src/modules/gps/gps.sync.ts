@@ -254,7 +254,6 @@ export function gpsGeofencesSyncSource(deps: GpsDeps): SyncSource {
   );
 }
 
-const HOUR_MS = 3_600_000;
 /** The least time between two points of a track on replicas: enough for the map, a tenth of a 1 Hz tracker's. */
 export const TRACK_POINT_SPACING_MS = 10_000;
 
@@ -268,20 +267,19 @@ const round = (value: number | null, digits: number) =>
   value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** An hour's points (in fix-time order) at least `TRACK_POINT_SPACING_MS` apart, the first one kept. */
-export function thinnedPoints(points: readonly HourPoint[], hour: Date): TrackHourPoint[] {
+export function thinnedPoints(points: readonly HourPoint[]): TrackHourPoint[] {
   const kept: TrackHourPoint[] = [];
   let last = Number.NEGATIVE_INFINITY;
-  for (const point of points) {
-    const time = point.fix_time.getTime();
-    if (time - last < TRACK_POINT_SPACING_MS) continue;
-    last = time;
+  for (const [second, lat, lon, speedKmh, course, lbs] of points) {
+    if ((second - last) * 1000 < TRACK_POINT_SPACING_MS) continue;
+    last = second;
     kept.push([
-      Math.round((time - hour.getTime()) / 1000),
-      round(point.lat, 6) as number,
-      round(point.lon, 6) as number,
-      round(point.speed_kmh, 1),
-      round(point.course, 0),
-      point.is_lbs ? 1 : 0,
+      Math.round(second),
+      round(lat, 6) as number,
+      round(lon, 6) as number,
+      round(speedKmh, 1),
+      round(course, 0),
+      lbs ? 1 : 0,
     ]);
   }
   return kept;
@@ -303,22 +301,15 @@ export const gpsTracksSyncSource: SyncSource = gpsOnly(
       gone: (row) => row.object_id === null || row.expired,
       async present(db, auth, rows) {
         const hours = rows.map((row) => ({ objectId: row.object_id as string, hour: row.hour as Date }));
-        const byHour = new Map<string, HourPoint[]>();
-        for (const point of await pointsOfHours(db, auth.organizationId, hours)) {
-          const key = `${point.object_id}:${Math.floor(point.fix_time.getTime() / HOUR_MS) * HOUR_MS}`;
-          const list = byHour.get(key);
-          if (list) list.push(point);
-          else byHour.set(key, [point]);
-        }
+        const byHour = await pointsOfHours(db, auth.organizationId, hours);
         return new Map(
           rows.map((row) => {
             const hour = row.hour as Date;
-            const points = byHour.get(`${row.object_id}:${hour.getTime()}`) ?? [];
             const document = {
               id: row.id,
               objectId: row.object_id,
               hour: hour.toISOString(),
-              points: thinnedPoints(points, hour),
+              points: thinnedPoints(byHour.get(`${row.object_id}:${hour.getTime()}`) ?? []),
               _deleted: false,
             };
             return [row.id, document as SyncDocument];
