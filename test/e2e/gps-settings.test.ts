@@ -51,6 +51,8 @@ describe.skipIf(!suite.available)('Settings → GPS in the browser', { timeout: 
       await page.getByText('Areas can be downloaded for offline use only from the organization’s own source').count(),
     ).toBe(1);
 
+    // Another administrator's change meanwhile, to a setting left alone here, is kept.
+    await apiInPage(page, 'PATCH', '/api/gps/settings', { offlineTrackHours: 48 });
     await page.getByRole('radio', { name: 'XYZ raster tiles' }).check();
     await page.getByLabel('Tile source address').fill('https://tiles.fleetline.example/{z}/{x}/{y}.png');
     await page.getByLabel('Geocoder (Nominatim, /reverse)').fill('https://nominatim.fleetline.example/reverse');
@@ -74,6 +76,7 @@ describe.skipIf(!suite.available)('Settings → GPS in the browser', { timeout: 
     });
     // What was not touched keeps its value.
     expect(stored.maxJumpSpeedKmh).toBe(250);
+    expect(stored.offlineTrackHours).toBe(48);
 
     await page.reload();
     await waitOrExplain(page, form);

@@ -2,6 +2,7 @@ import { GpsSettings, UpdateGpsSettingsRequest } from '@shared/api/gps';
 import type { TFunction } from 'i18next';
 import { describe, expect, it } from 'vitest';
 import {
+  changedSettings,
   changeOfValues,
   fieldErrorWords,
   fieldOfPointer,
@@ -71,6 +72,23 @@ describe('GPS settings form', () => {
       tileSource: { kind: 'pmtiles', url: 'https://tiles.example.org/area.pmtiles' },
       geocoderUrl: 'https://nominatim.example.org/reverse',
       routingEngine: { kind: 'valhalla', url: 'http://valhalla:8002', profile: 'driving', maxPoints: 100 },
+    });
+  });
+
+  it('sends only what the form changed, a source whose keys come in another order being unchanged', () => {
+    const loaded: GpsSettings = {
+      ...SETTINGS,
+      routingEngine: { url: 'http://osrm:5000', maxPoints: 100, kind: 'osrm', profile: 'driving' },
+    };
+    const values = valuesOfSettings(loaded);
+    expect(changedSettings(values, loaded)).toEqual({});
+    values.geocoderUrl = 'https://nominatim.example.org/reverse';
+    values.recoveryPoints = 4;
+    values.routingEngine = { ...values.routingEngine, profile: 'truck' };
+    expect(changedSettings(values, loaded)).toEqual({
+      geocoderUrl: 'https://nominatim.example.org/reverse',
+      recoveryPoints: 4,
+      routingEngine: { kind: 'osrm', url: 'http://osrm:5000', profile: 'truck', maxPoints: 100 },
     });
   });
 

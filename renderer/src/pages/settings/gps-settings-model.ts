@@ -134,6 +134,29 @@ export function fieldErrorWords(error: ProblemFieldError, t: TFunction): string 
   return error.detail;
 }
 
+/** Whether two settings' values are the same, whatever the order of their keys. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const aKeys = Object.keys(a);
+  if (aKeys.length !== Object.keys(b).length) return false;
+  return aKeys.every((key) => sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+}
+
+/**
+ * Only the settings the form changed from those it loaded: another administrator's change meanwhile
+ * to a setting left alone here is kept.
+ */
+export function changedSettings(
+  values: GpsSettingsValues,
+  loaded: GpsSettings,
+): Partial<z.input<typeof UpdateGpsSettingsRequest>> {
+  const change = changeOfValues(values);
+  return Object.fromEntries(
+    Object.entries(change).filter(([key, value]) => !sameValue(value, loaded[key as keyof GpsSettings])),
+  );
+}
+
 /** Where trackers send their data on this server (`origin` as they reach it). */
 export function trackerEndpoints(origin: string) {
   const base = origin.replace(/\/+$/, '');

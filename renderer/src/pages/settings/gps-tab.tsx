@@ -23,7 +23,7 @@ import { ApiError, call, serverUrl } from '../../api';
 import { useMessage } from '../../messages';
 import { copyText } from './bots-tab';
 import {
-  changeOfValues,
+  changedSettings,
   fieldErrorWords,
   fieldOfPointer,
   type GpsSettingsValues,
@@ -125,7 +125,7 @@ function SettingsForm({ settings, onSaved }: { settings: GpsSettings; onSaved: (
   const save = async (values: GpsSettingsValues) => {
     setBusy(true);
     try {
-      const saved = await call(gpsSettingsApi.updateGpsSettings, { body: changeOfValues(values) });
+      const saved = await call(gpsSettingsApi.updateGpsSettings, { body: changedSettings(values, settings) });
       onSaved(saved);
       form.setFieldsValue(valuesOfSettings(saved));
       setError(undefined);
