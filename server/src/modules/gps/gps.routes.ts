@@ -219,7 +219,8 @@ export function gpsRoutes(
     }),
     defineRoute({
       ...gpsSettingsApi.updateGpsSettings,
-      access: GPS,
+      // The trackers' filters, sources and the token are the organization's set-up: administrators only.
+      access: 'admin',
       handler: async ({ auth, body }) => {
         const settings = await gps.updateSettings(deps, auth, body);
         await onSettingsChanged();
@@ -233,12 +234,12 @@ export function gpsRoutes(
     }),
     defineRoute({
       ...gpsSettingsApi.getGpsIngestionToken,
-      access: GPS,
+      access: 'admin',
       handler: async ({ auth }) => ({ status: 200, body: await gps.getIngestionToken(deps, auth) }),
     }),
     defineRoute({
       ...gpsSettingsApi.createGpsIngestionToken,
-      access: GPS,
+      access: 'admin',
       handler: async ({ auth }) => ({ status: 201, body: await gps.createIngestionToken(deps, auth) }),
     }),
     defineRoute({

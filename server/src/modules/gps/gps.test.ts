@@ -118,6 +118,13 @@ describe('gps: objects and module access', () => {
     });
     expect(grant.status, JSON.stringify(grant.body)).toBeLessThan(300);
     expect((await member.client.get('/api/gps/objects')).status).toBe(200);
+    // A dispatcher reads the settings the map needs; changing them and the trackers' token is an administrator's.
+    expect((await member.client.get('/api/gps/settings')).status).toBe(200);
+    const change = await member.client.patch('/api/gps/settings', { gpsLossHours: 1 });
+    expect(change.status).toBe(403);
+    expect((await member.client.get('/api/gps/ingestion-token')).status).toBe(403);
+    expect((await member.client.post('/api/gps/ingestion-token')).status).toBe(403);
+    expect((await admin.client.get('/api/gps/settings')).body.gpsLossHours).not.toBe(1);
   });
 
   it('shows the ingestion token once, then only its prefix and last use', async () => {
