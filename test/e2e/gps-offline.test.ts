@@ -137,7 +137,7 @@ describe.skipIf(!available)('the dispatcher’s map offline', { timeout: 180_000
     );
     await until(async () => {
       const hours = await heldByReplica(page, 'gps_tracks', objectId);
-      return hours.length === 1 && (hours[0]?.points as unknown[]).length === rest.points.length;
+      return hours.length === 1 && (hours[0]?.points as unknown[] | undefined)?.length === rest.points.length;
     });
     // What the page itself kept is dropped: the geofences must come from the replica.
     await page.evaluate(() => {
