@@ -135,5 +135,17 @@ describe('gps: recent tracks on replicas', () => {
     );
     expect(dropped.documents.filter((d) => d.id === earlierHour.id)).toEqual([{ id: earlierHour.id, _deleted: true }]);
     await admin.client.patch('/api/gps/settings', { offlineTrackHours: 24 });
+
+    // Tombstones of hours are forgotten after 8 days.
+    await t.database.db.query(
+      `UPDATE sync_tombstones SET deleted_at = now() - interval '9 days' WHERE collection = 'gps_tracks' AND document_id = $1`,
+      [earlierHour.id],
+    );
+    expect((await keepTrackHours(t.database.db)).forgotten).toBeGreaterThanOrEqual(1);
+    const { rows } = await t.database.db.query(
+      `SELECT document_id FROM sync_tombstones WHERE collection = 'gps_tracks' AND document_id = $1`,
+      [earlierHour.id],
+    );
+    expect(rows).toEqual([]);
   });
 });

@@ -36,6 +36,7 @@ import {
   deleteExpiredHours,
   type HourPoint,
   pointsOfHours,
+  pruneHourTombstones,
   stampChangedHours,
   type TrackHourChange,
   trackHourChanges,
@@ -321,14 +322,19 @@ export const gpsTracksSyncSource: SyncSource = gpsOnly(
   trackHourIdsAfter,
 );
 
+/** How long the tombstone of an hour out of the window is kept for replicas to pull. */
+const HOUR_TOMBSTONE_DAYS = 8;
+
 /**
  * The `gps.track-hours` task: hours whose points changed are stamped (sent to replicas again, at
- * most once per run), hours out of each organization's window deleted (tombstones).
+ * most once per run), hours out of each organization's window deleted (tombstones, forgotten
+ * after 8 days).
  */
-export async function keepTrackHours(db: Queryable): Promise<{ stamped: number; expired: number }> {
+export async function keepTrackHours(db: Queryable): Promise<{ stamped: number; expired: number; forgotten: number }> {
   const batch = 5_000;
   let stamped = 0;
   for (let count = batch; count === batch; stamped += count) count = await stampChangedHours(db, batch);
   const expired = await deleteExpiredHours(db, DEFAULT_SETTINGS.offlineTrackHours);
-  return { stamped, expired };
+  const forgotten = await pruneHourTombstones(db, HOUR_TOMBSTONE_DAYS);
+  return { stamped, expired, forgotten };
 }

@@ -97,6 +97,18 @@ export async function deleteExpiredHours(db: Queryable, defaultHours: number): P
   return rowCount;
 }
 
+/**
+ * Forgets the tombstones of hours deleted more than `days` ago: a replica that has not synced for
+ * that long keeps those hours (out of every range the map reads), not the server a row per hour forever.
+ */
+export async function pruneHourTombstones(db: Queryable, days: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM sync_tombstones WHERE collection = 'gps_tracks' AND deleted_at < now() - make_interval(days => $1)`,
+    [days],
+  );
+  return rowCount;
+}
+
 /** Ids of an organization's hours after `after`, in id order (the tombstones of withdrawn GPS access). */
 export async function trackHourIdsAfter(
   db: Queryable,
