@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fetchTile, preloadArea, TileCache, tileKey, tilesOf } from './tile-cache';
+import { fetchTile, TileCache, tileKey } from './tile-cache';
 
 let directory: string;
 let cache: TileCache;
@@ -67,31 +67,6 @@ describe('the desktop tile cache', () => {
     const offline = await fetchTile(cache, url(3, 4, 2));
     expect(offline?.data.byteLength).toBe(1000);
     expect(await fetchTile(cache, url(3, 5, 2))).toBeUndefined();
-  });
-
-  it('pre-downloads an area tile by tile with progress, and stops when cancelled', async () => {
-    cache = new TileCache(path.join(directory, 'tiles.sqlite'), 10_000_000);
-    const { server, template, served } = await tileServer();
-    try {
-      const area = tilesOf({ west: 37.3, south: 55.5, east: 37.9, north: 55.95 }, 8, 11);
-      expect(area[0]).toEqual({ z: 8, x: 154, y: 79 });
-      const progress: [number, number, number][] = [];
-      expect(await preloadArea(cache, template, area, { onProgress: (...p) => progress.push(p) })).toBe(area.length);
-      expect(progress.at(-1)).toEqual([area.length, area.length, area.length * 1000]);
-      expect(cache.count()).toBe(area.length);
-
-      const cancel = new AbortController();
-      const more = tilesOf({ west: 37.3, south: 55.5, east: 37.9, north: 55.95 }, 12, 12);
-      const before = served.length;
-      await preloadArea(cache, template, more, {
-        signal: cancel.signal,
-        onProgress: (done) => done === 3 && cancel.abort(),
-      });
-      expect(served.length - before).toBe(3);
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
   });
 });
 
