@@ -191,6 +191,19 @@ describe('gps: groups, geofences and routes on replicas', () => {
       ]),
     );
     expect((await admin.client.get(`/api/gps/geofences/${flat.id}`)).status).toBe(404);
+
+    // A colour is #rrggbb offline as on REST: a malformed edit is refused, the geofence keeping its own.
+    const master0 = latest((await pulled(dispatcher, 'gps_geofences', has(id))).documents, id) as SyncDocument;
+    const named = await pushed(dispatcher, 'gps_geofences', [
+      { assumedMasterState: master0, newDocumentState: { ...master0, color: 'red' } },
+    ]);
+    expect(named.lost.map((edit) => [edit.id, edit.reason, edit.code])).toEqual([[id, 'refused', 'validation_failed']]);
+    expect((await admin.client.get(`/api/gps/geofences/${id}`)).body.color).toBeNull();
+    const hex = await pushed(dispatcher, 'gps_geofences', [
+      { assumedMasterState: master0, newDocumentState: { ...master0, color: '#22aa44' } },
+    ]);
+    expect(hex.lost).toEqual([]);
+    expect((await admin.client.get(`/api/gps/geofences/${id}`)).body.color).toBe('#22aa44');
     expect((await admin.client.get(`/api/gps/routes/${routeId}`)).status).toBe(404);
 
     const fine = await pushed(dispatcher, 'gps_geofences', [

@@ -120,7 +120,7 @@ function geofenceDocument(row: GeofenceChange | geofenceRepo.GeofenceRow | geofe
 
 /** What a pushed live geofence or route must look like: as REST takes it, with its type. */
 const PushedGeofence = z.discriminatedUnion('type', [
-  GeofenceRequest.extend({ type: z.literal('geofence'), color: z.string().max(50).nullable().optional() }),
+  GeofenceRequest.extend({ type: z.literal('geofence') }),
   RouteRequest.extend({ type: z.literal('route') }),
 ]);
 
@@ -206,15 +206,15 @@ async function pushGeofence(
     () => true,
   );
   if (won.size === 0) return;
-  // The values as REST would take them (a stop's default tolerance, trimmed names).
-  const parsed = PushedGeofence.parse({ ...current, ...Object.fromEntries(won) }) as Record<string, unknown>;
-  const patch = Object.fromEntries([...won.keys()].map((key) => [key, parsed[key] ?? null]));
   const values = [...won.entries()].map(([path, attempted]) => ({ path, attempted, kept: current[path] ?? null }));
-  await refusedValuesAsLost(lost, id, values, () =>
-    typeOf(current) === 'route'
+  await refusedValuesAsLost(lost, id, values, () => {
+    // The values as REST would take them (a stop's default tolerance, trimmed names); refused ones are lost.
+    const parsed = PushedGeofence.parse({ ...current, ...Object.fromEntries(won) }) as Record<string, unknown>;
+    const patch = Object.fromEntries([...won.keys()].map((key) => [key, parsed[key] ?? null]));
+    return typeOf(current) === 'route'
       ? geofences.updateRoute(deps, auth, id, patch)
-      : geofences.updateGeofence(deps, auth, id, patch),
-  );
+      : geofences.updateGeofence(deps, auth, id, patch);
+  });
 }
 
 /** Whether a push ended as sent: both deleted, or both live with the same values. */
