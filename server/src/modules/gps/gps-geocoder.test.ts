@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GPS_POSITIONS_EVENT, type GpsLivePositions } from '@shared/gps-live';
+import type { SyncDocument } from '@shared/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../../../../test/helpers/api';
 import { startTestApp, type TestApp } from '../../../../test/helpers/app';
@@ -158,9 +159,23 @@ describe('gps: the battery level trackers report', () => {
     expect(await battery(osm.objectId)).toBe(41);
     expect(await battery(jsonId)).toBe(50);
 
-    // A message without a position still brings the battery; one without a battery keeps the last.
-    await osmAnd('id=batt-osmand&batt=39');
-    expect(await battery(osm.objectId)).toBe(39);
+    // A message without a position still brings the battery, to replicas that pulled the object too;
+    // one without a battery keeps the last.
+    const replica = await connectSync(t, admin.client.accessToken as string);
+    try {
+      const objectOf = (documents: SyncDocument[]) => documents.find((d) => d.id === osm.objectId);
+      const first = await replica.pullUntil('gps_objects', (documents) => objectOf(documents) !== undefined);
+      await osmAnd('id=batt-osmand&batt=39');
+      expect(await battery(osm.objectId)).toBe(39);
+      const next = await replica.pullUntil(
+        'gps_objects',
+        (documents) => objectOf(documents) !== undefined,
+        first.checkpoint,
+      );
+      expect(objectOf(next.documents)?.lastPosition).toMatchObject({ batteryPercent: 39 });
+    } finally {
+      replica.close();
+    }
     await osmAnd(`id=batt-osmand&lat=55.711&lon=37.611&timestamp=${Math.floor(Date.now() / 1000) + 1}`);
     expect(await battery(osm.objectId)).toBe(39);
   });
