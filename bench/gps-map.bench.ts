@@ -25,7 +25,7 @@ export async function run() {
     config,
     db: database.db,
     logger: createLogger(config),
-    webRoot: process.env.GPS_E2E_WEB_ROOT,
+    webRoot: process.env.E2E_WEB_ROOT,
   });
   const { url } = await app.listen();
   const browser = await chromium.launch({

@@ -22,7 +22,7 @@ const languages: string[] = [];
 beforeAll(async () => {
   if (!available) return;
   mkdirSync(SHOTS, { recursive: true });
-  t = await startTestApp(process.env.GPS_E2E_WEB_ROOT ? { webRoot: process.env.GPS_E2E_WEB_ROOT } : {});
+  t = await startTestApp();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [

@@ -17,7 +17,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!available) return;
   mkdirSync(SHOTS, { recursive: true });
-  t = await startTestApp(process.env.GPS_E2E_WEB_ROOT ? { webRoot: process.env.GPS_E2E_WEB_ROOT } : {});
+  t = await startTestApp();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--no-first-run'],
@@ -168,7 +168,7 @@ describe.skipIf(!available)('the dispatcher’s map offline', { timeout: 180_000
   });
 
   it('lists the replica’s routes with no network, keeps a geofence renamed then on the device and merges it on reconnect with a geometry changed on the server', async () => {
-    const server = await startTestApp(process.env.GPS_E2E_WEB_ROOT ? { webRoot: process.env.GPS_E2E_WEB_ROOT } : {});
+    const server = await startTestApp();
     try {
       const { context, page } = await registeredPage(browser, server.url, {
         organization: 'Pier Works',

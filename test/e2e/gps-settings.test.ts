@@ -11,7 +11,7 @@ import {
 } from '../helpers/browser';
 
 /** Settings → GPS in Chromium: the organization's map, geocoder and rules, the tracker token and addresses. */
-const suite = browserSuite(process.env.GPS_E2E_WEB_ROOT ? { webRoot: process.env.GPS_E2E_WEB_ROOT } : {});
+const suite = browserSuite();
 
 /** The error shown under the form field labelled `label`. */
 function errorAt(page: Page, label: string) {

@@ -41,7 +41,7 @@ let tiles: TileServer;
 beforeAll(async () => {
   if (!available) return;
   mkdirSync(SHOTS, { recursive: true });
-  t = await startTestApp(process.env.GPS_E2E_WEB_ROOT ? { webRoot: process.env.GPS_E2E_WEB_ROOT } : {});
+  t = await startTestApp();
   const vector = squareVectorTile('land');
   tiles = await startTileServer({
     '/raster.pmtiles': {

@@ -8,8 +8,8 @@ import { browserSuite, registeredPage, serviceWorkerInControl } from '../helpers
 
 // The interface is served from a copy, so that a test can put a new release in its place.
 const webRoot = mkdtempSync(path.join(tmpdir(), 'orbita-web-'));
-// The worker keeps the map's tiles too: the GPS tests' own build (GPS_E2E_WEB_ROOT) serves as well.
-cpSync(process.env.GPS_E2E_WEB_ROOT || RENDERER_DIST, webRoot, { recursive: true });
+// A build of one's own (E2E_WEB_ROOT) serves as well as renderer/dist.
+cpSync(process.env.E2E_WEB_ROOT || RENDERER_DIST, webRoot, { recursive: true });
 const suite = browserSuite({ webRoot });
 afterAll(() => rmSync(webRoot, { recursive: true, force: true }));
 
