@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, CHROMIUM, chromiumAvailable, registeredPage, UI_WAIT_MS } from '../helpers/browser';
+import { apiInPage, chromiumAvailable, launchChromium, registeredPage, UI_WAIT_MS } from '../helpers/browser';
 
 /**
  * The map's editors in Chromium (WebGL through SwiftShader, as the map test): a saved geofence
@@ -23,17 +23,7 @@ beforeAll(async () => {
   if (!available) return;
   mkdirSync(SHOTS, { recursive: true });
   t = await startTestApp();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--enable-unsafe-swiftshader',
-      '--use-angle=swiftshader',
-      '--disable-quic',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium({ webgl: true });
   geocoder = createServer((req, res) => {
     const url = new URL(req.url ?? '', 'http://x');
     const language = url.searchParams.get('accept-language') ?? '';
@@ -176,7 +166,10 @@ describe.skipIf(!available)('the map’s editors', { timeout: 180_000 }, () => {
     await until(async () => (await handles()) === 5);
     const added = await page.evaluate(async () => {
       const data = await (window as unknown as MapWindow).orbitaMap?.map.getSource('handles').getData();
-      return (data?.features[2] as unknown as { geometry: { coordinates: number[] } }).geometry.coordinates;
+      return (
+        (data?.features[2] as unknown as { geometry: { coordinates: number[] } } | undefined)?.geometry.coordinates ??
+        []
+      );
     });
     expect(added[0]).toBeCloseTo(37.61, 3);
     expect(added[1]).toBeCloseTo(55.75, 3);

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
 import {
   apiInPage,
-  CHROMIUM,
   chromiumAvailable,
+  launchChromium,
   registeredPage,
   serviceWorkerInControl,
   UI_WAIT_MS,
@@ -26,17 +26,7 @@ beforeAll(async () => {
   if (!available) return;
   mkdirSync(SHOTS, { recursive: true });
   t = await startTestApp();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--enable-unsafe-swiftshader',
-      '--use-angle=swiftshader',
-      '--disable-quic',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium({ webgl: true });
 });
 afterAll(async () => {
   await browser?.close();

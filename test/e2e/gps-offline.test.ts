@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keepTrackHours } from '../../server/src/modules/gps/gps.sync';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { apiInPage, CHROMIUM, chromiumAvailable, registeredPage, UI_WAIT_MS } from '../helpers/browser';
+import { apiInPage, chromiumAvailable, launchChromium, registeredPage, UI_WAIT_MS } from '../helpers/browser';
 
 /**
  * The dispatcher's map with the server stopped, in Chromium (WebGL through SwiftShader): the
@@ -18,10 +18,7 @@ beforeAll(async () => {
   if (!available) return;
   mkdirSync(SHOTS, { recursive: true });
   t = await startTestApp();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--enable-unsafe-swiftshader', '--use-angle=swiftshader', '--no-first-run'],
-  });
+  browser = await launchChromium({ webgl: true });
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app';
 import {
   apiInPage,
-  CHROMIUM,
   chromiumAvailable,
   joinedPerson,
+  launchChromium,
   registeredPage,
   serviceWorkerInControl,
   signInPage,
@@ -72,17 +72,7 @@ beforeAll(async () => {
     },
     '/vt/{z}/{x}/{y}.pbf': { body: vector, type: 'application/x-protobuf' },
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--enable-unsafe-swiftshader',
-      '--use-angle=swiftshader',
-      '--disable-quic',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium({ webgl: true });
 });
 afterAll(async () => {
   await browser?.close();

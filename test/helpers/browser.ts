@@ -31,13 +31,14 @@ export function chromiumAvailable(): boolean {
   return false;
 }
 
-export async function launchChromium(): Promise<Browser> {
+/** Chromium for the tests; `webgl`: with WebGL drawn in software (SwiftShader) for the map. */
+export async function launchChromium(options: { webgl?: boolean } = {}): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--headless',
       '--no-sandbox',
-      '--disable-gpu',
+      ...(options.webgl ? ['--enable-unsafe-swiftshader', '--use-angle=swiftshader'] : ['--disable-gpu']),
       '--disable-quic',
       '--no-first-run',
       '--disable-background-networking',
