@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { REPLICA_STOP_MESSAGE } from '@shared/desktop/bridge';
+import { DESKTOP_TILE_CACHE_BYTES } from '@shared/gps-tiles';
 import { emitterPort } from '@shared/message-port';
 import { hostReplicaStorage } from './replica-host';
 import { persistAllMemoryMapped } from './rx-storage-memory-mapped';
 import { TileCache } from './tile-cache';
-import { answerTileRequest, DESKTOP_TILE_CACHE_BYTES, isTileRequest } from './tile-service';
+import { answerTileRequest, isTileRequest } from './tile-service';
 
 /**
  * Entry of the Electron utility process that owns the replica. The main process forks it with the

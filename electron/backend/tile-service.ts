@@ -1,9 +1,6 @@
 import { TILE_ANSWER, type TileAnswer, type TileRequest } from '@shared/desktop/bridge';
 import { fetchTile, type TileCache } from './tile-cache';
 
-/** Bytes of tiles the desktop app keeps at most (least recently used dropped first). */
-export const DESKTOP_TILE_CACHE_BYTES = 512 * 1024 * 1024;
-
 /** Whether `message` is a tile request of the main process. */
 export function isTileRequest(message: unknown): message is TileRequest {
   const request = message as Partial<TileRequest> | undefined;

@@ -1,3 +1,6 @@
+/** Bytes of tiles the desktop app keeps at most (least recently used dropped first). */
+export const DESKTOP_TILE_CACHE_BYTES = 512 * 1024 * 1024;
+
 /** A bounding box in degrees (WGS 84). */
 export interface TileBounds {
   west: number;

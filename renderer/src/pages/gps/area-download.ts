@@ -7,8 +7,6 @@ import { type TileSource, tileRequestUrl } from './tile-source';
 
 /** Tiles the browser build's service worker keeps at most (renderer/public/sw.js). */
 export const BROWSER_TILE_LIMIT = 20_000;
-/** Bytes of tiles the desktop app keeps at most (electron/backend/tile-service.ts). */
-export const DESKTOP_TILE_BYTES = 512 * 1024 * 1024;
 
 /** Reads one tile of the area (into the device's cache, on the way): its size in bytes, 0 when there is none. */
 type TileReader = (tile: TileAddress, signal: AbortSignal) => Promise<number>;

@@ -1,17 +1,11 @@
 import { gpsSettingsApi, type TileArea, type TileDownloadPlan } from '@shared/api/gps';
+import { DESKTOP_TILE_CACHE_BYTES } from '@shared/gps-tiles';
 import { Alert, Button, Form, InputNumber, Modal, Progress, Space, Typography } from 'antd';
 import { useRef, useState } from 'react';
 import type { useTranslation } from 'react-i18next';
 import { ApiError, call } from '../../api';
 import { failureText } from '../../use-api';
-import {
-  BROWSER_TILE_LIMIT,
-  DESKTOP_TILE_BYTES,
-  type DownloadProgress,
-  downloadArea,
-  estimateDownload,
-  tileStore,
-} from './area-download';
+import { BROWSER_TILE_LIMIT, type DownloadProgress, downloadArea, estimateDownload, tileStore } from './area-download';
 import type { MapView } from './map-view';
 
 type T = ReturnType<typeof useTranslation>['t'];
@@ -113,7 +107,7 @@ export function TileDownload({
 
   const tooBig =
     stage.name === 'estimated' &&
-    (store === 'browser' ? stage.plan.tileCount > BROWSER_TILE_LIMIT : stage.bytes > DESKTOP_TILE_BYTES);
+    (store === 'browser' ? stage.plan.tileCount > BROWSER_TILE_LIMIT : stage.bytes > DESKTOP_TILE_CACHE_BYTES);
 
   return (
     <>
@@ -136,7 +130,7 @@ export function TileDownload({
       >
         <Typography.Paragraph type="secondary">
           {t(store === 'desktop' ? 'gpsTiles.explainDesktop' : 'gpsTiles.explainBrowser', {
-            limit: store === 'desktop' ? megabytes(DESKTOP_TILE_BYTES) : BROWSER_TILE_LIMIT.toLocaleString(),
+            limit: store === 'desktop' ? megabytes(DESKTOP_TILE_CACHE_BYTES) : BROWSER_TILE_LIMIT.toLocaleString(),
           })}
         </Typography.Paragraph>
         <Form layout="vertical" disabled={stage.name === 'downloading' || stage.name === 'estimating'}>
