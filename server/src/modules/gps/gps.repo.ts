@@ -286,6 +286,32 @@ export async function noteMessage(
   );
 }
 
+/**
+ * An accepted fix's message: what `noteMessage` notes, and the last position moved to `fix` when it
+ * is the newest accepted one (as `notePosition`), in one statement.
+ */
+export async function noteAcceptedMessage(
+  db: Queryable,
+  objectId: string,
+  receivedAt: Date,
+  fix: Fix,
+  batteryPercent: number | null,
+): Promise<void> {
+  const newest = '(last_fix_time IS NULL OR last_fix_time <= $3)';
+  await db.query(
+    `UPDATE gps_objects SET last_seen = GREATEST(last_seen, $2), last_gps_fix_at = GREATEST(last_gps_fix_at, $3),
+       last_battery_percent = COALESCE($4::real, last_battery_percent),
+       last_lat = CASE WHEN ${newest} THEN $5 ELSE last_lat END,
+       last_lon = CASE WHEN ${newest} THEN $6 ELSE last_lon END,
+       last_speed_kmh = CASE WHEN ${newest} THEN $7 ELSE last_speed_kmh END,
+       last_course = CASE WHEN ${newest} THEN $8 ELSE last_course END,
+       last_is_lbs = CASE WHEN ${newest} THEN $9 ELSE last_is_lbs END,
+       last_fix_time = CASE WHEN ${newest} THEN $3 ELSE last_fix_time END
+     WHERE id = $1`,
+    [objectId, receivedAt, fix.fixTime, batteryPercent, fix.lat, fix.lon, fix.speedKmh, fix.course, fix.isLbs],
+  );
+}
+
 /** The object's last position becomes `fix` when it is the newest accepted one. */
 export async function notePosition(db: Queryable, objectId: string, fix: Fix): Promise<void> {
   await db.query(

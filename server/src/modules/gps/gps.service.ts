@@ -76,6 +76,32 @@ export async function getSettings(db: Queryable, organizationId: string): Promis
   return { ...DEFAULT_SETTINGS, ...(await repo.findSettings(db, organizationId)) } as GpsSettings;
 }
 
+/**
+ * Organizations' settings as ingestion reads them, kept a few seconds: every position needs them,
+ * and they rarely change. This instance forgets them when they are changed here; other instances'
+ * changes are felt within `ttlMs`.
+ */
+export class IngestionSettings {
+  private readonly kept = new Map<string, { settings: Promise<GpsSettings>; until: number }>();
+
+  constructor(private readonly ttlMs = 5_000) {}
+
+  get(db: Queryable, organizationId: string): Promise<GpsSettings> {
+    const now = Date.now();
+    const found = this.kept.get(organizationId);
+    if (found && found.until > now) return found.settings;
+    const settings = getSettings(db, organizationId);
+    this.kept.set(organizationId, { settings, until: now + this.ttlMs });
+    // A failed read is not kept.
+    settings.catch(() => this.kept.delete(organizationId));
+    return settings;
+  }
+
+  forget(): void {
+    this.kept.clear();
+  }
+}
+
 export async function updateSettings(
   deps: GpsDeps,
   auth: AuthContext,
@@ -385,6 +411,7 @@ export interface Ingestion {
   /** Distance to the nearest road when a routing engine is set (cell-tower mode), or undefined. */
   roadDistance?: (settings: GpsSettings, fix: Fix) => Promise<number | undefined>;
   onAccepted: AcceptedHook[];
+  settings: IngestionSettings;
 }
 
 async function objectForMessage(
@@ -424,7 +451,7 @@ async function accept(
   batteryPercent: number | null = null,
 ) {
   await repo.insertPoint(unit.tx, object.organization_id, object.id, fix, receivedAt);
-  await repo.notePosition(unit.tx, object.id, fix);
+  await repo.noteAcceptedMessage(unit.tx, object.id, receivedAt, fix, batteryPercent);
   for (const hook of ingestion.onAccepted) await hook(unit, object, fix);
   await unit.emit('gps.position_accepted', {
     organizationId: object.organization_id,
@@ -452,7 +479,7 @@ export async function ingest(
 ): Promise<IngestionOutcome> {
   const { deps } = ingestion;
   const receivedAt = new Date();
-  const settings = await getSettings(deps.db, caller.organizationId);
+  const settings = await ingestion.settings.get(deps.db, caller.organizationId);
   ingestion.limit.take(caller.organizationId, message.trackerId, settings.maxMessagesPerMinute);
   const fix = message.fix;
   const offRoad =
@@ -471,11 +498,12 @@ export async function ingest(
     const reason = judge(fix, near, filters, receivedAt, offRoad);
     // A real fix (or a heartbeat's re-sent one) shows the receiver works; a refused impossible one does not.
     const fixSeen = reason === null || ['echo', 'duplicate', 'jitter', 'stale', 'spike'].includes(reason);
-    await repo.noteMessage(unit.tx, object.id, receivedAt, fixSeen ? fix.fixTime : null, battery);
     if (reason === null) {
+      // `last_seen`, `last_gps_fix_at` and the last position in one statement.
       await accept(ingestion, unit, object, fix, receivedAt, battery);
       return { objectId: object.id, accepted: true, reason: null };
     }
+    await repo.noteMessage(unit.tx, object.id, receivedAt, fixSeen ? fix.fixTime : null, battery);
     if (reason !== 'duplicate') {
       await repo.insertRejected(unit.tx, object.organization_id, object.id, fix, reason, receivedAt);
     }
@@ -573,7 +601,7 @@ export async function ingestTrackerEvent(
     attributes: object;
   },
 ): Promise<{ objectId: string }> {
-  const settings = await getSettings(ingestion.deps.db, caller.organizationId);
+  const settings = await ingestion.settings.get(ingestion.deps.db, caller.organizationId);
   ingestion.limit.take(caller.organizationId, event.trackerId, settings.maxMessagesPerMinute);
   return inUnit(ingestion.deps, async (unit) => {
     const object = await objectForMessage(

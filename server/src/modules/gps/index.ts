@@ -1,7 +1,14 @@
 import type { ModuleFactory } from '../../platform/module';
 import { crossGeofences } from './geofences.service';
 import { gpsRoutes } from './gps.routes';
-import { type GpsDeps, type Ingestion, pruneOldPoints, TrackerRateLimit, tileOrigins } from './gps.service';
+import {
+  type GpsDeps,
+  type Ingestion,
+  IngestionSettings,
+  pruneOldPoints,
+  TrackerRateLimit,
+  tileOrigins,
+} from './gps.service';
 import { gpsGeofencesSyncSource, gpsObjectsSyncSource, gpsTracksSyncSource, keepTrackHours } from './gps.sync';
 import { LivePositions } from './live';
 import { roadDistance } from './matching';
@@ -19,15 +26,20 @@ export const gpsModule: ModuleFactory = (context) => {
     limit: new TrackerRateLimit(),
     roadDistance: (settings, fix) => roadDistance(deps, settings, fix),
     onAccepted: [crossGeofences],
+    settings: new IngestionSettings(),
   };
   const live = new LivePositions(context.io).attach(context.events);
   let origins: readonly string[] = [];
   const refreshOrigins = async () => {
     origins = await tileOrigins(context.db);
   };
+  const settingsChanged = async () => {
+    ingestion.settings.forget();
+    await refreshOrigins();
+  };
   return {
     name: 'gps',
-    routes: gpsRoutes(deps, ingestion, refreshOrigins),
+    routes: gpsRoutes(deps, ingestion, settingsChanged),
     connectOrigins: () => origins,
     syncSources: [gpsObjectsSyncSource, gpsGeofencesSyncSource(deps), gpsTracksSyncSource],
     scheduled: [
