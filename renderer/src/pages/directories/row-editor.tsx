@@ -14,7 +14,7 @@ import {
   Typography,
 } from 'antd';
 import dayjs from 'dayjs';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { rowEditLabel, shownEditValue } from '../common/edit-words';
 import { LostEdits } from '../common/lost-edits';
@@ -145,9 +145,11 @@ export function RowEditor(props: RowEditorProps) {
   );
   // The row changed while the editor is open (a colleague's change, pulled): the values the user
   // has not touched show it; those they changed stay as they typed them. Saved, only what differs
-  // from the row as it now is goes (`editOf` compares with `initial`).
+  // from the row as it now is goes (`editOf` compares with `initial`). A layout effect: the fields
+  // show the new row before any click is handled, or a save between the two would send the old value
+  // of an untouched cell as a change and undo the colleague's.
   const firstShown = useRef(initial);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (firstShown.current === initial) return;
     const fields = directory.columns.flatMap((_column, index) =>
       form.isFieldTouched(['cells', index]) ? [] : [{ name: ['cells', index], value: initial.cells[index] }],
