@@ -16,7 +16,7 @@ import {
   Tooltip,
   Typography,
 } from 'antd';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { map } from 'rxjs';
@@ -149,10 +149,11 @@ export function TaskPage() {
     void call(tasksApi.recordTaskView, { params: { taskId } }).catch(() => undefined);
   }, [taskId, online]);
   useShortcut('Mod+s', () => editor.submit());
-  // Values that arrive (from the server, or saved here) replace what the user has not touched.
+  // Values that arrive (from the server, or saved here) replace what the user has not touched —
+  // before any click is handled (a layout effect), as a save compares the fields with the task shown.
   const valuesKey = JSON.stringify([task?.title, task?.description, task?.fields ?? null]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: `valuesKey` stands for the task's values.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!task || !form) return;
     editor.setFields([
       ...DETAILS.filter((name) => !editor.isFieldTouched(name)).map((name) => ({ name, value: task[name] ?? '' })),
