@@ -280,4 +280,34 @@ describe('gps: groups, geofences and routes on replicas', () => {
       client.close();
     }
   });
+
+  it('sends a user who never held GPS records nothing for a made-up checkpoint: no tombstone names a record', async () => {
+    const org = await createOrg(t);
+    await org.client.post('/api/gps/objects', { name: 'Van', trackerId: `f-${crypto.randomUUID()}` });
+    await org.client.post('/api/gps/geofences', { name: 'Depot', geometry: circle(55.3) });
+    const outsider = await createMember(t, org);
+    const client = await connectSync(t, outsider.client.accessToken as string);
+    try {
+      for (const collection of ['gps_objects', 'gps_geofences', 'gps_tracks']) {
+        for (const forged of [
+          { xid: '1', seq: '1' },
+          { xid: '0', seq: '0', withdrawnAfter: '0' },
+        ]) {
+          const answer = await client.pullAll(collection, forged);
+          expect(answer.documents, `${collection} from ${JSON.stringify(forged)}`).toEqual([]);
+        }
+      }
+      // Granted and then withdrawn, the records the replica was sent are cleared as before.
+      const grant = (modules: string[]) =>
+        org.client.put('/api/module-access', { users: [{ userId: outsider.userId, modules }] });
+      await grant(['gps']);
+      const held = await client.pullAll('gps_objects', null);
+      expect(held.documents.filter((d) => !d._deleted)).toHaveLength(1);
+      await grant([]);
+      const cleared = await client.pullAll('gps_objects', held.checkpoint);
+      expect(cleared.documents).toEqual([{ id: held.documents[0]?.id, _deleted: true }]);
+    } finally {
+      client.close();
+    }
+  });
 });

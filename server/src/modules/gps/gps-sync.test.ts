@@ -47,4 +47,42 @@ describe('gps: objects on replicas', () => {
     const after = await objectsPulled(granted, (documents) => documents.some((d) => d.id === id && d._deleted));
     expect(after.filter((d) => d.id === id)).toEqual([{ id, _deleted: true }]);
   });
+
+  it('sends an object again when what replicas show of it changes, not for a message that only moves last_seen', async () => {
+    const token = (await admin.client.post('/api/gps/ingestion-token')).body.token as string;
+    const granted = await createMember(t, admin);
+    await admin.client.put('/api/module-access', { users: [{ userId: granted.userId, modules: ['gps'] }] });
+    const tracker = `stamp-${Date.now()}`;
+    const fixTime = new Date(Date.now() - 60_000).toISOString();
+    const send = async (attributes: Record<string, unknown> = {}, at = fixTime) => {
+      const response = await t.request('/api/gps/traccar/positions', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          position: { fixTime: at, latitude: 55.75, longitude: 37.6, speed: 0, valid: true, attributes },
+          device: { uniqueId: tracker, name: tracker },
+        }),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { objectId: string }).objectId;
+    };
+    const id = await send();
+    const client = await connectSync(t, granted.client.accessToken as string);
+    try {
+      const first = await client.pullAll('gps_objects', null);
+      expect(first.documents.map((d) => d.id)).toContain(id);
+      // The same message again: only last_seen moves, and replicas are sent nothing.
+      await send();
+      expect((await admin.client.get(`/api/gps/objects/${id}`)).body.last_seen).not.toBeNull();
+      expect((await client.pullAll('gps_objects', first.checkpoint)).documents).toEqual([]);
+      // The battery level the card shows changed: the object comes again with it.
+      await send({ batteryLevel: 41 });
+      const again = await client.pullAll('gps_objects', first.checkpoint);
+      expect(again.documents).toEqual([
+        expect.objectContaining({ id, lastPosition: expect.objectContaining({ batteryPercent: 41 }) }),
+      ]);
+    } finally {
+      client.close();
+    }
+  });
 });

@@ -29,7 +29,9 @@ import {
   geofenceIdTaken,
   groupChanges,
   inCommitOrder,
+  isReplicaHolder,
   lockGeofenceOrRoute,
+  noteReplicaHolder,
   recordIdsAfter,
 } from './sync.repo';
 import {
@@ -48,24 +50,44 @@ const hasGps = (auth: AuthContext) => auth.modules.includes('gps');
 /** After every id: a replica whose user lost GPS access has been sent every tombstone. */
 export const LAST_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
+/** Users noted as holders by this process (`organization:user`): noted once, not on every pull. */
+const notedHolders = new Set<string>();
+
 /**
  * A GPS collection, pulled by users with GPS module access only: to anyone else it is empty (not
  * even tombstones name a record). A replica that pulled it while its user had access (a checkpoint)
  * and lost it since is sent a tombstone of every record, in id order (`ids`), then stands at
  * checkpoint `{xid: 0}`: nothing more comes without access, everything again once access returns.
+ * Only a user noted as a holder (sent GPS records once) is sent those tombstones: a checkpoint made
+ * up by anyone else names no record. The note is written through `pool`, as the live stream reads
+ * in a read-only transaction.
  */
 export function gpsOnly(
   source: SyncSource,
   ids: (db: Queryable, organizationId: string, after: string | undefined, limit: number) => Promise<string[]>,
+  pool: Queryable,
 ): SyncSource {
   return {
     ...source,
     async pull(db, auth, checkpoint, limit) {
       const startsOver = checkpoint?.xid === '0';
-      if (hasGps(auth)) return source.pull(db, auth, startsOver ? null : checkpoint, limit);
+      if (hasGps(auth)) {
+        const holder = `${auth.organizationId}:${auth.userId}`;
+        if (!notedHolders.has(holder)) {
+          await noteReplicaHolder(pool, auth.organizationId, auth.userId);
+          notedHolders.add(holder);
+        }
+        return source.pull(db, auth, startsOver ? null : checkpoint, limit);
+      }
       if (!checkpoint) return { documents: [], checkpoint: null };
       const after = startsOver ? checkpoint.withdrawnAfter : undefined;
-      if (startsOver && (after === undefined || after === LAST_ID)) return { documents: [], checkpoint };
+      // An id the sweep did not write (the checkpoint was altered) ends it, as the last one does.
+      if (startsOver && (after === undefined || after === LAST_ID || !z.uuid().safeParse(after).success)) {
+        return { documents: [], checkpoint };
+      }
+      if (!(await isReplicaHolder(db, auth.organizationId, auth.userId))) {
+        return { documents: [], checkpoint: { xid: '0', seq: '0', withdrawnAfter: LAST_ID } };
+      }
       const found = await ids(db, auth.organizationId, after, limit);
       const last = found.length < limit ? LAST_ID : (found.at(-1) as string);
       const next: SyncCheckpoint = { xid: '0', seq: '0', withdrawnAfter: last };
@@ -80,36 +102,38 @@ type ObjectsChange = Awaited<ReturnType<typeof objectChanges>>[number] | (GroupC
  * GPS objects with their last position and the groups they are in (`type: 'group'`), read-only on
  * replicas. A deleted object or group arrives as a tombstone.
  */
-export const gpsObjectsSyncSource: SyncSource = gpsOnly(
-  defineSyncCollection<ObjectsChange, GpsDeps>({
-    collection: 'gps_objects',
-    pull: {
-      async changes(db, auth, checkpoint, limit) {
-        const objects = await objectChanges(db, auth.organizationId, checkpoint, limit);
-        const groups = (await groupChanges(db, auth.organizationId, checkpoint, limit)).map((group) => ({
-          ...group,
-          group: true as const,
-        }));
-        return inCommitOrder<ObjectsChange>([objects, groups], limit);
-      },
-      gone: (row) => row.name === null,
-      async present(db, auth, rows) {
-        const objects = rows.filter((row) => !('group' in row));
-        const documents = new Map<string, SyncDocument>();
-        for (const object of await presentObjects(db, auth.organizationId, objects as never)) {
-          documents.set(object.id, { ...object, type: 'object', _deleted: false } as unknown as SyncDocument);
-        }
-        for (const row of rows) {
-          if ('group' in row) {
-            documents.set(row.id, { ...presentGroup(row), type: 'group', _deleted: false } as SyncDocument);
+export const gpsObjectsSyncSource = (deps: GpsDeps): SyncSource =>
+  gpsOnly(
+    defineSyncCollection<ObjectsChange, GpsDeps>({
+      collection: 'gps_objects',
+      pull: {
+        async changes(db, auth, checkpoint, limit) {
+          const objects = await objectChanges(db, auth.organizationId, checkpoint, limit);
+          const groups = (await groupChanges(db, auth.organizationId, checkpoint, limit)).map((group) => ({
+            ...group,
+            group: true as const,
+          }));
+          return inCommitOrder<ObjectsChange>([objects, groups], limit);
+        },
+        gone: (row) => row.name === null,
+        async present(db, auth, rows) {
+          const objects = rows.filter((row) => !('group' in row));
+          const documents = new Map<string, SyncDocument>();
+          for (const object of await presentObjects(db, auth.organizationId, objects as never)) {
+            documents.set(object.id, { ...object, type: 'object', _deleted: false } as unknown as SyncDocument);
           }
-        }
-        return documents;
+          for (const row of rows) {
+            if ('group' in row) {
+              documents.set(row.id, { ...presentGroup(row), type: 'group', _deleted: false } as SyncDocument);
+            }
+          }
+          return documents;
+        },
       },
-    },
-  }),
-  (db, organizationId, after, limit) => recordIdsAfter(db, organizationId, 'gps_objects', after, limit),
-);
+    }),
+    (db, organizationId, after, limit) => recordIdsAfter(db, organizationId, 'gps_objects', after, limit),
+    deps.db,
+  );
 
 /** A geofence or a route as replicas hold it (`type` tells which). */
 function geofenceDocument(row: GeofenceChange | geofenceRepo.GeofenceRow | geofenceRepo.RouteRow, type: string) {
@@ -252,6 +276,7 @@ export function gpsGeofencesSyncSource(deps: GpsDeps): SyncSource {
       },
     }),
     (db, organizationId, after, limit) => recordIdsAfter(db, organizationId, 'gps_geofences', after, limit),
+    deps.db,
   );
 }
 
@@ -291,36 +316,38 @@ export function thinnedPoints(points: readonly HourPoint[]): TrackHourPoint[] {
  * (`{id, objectId, hour, points}`), the last `offlineTrackHours` hours (an organization setting);
  * older hours become tombstones.
  */
-export const gpsTracksSyncSource: SyncSource = gpsOnly(
-  defineSyncCollection<TrackHourChange, GpsDeps>({
-    collection: 'gps_tracks',
-    pull: {
-      async changes(db, auth, checkpoint, limit) {
-        const { offlineTrackHours } = await getSettings(db, auth.organizationId);
-        return trackHourChanges(db, auth.organizationId, checkpoint, limit, offlineTrackHours);
+export const gpsTracksSyncSource = (deps: GpsDeps): SyncSource =>
+  gpsOnly(
+    defineSyncCollection<TrackHourChange, GpsDeps>({
+      collection: 'gps_tracks',
+      pull: {
+        async changes(db, auth, checkpoint, limit) {
+          const { offlineTrackHours } = await getSettings(db, auth.organizationId);
+          return trackHourChanges(db, auth.organizationId, checkpoint, limit, offlineTrackHours);
+        },
+        gone: (row) => row.object_id === null || row.expired,
+        async present(db, auth, rows) {
+          const hours = rows.map((row) => ({ objectId: row.object_id as string, hour: row.hour as Date }));
+          const byHour = await pointsOfHours(db, auth.organizationId, hours);
+          return new Map(
+            rows.map((row) => {
+              const hour = row.hour as Date;
+              const document = {
+                id: row.id,
+                objectId: row.object_id,
+                hour: hour.toISOString(),
+                points: thinnedPoints(byHour.get(`${row.object_id}:${hour.getTime()}`) ?? []),
+                _deleted: false,
+              };
+              return [row.id, document as SyncDocument];
+            }),
+          );
+        },
       },
-      gone: (row) => row.object_id === null || row.expired,
-      async present(db, auth, rows) {
-        const hours = rows.map((row) => ({ objectId: row.object_id as string, hour: row.hour as Date }));
-        const byHour = await pointsOfHours(db, auth.organizationId, hours);
-        return new Map(
-          rows.map((row) => {
-            const hour = row.hour as Date;
-            const document = {
-              id: row.id,
-              objectId: row.object_id,
-              hour: hour.toISOString(),
-              points: thinnedPoints(byHour.get(`${row.object_id}:${hour.getTime()}`) ?? []),
-              _deleted: false,
-            };
-            return [row.id, document as SyncDocument];
-          }),
-        );
-      },
-    },
-  }),
-  trackHourIdsAfter,
-);
+    }),
+    trackHourIdsAfter,
+    deps.db,
+  );
 
 /** How long the tombstone of an hour out of the window is kept for replicas to pull. */
 const HOUR_TOMBSTONE_DAYS = 8;

@@ -41,7 +41,7 @@ export const gpsModule: ModuleFactory = (context) => {
     name: 'gps',
     routes: gpsRoutes(deps, ingestion, settingsChanged),
     connectOrigins: () => origins,
-    syncSources: [gpsObjectsSyncSource, gpsGeofencesSyncSource(deps), gpsTracksSyncSource],
+    syncSources: [gpsObjectsSyncSource(deps), gpsGeofencesSyncSource(deps), gpsTracksSyncSource(deps)],
     scheduled: [
       live,
       // Other instances' settings changes reach this one's CSP within a minute.

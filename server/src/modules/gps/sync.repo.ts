@@ -127,3 +127,20 @@ export async function recordIdsAfter(
   );
   return rows.map((row) => row.id);
 }
+
+/** Notes that the user's replicas were sent GPS records (once; later calls change nothing). */
+export async function noteReplicaHolder(db: Queryable, organizationId: string, userId: string): Promise<void> {
+  await db.query(`INSERT INTO gps_replica_holders (organization_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+    organizationId,
+    userId,
+  ]);
+}
+
+/** Whether the user's replicas were ever sent GPS records in the organization. */
+export async function isReplicaHolder(db: Queryable, organizationId: string, userId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM gps_replica_holders WHERE organization_id = $1 AND user_id = $2', [
+    organizationId,
+    userId,
+  ]);
+  return (rowCount ?? 0) > 0;
+}
