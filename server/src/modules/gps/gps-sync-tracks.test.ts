@@ -134,7 +134,6 @@ describe('gps: recent tracks on replicas', () => {
       next.checkpoint,
     );
     expect(dropped.documents.filter((d) => d.id === earlierHour.id)).toEqual([{ id: earlierHour.id, _deleted: true }]);
-    await admin.client.patch('/api/gps/settings', { offlineTrackHours: 24 });
 
     // Tombstones of hours are forgotten after 8 days.
     await t.database.db.query(
@@ -147,5 +146,16 @@ describe('gps: recent tracks on replicas', () => {
       [earlierHour.id],
     );
     expect(rows).toEqual([]);
+
+    // The window widened again: the hour dropped comes back with its points, not only new ones.
+    expect((await admin.client.patch('/api/gps/settings', { offlineTrackHours: 24 })).status).toBe(200);
+    const back = await tracksPulled(
+      dispatcher,
+      (documents) => documents.some((d) => d.id === earlierHour.id && !d._deleted),
+      dropped.checkpoint,
+    );
+    expect(back.documents.filter((d) => d.id === earlierHour.id)).toEqual([
+      expect.objectContaining({ id: earlierHour.id, hour: earlierHour.hour, points: earlierHour.points }),
+    ]);
   });
 });

@@ -16,11 +16,13 @@ import { randomToken, sha256Hex } from '../../platform/auth/secrets';
 import type { Queryable } from '../../platform/db/db';
 import { inUnit, type Unit, type UnitDeps } from '../../platform/db/unit-of-work';
 import { Problem } from '../../platform/http/problem';
+import { JsonText } from '../../platform/http/routes';
 import { newId } from '../../platform/ids';
 import { type Fix, judge, overrulesReference } from './filters';
-import { distanceMeters } from './geometry';
+import { distanceMeters, type LatLon } from './geometry';
 import * as repo from './gps.repo';
 import type { TrackerMessage } from './protocols';
+import { addHoursWithin } from './track-hours.repo';
 
 /** What the GPS services need: the database, the event bus and the optional engines' fetch. */
 export type GpsDeps = UnitDeps & { fetch?: typeof fetch };
@@ -111,6 +113,10 @@ export async function updateSettings(
     const stored = await repo.findSettings(unit.tx, auth.organizationId);
     const next = { ...stored, ...change };
     await repo.saveSettings(unit.tx, auth.organizationId, next);
+    // A wider offline window: the hours already deleted from replicas' tracks come back to them.
+    const window = (settings: Record<string, unknown>) =>
+      (settings.offlineTrackHours as number | undefined) ?? DEFAULT_SETTINGS.offlineTrackHours;
+    if (window(next) > window(stored)) await addHoursWithin(unit.tx, auth.organizationId, window(next));
     return { ...DEFAULT_SETTINGS, ...next } as GpsSettings;
   });
 }
@@ -550,28 +556,9 @@ export async function getTrack(
 ) {
   await requireObject(deps.db, auth, objectId);
   const { from, to } = timeRange(query);
-  const points = await repo.track(deps.db, objectId, from, to);
-  const present = (point: Partial<Fix> & { fixTime: Date }, reason?: string) => ({
-    fixTime: point.fixTime.toISOString(),
-    lat: point.lat ?? 0,
-    lon: point.lon ?? 0,
-    speedKmh: point.speedKmh ?? null,
-    course: point.course ?? null,
-    accuracy: point.accuracy ?? null,
-    isLbs: point.isLbs ?? false,
-    ...(reason ? { reason: reason as RejectionReason } : {}),
-  });
-  const items = points.map((point) => present(point));
-  if (query.include === 'rejected') {
-    const refused = await repo.rejectedTrack(deps.db, objectId, from, to);
-    items.push(
-      ...refused
-        .filter((point) => point.lat !== undefined && point.lat !== null)
-        .map((point) => present(point, point.reason)),
-    );
-    items.sort((a, b) => a.fixTime.localeCompare(b.fixTime));
-  }
-  return { points: items, distanceMeters: trackDistance(points) };
+  // Written by PostgreSQL and passed through: a month of points as objects took seconds to move and write.
+  const track = await repo.trackJson(deps.db, auth.organizationId, objectId, from, to, query.include === 'rejected');
+  return new JsonText(`{"points":[${track.points}],"distanceMeters":${JSON.stringify(trackDistance(track.path))}}`);
 }
 
 /** A query's period: `to` by default now, `from` by default a day before `to`. */
@@ -582,9 +569,9 @@ export function timeRange(query: { from?: string; to?: string }): { from: Date; 
 }
 
 /** Distance along accepted points in meters. */
-export function trackDistance(points: readonly Fix[]): number {
+export function trackDistance(points: readonly LatLon[]): number {
   let total = 0;
-  for (let i = 1; i < points.length; i++) total += distanceMeters(points[i - 1] as Fix, points[i] as Fix);
+  for (let i = 1; i < points.length; i++) total += distanceMeters(points[i - 1] as LatLon, points[i] as LatLon);
   return Math.round(total * 10) / 10;
 }
 

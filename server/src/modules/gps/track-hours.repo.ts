@@ -122,3 +122,26 @@ export async function trackHourIdsAfter(
   );
   return rows.map((row) => row.id);
 }
+
+/**
+ * The hours of the organization's stored points within the last `windowHours` that have no row (a
+ * window raised after they were deleted): added, to be sent to replicas with their points. Their
+ * tombstones go, as the hours are live again.
+ */
+export async function addHoursWithin(db: Queryable, organizationId: string, windowHours: number): Promise<void> {
+  await db.query(
+    `WITH added AS (
+       INSERT INTO gps_track_hours (id, organization_id, object_id, hour, changed)
+       SELECT DISTINCT gps_track_hour_id(p.object_id, date_trunc('hour', p.fix_time, 'UTC')), p.organization_id,
+              p.object_id, date_trunc('hour', p.fix_time, 'UTC'), false
+         FROM gps_objects o
+         JOIN gps_points p ON p.object_id = o.id
+              AND p.fix_time >= date_trunc('hour', now() - make_interval(hours => $2), 'UTC')
+        WHERE o.organization_id = $1
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id)
+     DELETE FROM sync_tombstones d USING added
+      WHERE d.collection = 'gps_tracks' AND d.document_id = added.id`,
+    [organizationId, windowHours],
+  );
+}
