@@ -220,6 +220,35 @@ describe('gps: groups, geofences and routes on replicas', () => {
     expect((await admin.client.get(`/api/gps/geofences/${id}`)).status).toBe(404);
   });
 
+  it('takes a route made offline with a geofence made offline that it names, whichever comes first in the push', async () => {
+    const dispatcher = await gpsUser();
+    const gate = {
+      id: crypto.randomUUID(),
+      type: 'geofence',
+      name: 'Yard',
+      geometry: circle(55.6, 40),
+      _deleted: false,
+    };
+    const route = {
+      id: crypto.randomUUID(),
+      type: 'route',
+      name: 'Yard loop',
+      objectIds: [],
+      stops: [{ geofenceId: gate.id, expectedAt: '2026-12-03T10:00:00.000Z', toleranceMinutes: 5 }],
+      _deleted: false,
+    };
+    // The geofence edited after the route was made: the replica sends the route first.
+    const answer = await pushed(dispatcher, 'gps_geofences', [
+      { assumedMasterState: null, newDocumentState: route },
+      { assumedMasterState: null, newDocumentState: gate },
+    ]);
+    expect(answer.lost).toEqual([]);
+    expect((await admin.client.get(`/api/gps/routes/${route.id}`)).body).toMatchObject({
+      name: 'Yard loop',
+      stops: [expect.objectContaining({ geofenceId: gate.id })],
+    });
+  });
+
   it('refuses pushes of a user without GPS access, keeping nothing', async () => {
     const other = await createMember(t, admin);
     const id = crypto.randomUUID();

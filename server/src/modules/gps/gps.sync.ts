@@ -249,6 +249,12 @@ function sameGeofenceState(master: SyncDocument, pushed: SyncDocument): boolean 
   return typeOf(master) === typeOf(pushed) && [...a.keys()].every((key) => sameValue(a.get(key), b.get(key)));
 }
 
+/** Where a pushed geofence or route goes among a push's records: live geofences, routes, deleted geofences. */
+function pushRank(document: SyncDocument): number {
+  if (typeOf(document) === 'route') return 1;
+  return document._deleted ? 2 : 0;
+}
+
 /**
  * Geofences and routes (`type: 'geofence' | 'route'`), written offline too: pushed through the GPS
  * services with the REST checks, merged field by field on reconnect.
@@ -271,6 +277,8 @@ export function gpsGeofencesSyncSource(deps: GpsDeps): SyncSource {
         record: (_held, _auth, document) => recordOf(document),
         master: (held, _auth, id, asCaller) =>
           asCaller(async (view) => (hasGps(view) && (await currentGeofence(held.db, view, id))) || tombstone(id)),
+        // Geofences made or changed before the routes that name them; deleted ones after those routes.
+        order: (rows) => [...rows].sort((a, b) => pushRank(a.newDocumentState) - pushRank(b.newDocumentState)),
         apply: (held, auth, { base, next, lost }) => pushGeofence(held, auth, base, next, lost),
         sameState: sameGeofenceState,
       },

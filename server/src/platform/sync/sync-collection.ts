@@ -38,6 +38,9 @@ export interface PullDefinition<Row extends ChangedRow> {
   ): Promise<Map<string, SyncDocument>> | Map<string, SyncDocument>;
 }
 
+/** A record as a replica pushes it: the server state it edited from, and its state now. */
+type PushRow = { assumedMasterState: SyncDocument | null; newDocumentState: SyncDocument };
+
 /** A pushed record, as the module's push handler receives it. */
 export interface PushedRecord {
   /** The server state the replica edited from (RxDB's `assumedMasterState`), null for a new record. */
@@ -63,6 +66,11 @@ export interface PushDefinition<Deps extends UnitDeps, Prepared> {
   record(deps: Deps, auth: AuthContext, document: SyncDocument): GoneRecord | Promise<GoneRecord>;
   /** The server's copy as the caller's replicas hold it now: a tombstone when gone or hidden. */
   master(deps: Deps, auth: AuthContext, id: string, asCaller: AsCaller): Promise<SyncDocument>;
+  /**
+   * The order a push's records are applied in, when some refer to others (what is referred to
+   * first); as the replica sent them when absent.
+   */
+  order?(rows: readonly PushRow[]): PushRow[];
   /** Read once before a push's records are applied (e.g. the records' states as the push began). */
   prepare?(deps: Deps, auth: AuthContext, ids: string[]): Promise<Prepared>;
   /** Merges one record three-way and applies it through the module's services (`held`: bound to its unit). */
@@ -119,7 +127,7 @@ export function defineSyncCollection<Row extends ChangedRow, Deps extends UnitDe
           throw Problem.of('validation_failed', `Every pushed ${push.noun} needs its UUID in id.`);
         }
         const prepared = (await push.prepare?.(deps, auth, ids)) as Prepared;
-        for (const row of rows) {
+        for (const row of push.order?.(rows) ?? rows) {
           const next = row.newDocumentState;
           const refused = malformedPush(push.shape, row);
           if (refused) {
