@@ -39,7 +39,9 @@ async function captured(call: (db: Queryable) => Promise<unknown>) {
 /** The lines of an `EXPLAIN (ANALYZE, BUFFERS)` that say how rows were found and what it read. */
 function summary(plan: string[]) {
   return plan
-    .filter((line) => /Scan|Sort|Limit|Nested|Gather|Buffers|Execution Time|Planning Time|Rows Removed/.test(line))
+    .filter((line) =>
+      /Scan|Sort|Limit|Nested|Gather|Aggregate|Buffers|JIT|Timing|Execution Time|Planning Time|Rows Removed/.test(line),
+    )
     .map((line) => `    ${line.trimEnd()}`)
     .join('\n');
 }
@@ -196,6 +198,22 @@ export async function run() {
         `GET …/track ${routeMs.toFixed(0)} ms for ${body.points.length.toLocaleString('en')} points with the distance`,
     );
     console.log(`  EXPLAIN 30-day track:\n${summary(await explain(track.text, track.params))}`);
+    // The route's own statement: the track written as JSON by PostgreSQL, an hour a row.
+    const json = await captured((spy) => gpsRepo.trackJson(spy, organizationId, trackedId, start, end, false));
+    const jsonMs = await median(5, () => gpsRepo.trackJson(db, organizationId, trackedId, start, end, false));
+    const jsonBareMs = await median(5, () => db.query(json.text, json.params));
+    const routeAgainMs = await median(3, async () => {
+      const again = await fetch(
+        `${url}/api/gps/objects/${trackedId}/track?from=${start.toISOString()}&to=${end.toISOString()}`,
+        { headers: { Authorization: `Bearer ${accessToken}` } },
+      );
+      await again.json();
+    });
+    console.log(
+      `30-day track as the route's JSON: ${jsonMs.toFixed(0)} ms into Node (the bare statement ${jsonBareMs.toFixed(0)} ms); ` +
+        `GET …/track ${routeAgainMs.toFixed(0)} ms (median of 3 after the first)`,
+    );
+    console.log(`  EXPLAIN 30-day track as JSON:\n${summary(await explain(json.text, json.params))}`);
   } finally {
     await app.close();
     await database.drop();

@@ -188,8 +188,47 @@ describe('gps: geofences and routes', () => {
       ],
     });
     expect(route.status, JSON.stringify(route.body)).toBe(201);
-    const progress = (await admin.client.get(`/api/gps/routes/${route.body.id}/progress`)).body.items[0];
-    expect(progress.stops.map((s: { status: string }) => s.status)).toEqual(['visited', 'late']);
+    const progress = (await admin.client.get(`/api/gps/routes/${route.body.id}/progress`)).body;
+    expect(progress).toEqual({
+      items: [
+        {
+          objectId,
+          stops: [
+            { geofenceId: yard.body.id, expectedAt: at(60), status: 'visited', enteredAt: at(90) },
+            { geofenceId: road.body.id, expectedAt: at(60), status: 'late', enteredAt: at(210) },
+          ],
+        },
+      ],
+    });
+
+    // A stop never reached before a visited one is skipped; one not reached after the last visited is pending.
+    const quay = await admin.client.post('/api/gps/geofences', {
+      name: 'Quay',
+      geometry: { type: 'circle', center: { lat: 55.8, lon: 37.7 }, radiusMeters: 100 },
+    });
+    const round = await admin.client.post('/api/gps/routes', {
+      name: 'Full round',
+      objectIds: [objectId],
+      stops: [
+        { geofenceId: yard.body.id, expectedAt: at(0), toleranceMinutes: 5 },
+        { geofenceId: quay.body.id, expectedAt: at(100), toleranceMinutes: 5 },
+        { geofenceId: road.body.id, expectedAt: at(200), toleranceMinutes: 10 },
+        { geofenceId: yard.body.id, expectedAt: at(400), toleranceMinutes: 5 },
+      ],
+    });
+    expect((await admin.client.get(`/api/gps/routes/${round.body.id}/progress`)).body).toEqual({
+      items: [
+        {
+          objectId,
+          stops: [
+            { geofenceId: yard.body.id, expectedAt: at(0), status: 'visited', enteredAt: at(90) },
+            { geofenceId: quay.body.id, expectedAt: at(100), status: 'skipped', enteredAt: null },
+            { geofenceId: road.body.id, expectedAt: at(200), status: 'visited', enteredAt: at(210) },
+            { geofenceId: yard.body.id, expectedAt: at(400), status: 'pending', enteredAt: null },
+          ],
+        },
+      ],
+    });
   });
 
   it('lists Traccar’s own events with the object’s history', async () => {
@@ -242,5 +281,92 @@ describe('gps: road matching', () => {
     const fallback = (await admin.client.get(`/api/gps/objects/${objectId}/matched-track?${range}`)).body;
     expect(fallback.matched).toBe(false);
     await admin.client.patch('/api/gps/settings', { routingEngine: null });
+  });
+});
+
+describe('gps: the track as sent', () => {
+  it('writes each point as before: times to the millisecond across a day, numbers as JSON.stringify writes them, nulls, cell-tower fixes, refused points after the accepted one of their time', async () => {
+    const object = await admin.client.post('/api/gps/objects', {
+      name: 'Odd values',
+      kind: 'vehicle',
+      trackerId: 'odd',
+    });
+    expect(object.status, JSON.stringify(object.body)).toBe(201);
+    const objectId = object.body.id as string;
+    const point = `INSERT INTO gps_points (object_id, organization_id, fix_time, lat, lon, speed_kmh, course, accuracy, is_lbs)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+    const refused = `INSERT INTO gps_rejected_points (object_id, organization_id, fix_time, reason, lat, lon, speed_kmh, course,
+      accuracy, is_lbs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
+    const ids = [objectId, admin.organizationId];
+    // Stored out of time order; PostgreSQL writes 5e-05, -1e-07, 1e-05 and 1.234567e+06 for some of them.
+    await t.database.db.query(point, [
+      ...ids,
+      '2026-03-03T01:30:00.000Z',
+      55.75123456789012,
+      37.6,
+      18.52,
+      359.9,
+      5,
+      false,
+    ]);
+    await t.database.db.query(point, [...ids, '2026-03-02T23:59:59.999Z', 0.00005, -1e-7, null, null, null, false]);
+    await t.database.db.query(point, [...ids, '2026-03-03T00:00:00.001Z', 0.001, '-0', 1234567, 0.00001, 2500, true]);
+    await t.database.db.query(point, [...ids, '2026-03-03T01:30:00.001Z', 55.8, 37.6, 10, 10, 5, false]);
+    await t.database.db.query(refused, [...ids, '2026-03-03T00:00:00.001Z', 'spike', 1, 2, 3, 4, 5, false]);
+    await t.database.db.query(refused, [...ids, '2026-03-03T00:00:00.001Z', 'jitter', 0.5, 0.25, 0, null, 10, false]);
+    await t.database.db.query(refused, [
+      ...ids,
+      '2026-03-03T00:30:00.000Z',
+      'invalid',
+      null,
+      null,
+      null,
+      null,
+      null,
+      false,
+    ]);
+    await t.database.db.query(refused, [
+      ...ids,
+      '2026-03-03T00:45:00.000Z',
+      'lbs_inaccurate',
+      55.7,
+      null,
+      0,
+      0,
+      9000,
+      true,
+    ]);
+
+    const read = async (query = '') => {
+      const response = await t.request(
+        `/api/gps/objects/${objectId}/track?from=2026-03-02T23:59:59.999Z&to=2026-03-03T01:30:00.000Z${query}`,
+        { headers: { Authorization: `Bearer ${admin.client.accessToken}` } },
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      return response.text();
+    };
+    const first =
+      '{"fixTime":"2026-03-02T23:59:59.999Z","lat":0.00005,"lon":-1e-7,"speedKmh":null,"course":null,"accuracy":null,"isLbs":false}';
+    const second =
+      '{"fixTime":"2026-03-03T00:00:00.001Z","lat":0.001,"lon":0,"speedKmh":1234567,"course":0.00001,"accuracy":2500,"isLbs":true}';
+    const third =
+      '{"fixTime":"2026-03-03T01:30:00.000Z","lat":55.75123456789012,"lon":37.6,"speedKmh":18.52,"course":359.9,"accuracy":5,"isLbs":false}';
+    // The distance along the three accepted points in range (the last one is a millisecond past `to`).
+    expect(await read()).toBe(`{"points":[${first},${second},${third}],"distanceMeters":7063078.8}`);
+    const jitter =
+      '{"fixTime":"2026-03-03T00:00:00.001Z","lat":0.5,"lon":0.25,"speedKmh":0,"course":null,"accuracy":10,"isLbs":false,"reason":"jitter"}';
+    const spike =
+      '{"fixTime":"2026-03-03T00:00:00.001Z","lat":1,"lon":2,"speedKmh":3,"course":4,"accuracy":5,"isLbs":false,"reason":"spike"}';
+    // Without a position a refused point is left out; without a longitude it is drawn at 0.
+    const lbs =
+      '{"fixTime":"2026-03-03T00:45:00.000Z","lat":55.7,"lon":0,"speedKmh":0,"course":0,"accuracy":9000,"isLbs":true,"reason":"lbs_inaccurate"}';
+    expect(await read('&include=rejected')).toBe(
+      `{"points":[${first},${second},${jitter},${spike},${lbs},${third}],"distanceMeters":7063078.8}`,
+    );
+    const empty = await admin.client.get(
+      `/api/gps/objects/${objectId}/track?from=2026-03-04T00:00:00Z&to=2026-03-05T00:00:00Z`,
+    );
+    expect(empty.body).toEqual({ points: [], distanceMeters: 0 });
   });
 });

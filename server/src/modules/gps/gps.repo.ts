@@ -2,6 +2,7 @@ import type { SyncCheckpoint } from '@shared/sync';
 import type { Queryable } from '../../platform/db/db';
 import { changedSince, checkpointParams } from '../../platform/sync/sync-source';
 import type { Fix } from './filters';
+import type { LatLon } from './geometry';
 
 export interface SettingsRow {
   settings: Record<string, unknown>;
@@ -483,6 +484,75 @@ export async function track(db: Queryable, objectId: string, from: Date, to: Dat
     [objectId, from, to],
   );
   return rows.map(fixOf);
+}
+
+/**
+ * SQL writing a float column as `JSON.stringify` writes the number the driver reads from it: the
+ * same shortest digits as PostgreSQL's, positional from 1e-6 to below 1e21, `null` for NaN and
+ * the infinities, `0` for -0. Values between 0.001 and 1e5 (`real`) or 1e14 (`double precision`)
+ * print the same either way, so only others take the slow branch.
+ */
+function jsonNumber(column: string, type: 'real' | 'double precision'): string {
+  const positional = type === 'real' ? 1e5 : 1e14;
+  return `CASE WHEN ${column} IS NULL THEN 'null'
+    WHEN abs(${column}) >= 0.001::${type} AND abs(${column}) < ${positional}::${type} THEN ${column}::text
+    WHEN ${column} = 0 THEN '0'
+    WHEN ${column} IN ('NaN', 'Infinity', '-Infinity') THEN 'null'
+    WHEN strpos(${column}::text, 'e') = 0 THEN ${column}::text
+    WHEN split_part(${column}::text, 'e', 2)::int BETWEEN -6 AND 20 THEN ${column}::text::numeric::text
+    ELSE regexp_replace(${column}::text, 'e([+-])0*', 'e\\1') END`;
+}
+
+/** One point of `GET …/track` as `JSON.stringify` writes it (`reason` on refused points only). */
+const TRACK_POINT_JSON = `'{"fixTime":"' || to_char(p.fix_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+  || '","lat":' || (${jsonNumber('p.lat', 'double precision')})
+  || ',"lon":' || (${jsonNumber('p.lon', 'double precision')})
+  || ',"speedKmh":' || (${jsonNumber('p.speed_kmh', 'real')})
+  || ',"course":' || (${jsonNumber('p.course', 'real')})
+  || ',"accuracy":' || (${jsonNumber('p.accuracy', 'real')})
+  || ',"isLbs":' || CASE WHEN p.is_lbs THEN 'true' ELSE 'false' END
+  || CASE WHEN p.reason <> '' THEN ',"reason":' || to_json(p.reason)::text ELSE '' END || '}'`;
+
+/**
+ * An object's track as `GET …/track` sends it: `points`, its points' JSON objects joined by commas
+ * (accepted ones in fix-time order, with `withRejected` the refused ones that have a position among
+ * them, each after the accepted point of its time), written by PostgreSQL from the key alone;
+ * `path`, the accepted points' positions in order, for the distance. Read an hour a row: a row per
+ * point cost the driver seconds, and one value of the whole track tens of megabytes at once.
+ * Scoped through the object's organization.
+ */
+export async function trackJson(
+  db: Queryable,
+  organizationId: string,
+  objectId: string,
+  from: Date,
+  to: Date,
+  withRejected: boolean,
+): Promise<{ points: string; path: LatLon[] }> {
+  const object = 'SELECT id FROM gps_objects WHERE id = $1 AND organization_id = $2';
+  const accepted = `SELECT fix_time, lat, lon, speed_kmh, course, accuracy, is_lbs, NULL::text AS reason
+      FROM gps_points WHERE object_id = (${object}) AND fix_time >= $3 AND fix_time <= $4`;
+  const rejected = `SELECT fix_time, lat, coalesce(lon, 0), speed_kmh, course, accuracy, is_lbs, reason
+      FROM gps_rejected_points
+     WHERE object_id = (${object}) AND fix_time >= $3 AND fix_time <= $4 AND lat IS NOT NULL`;
+  const { rows } = await db.query<{ points: string; path: Uint8Array | null }>(
+    `SELECT string_agg(${TRACK_POINT_JSON}, ',' ORDER BY p.fix_time, p.reason NULLS FIRST) AS points,
+            string_agg(float8send(p.lat) || float8send(p.lon), ''::bytea ORDER BY p.fix_time)
+              FILTER (WHERE p.reason IS NULL) AS path
+       FROM (${withRejected ? `${accepted} UNION ALL ${rejected}` : accepted}) p
+      GROUP BY date_trunc('hour', p.fix_time AT TIME ZONE 'UTC')
+      ORDER BY date_trunc('hour', p.fix_time AT TIME ZONE 'UTC')`,
+    [objectId, organizationId, from, to],
+  );
+  const path: LatLon[] = [];
+  for (const row of rows) {
+    const bytes = row.path ?? new Uint8Array(0);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let offset = 0; offset < bytes.byteLength; offset += 16) {
+      path.push({ lat: view.getFloat64(offset), lon: view.getFloat64(offset + 8) });
+    }
+  }
+  return { points: rows.map((row) => row.points).join(','), path };
 }
 
 export async function rejectedTrack(

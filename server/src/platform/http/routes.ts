@@ -12,6 +12,14 @@ import { fieldErrors, inadmissibleValues, Problem } from './problem';
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
+/**
+ * A response body already written as JSON (e.g. built by PostgreSQL), sent as it is: a large body
+ * then never becomes JavaScript objects only to be written out again.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** What a handler returns: the platform validates it against `responses` and sends it. */
 export interface RouteResult {
   status: number;
@@ -212,7 +220,7 @@ function checkResponse(route: AnyRoute, result: RouteResult): void {
     throw new Error(`${route.operationId} answered ${result.status}, which its contract does not declare`);
   }
   if (!spec.schema) return;
-  const parsed = spec.schema.safeParse(result.body);
+  const parsed = spec.schema.safeParse(result.body instanceof JsonText ? JSON.parse(result.body.text) : result.body);
   if (!parsed.success) {
     throw new Error(
       `${route.operationId} answered ${result.status} with a body outside its contract: ${parsed.error.message}`,
@@ -321,6 +329,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       const contentType = route.responses[result.status]?.contentType;
       if (result.body === undefined) res.end();
+      else if (result.body instanceof JsonText) res.type('application/json').send(result.body.text);
       else if (contentType && !contentType.includes('json')) res.type(contentType).send(result.body);
       else res.json(result.body);
     });
