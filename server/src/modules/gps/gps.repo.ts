@@ -514,12 +514,12 @@ const TRACK_POINT_JSON = `'{"fixTime":"' || to_char(p.fix_time AT TIME ZONE 'UTC
   || CASE WHEN p.reason <> '' THEN ',"reason":' || to_json(p.reason)::text ELSE '' END || '}'`;
 
 /**
- * An object's track as `GET …/track` sends it: `points`, its points' JSON objects joined by commas
- * (accepted ones in fix-time order, with `withRejected` the refused ones that have a position among
- * them, each after the accepted point of its time), written by PostgreSQL from the key alone;
- * `path`, the accepted points' positions in order, for the distance. Read an hour a row: a row per
- * point cost the driver seconds, and one value of the whole track tens of megabytes at once.
- * Scoped through the object's organization.
+ * An object's track as `GET …/track` sends it, written by PostgreSQL from the key alone: `points`,
+ * an hour a piece, each the JSON objects of its points joined by commas (accepted points in
+ * fix-time order; with `withRejected` the refused ones that have a position among them, after the
+ * accepted point of their time); `path`, the accepted points' positions in order, for the
+ * distance. An hour a row: a row per point cost the driver seconds, one value of the whole track
+ * tens of megabytes at once. Scoped through the object's organization.
  */
 export async function trackJson(
   db: Queryable,
@@ -528,7 +528,7 @@ export async function trackJson(
   from: Date,
   to: Date,
   withRejected: boolean,
-): Promise<{ points: string; path: LatLon[] }> {
+): Promise<{ points: string[]; path: LatLon[] }> {
   const object = 'SELECT id FROM gps_objects WHERE id = $1 AND organization_id = $2';
   const accepted = `SELECT fix_time, lat, lon, speed_kmh, course, accuracy, is_lbs, NULL::text AS reason
       FROM gps_points WHERE object_id = (${object}) AND fix_time >= $3 AND fix_time <= $4`;
@@ -552,7 +552,7 @@ export async function trackJson(
       path.push({ lat: view.getFloat64(offset), lon: view.getFloat64(offset + 8) });
     }
   }
-  return { points: rows.map((row) => row.points).join(','), path };
+  return { points: rows.map((row) => row.points), path };
 }
 
 export async function rejectedTrack(

@@ -558,7 +558,8 @@ export async function getTrack(
   const { from, to } = timeRange(query);
   // Written by PostgreSQL and passed through: a month of points as objects took seconds to move and write.
   const track = await repo.trackJson(deps.db, auth.organizationId, objectId, from, to, query.include === 'rejected');
-  return new JsonText(`{"points":[${track.points}],"distanceMeters":${JSON.stringify(trackDistance(track.path))}}`);
+  const points = track.points.flatMap((hour, index) => (index === 0 ? [hour] : [',', hour]));
+  return new JsonText(['{"points":[', ...points, `],"distanceMeters":${JSON.stringify(trackDistance(track.path))}}`]);
 }
 
 /** A query's period: `to` by default now, `from` by default a day before `to`. */

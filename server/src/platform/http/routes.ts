@@ -13,11 +13,21 @@ import { fieldErrors, inadmissibleValues, Problem } from './problem';
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /**
- * A response body already written as JSON (e.g. built by PostgreSQL), sent as it is: a large body
- * then never becomes JavaScript objects only to be written out again.
+ * A response body already written as JSON (e.g. built by PostgreSQL), in pieces sent one after
+ * another: a large body then never becomes JavaScript objects, nor one string, to be written out.
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly parts: readonly string[]) {}
+
+  /** The body's bytes (UTF-8). */
+  bytes(): Buffer {
+    let length = 0;
+    for (const part of this.parts) length += Buffer.byteLength(part);
+    const bytes = Buffer.allocUnsafe(length);
+    let offset = 0;
+    for (const part of this.parts) offset += bytes.write(part, offset);
+    return bytes;
+  }
 }
 
 /** What a handler returns: the platform validates it against `responses` and sends it. */
@@ -220,7 +230,9 @@ function checkResponse(route: AnyRoute, result: RouteResult): void {
     throw new Error(`${route.operationId} answered ${result.status}, which its contract does not declare`);
   }
   if (!spec.schema) return;
-  const parsed = spec.schema.safeParse(result.body instanceof JsonText ? JSON.parse(result.body.text) : result.body);
+  const parsed = spec.schema.safeParse(
+    result.body instanceof JsonText ? JSON.parse(result.body.parts.join('')) : result.body,
+  );
   if (!parsed.success) {
     throw new Error(
       `${route.operationId} answered ${result.status} with a body outside its contract: ${parsed.error.message}`,
@@ -329,7 +341,7 @@ export function mountRoutes(router: Router, routes: readonly AnyRoute[], options
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       const contentType = route.responses[result.status]?.contentType;
       if (result.body === undefined) res.end();
-      else if (result.body instanceof JsonText) res.type('application/json').send(result.body.text);
+      else if (result.body instanceof JsonText) res.type('application/json').send(result.body.bytes());
       else if (contentType && !contentType.includes('json')) res.type(contentType).send(result.body);
       else res.json(result.body);
     });
