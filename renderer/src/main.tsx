@@ -16,6 +16,7 @@ import { BillingBanner, FinancePage } from './pages/finance/finance-page';
 import { FormEditorPage } from './pages/forms/form-editor/form-editor-page';
 import { FormsPage } from './pages/forms/forms-page';
 import { MapPage } from './pages/gps/map-page';
+import { GpsObjectsPage } from './pages/gps/objects-page';
 import { HomePage } from './pages/home/home-page';
 import { ForgotPasswordPage, ResetPasswordPage } from './pages/profile/password-pages';
 import { ProfilePage } from './pages/profile/profile-page';
@@ -157,6 +158,7 @@ function Shell() {
               <Route path="/profile" element={<ProfilePage />} />
               <Route path="/finance" element={<FinancePage />} />
               <Route path="/map" element={<MapPage />} />
+              <Route path="/map/objects" element={<GpsObjectsPage />} />
               <Route path="/settings/*" element={<SettingsPage />} />
               <Route path="/tasks" element={<TasksPage />} />
               <Route path="/tasks/:taskId" element={<TaskPage />} />

@@ -4,6 +4,7 @@ import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
 import * as gps from './gps';
+import * as gpsObjects from './gps-objects';
 import * as gpsSettings from './gps-settings';
 import * as gpsTiles from './gps-tiles';
 import * as profile from './profile';
@@ -326,6 +327,7 @@ export const en: Strings = {
   gps: gps.en,
   gpsTiles: gpsTiles.en,
   gpsSettings: gpsSettings.en,
+  gpsObjects: gpsObjects.en,
   qr: {
     button: 'QR codes',
     buttonLabel: 'QR codes of the tasks of “{{name}}”',

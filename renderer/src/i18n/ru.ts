@@ -4,6 +4,7 @@ import * as bots from './bots';
 import * as directories from './directories';
 import * as formEditor from './form-editor';
 import * as gps from './gps';
+import * as gpsObjects from './gps-objects';
 import * as gpsSettings from './gps-settings';
 import * as gpsTiles from './gps-tiles';
 import * as profile from './profile';
@@ -326,6 +327,7 @@ export const ru = {
   gps: gps.ru,
   gpsTiles: gpsTiles.ru,
   gpsSettings: gpsSettings.ru,
+  gpsObjects: gpsObjects.ru,
   qr: {
     button: 'QR-коды',
     buttonLabel: 'QR-коды задач формы «{{name}}»',

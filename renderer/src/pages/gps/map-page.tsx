@@ -19,6 +19,7 @@ import dayjs, { type Dayjs } from 'dayjs';
 import type { FeatureCollection } from 'geojson';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import type { z } from 'zod';
 import { call } from '../../api';
 import { useReplica } from '../../data/replica-context';
@@ -315,6 +316,9 @@ function MapScreen({
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
             {t('gps.shortcuts')}
           </Typography.Text>
+          <Link to="/map/objects" data-testid="gps-objects-link">
+            {t('gpsObjects.open')}
+          </Link>
         </Space>
         <List
           style={{ overflow: 'auto', flex: 1 }}
