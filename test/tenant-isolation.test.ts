@@ -24,6 +24,7 @@ let aGpsGroupId: string;
 let aGeofenceId: string;
 let aGpsRouteId: string;
 let aPaymentId: string;
+let aSkinId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -91,6 +92,9 @@ beforeAll(async () => {
       stops: [{ geofenceId: aGeofenceId, expectedAt: new Date().toISOString() }],
     })
   ).body.id;
+  aSkinId = (await a.client.post('/api/skins', { name: 'A skin', tokens: { mode: 'light', colorPrimary: '#16a34a' } }))
+    .body.id;
+  await a.client.patch('/api/organization', { activeSkinId: aSkinId });
   b = await createOrg(t, 'Organization B');
 });
 afterAll(() => t.close());
@@ -117,12 +121,14 @@ describe('tenant isolation', () => {
         geofenceId: aGeofenceId,
         routeId: aGpsRouteId,
         paymentId: aPaymentId,
+        skinId: aSkinId,
       },
       {
         updateUser: { name: 'Taken over', status: 'deactivated' },
         renameRole: { name: 'Taken over' },
         setRoleMembers: { userIds: [b.userId] },
         updateForm: { name: 'Taken over' },
+        updateSkin: { name: 'Taken over' },
         setWorkflow: { statuses: [{ name: 'Mine', initial: true }], transitions: [] },
         createTaskBatch: { tasks: [{ title: 'Injected' }] },
         updateTask: { title: 'Taken over' },
@@ -234,6 +240,8 @@ describe('tenant isolation', () => {
     expect((await a.client.get(`/api/gps/routes/${aGpsRouteId}`)).body.name).toBe('A route');
     expect((await a.client.get(`/api/billing/payments/${aPaymentId}`)).body.status).toBe('pending');
     expect((await a.client.get('/api/billing/balance')).body.balance).toBe(2_500);
+    expect((await a.client.get(`/api/skins/${aSkinId}`)).body.name).toBe('A skin');
+    expect((await a.client.get('/api/organization')).body.activeSkinId).toBe(aSkinId);
   });
 
   it('never lists another organization’s records', async () => {
@@ -253,6 +261,11 @@ describe('tenant isolation', () => {
     expect((await b.client.get('/api/automations')).body.items).toEqual([]);
     expect((await b.client.get(`/api/delegations?userId=${aMember.userId}`)).body.items).toEqual([]);
     expect((await b.client.get('/api/bots')).body.items).toEqual([]);
+    expect((await b.client.get('/api/skins')).body.items).toEqual([]);
+    // Another organization's skin can be neither B's nor any B member's.
+    expect((await b.client.patch('/api/organization', { activeSkinId: aSkinId })).status).toBe(404);
+    expect((await b.client.put('/api/skins/choice', { skinId: aSkinId })).status).toBe(404);
+    expect((await b.client.get('/api/organization')).body.activeSkinId).toBeNull();
     expect((await b.client.get('/api/gps/objects')).body.items).toEqual([]);
     expect((await b.client.get('/api/gps/groups')).body.items).toEqual([]);
     expect((await b.client.get('/api/gps/geofences')).body.items).toEqual([]);

@@ -19,6 +19,7 @@ import { identityModule } from './modules/identity';
 import { mcpModule } from './modules/mcp';
 import { profileModule } from './modules/profile';
 import { qrModule } from './modules/qr';
+import { skinsModule } from './modules/skins';
 import { tasksModule } from './modules/tasks';
 import type { Authenticate } from './platform/auth/auth-context';
 import type { Config } from './platform/config';
@@ -59,6 +60,7 @@ export const productModules: ModuleFactory[] = [
   mcpModule,
   billingModule,
   gpsModule,
+  skinsModule,
 ];
 
 export interface AppOptions {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from './endpoint';
+import { Color } from './values';
 
 /** The prefix of an organization's GPS ingestion token. */
 export const GPS_TOKEN_PREFIX = 'gps_';
@@ -413,8 +414,6 @@ export const GeofenceGeometry = z
   ])
   .meta({ id: 'GeofenceGeometry' });
 
-/** A colour as `#rrggbb`. */
-const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'A colour as #rrggbb');
 
 export const GeofenceRequest = z
   .object({

@@ -79,7 +79,15 @@ export const Organization = z
 export type Organization = z.infer<typeof Organization>;
 
 export const UpdateOrganizationRequest = z
-  .object({ name: z.string().trim().min(1).max(200).optional(), health_schedule_enabled: z.boolean().optional() })
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    health_schedule_enabled: z.boolean().optional(),
+    activeSkinId: z
+      .uuid()
+      .nullable()
+      .optional()
+      .meta({ description: 'The organization’s skin, one of `/api/skins` (null: the default look)' }),
+  })
   .meta({ id: 'UpdateOrganizationRequest' });
 
 export const UserStatus = z.enum(['invited', 'active', 'deactivated']);
@@ -263,7 +271,7 @@ export const identityApi = {
     method: 'patch',
     path: '/api/organization',
     operationId: 'updateOrganization',
-    summary: 'Rename the organization or switch the health-schedule module',
+    summary: 'Rename the organization, switch the health-schedule module or set its skin',
     tags: ['organization'],
     request: { body: UpdateOrganizationRequest },
     responses: { 200: { description: 'Organization', schema: Organization } },

@@ -85,13 +85,20 @@ export async function findOrganizationsByReference(
 export async function updateOrganization(
   db: Queryable,
   organizationId: string,
-  patch: { name?: string; health_schedule_enabled?: boolean },
+  patch: { name?: string; health_schedule_enabled?: boolean; activeSkinId?: string | null },
 ): Promise<void> {
   await db.query(
     `UPDATE organizations SET name = COALESCE($2, name),
-       health_schedule_enabled = COALESCE($3, health_schedule_enabled), updated_at = now()
+       health_schedule_enabled = COALESCE($3, health_schedule_enabled),
+       active_skin_id = CASE WHEN $4 THEN $5::uuid ELSE active_skin_id END, updated_at = now()
      WHERE id = $1`,
-    [organizationId, patch.name ?? null, patch.health_schedule_enabled ?? null],
+    [
+      organizationId,
+      patch.name ?? null,
+      patch.health_schedule_enabled ?? null,
+      patch.activeSkinId !== undefined,
+      patch.activeSkinId ?? null,
+    ],
   );
 }
 

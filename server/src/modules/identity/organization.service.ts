@@ -19,14 +19,22 @@ export async function getOrganization(
   return presentOrganization(row);
 }
 
-/** Renames the organization or switches its modules (administrators: the route admits only them). */
+/**
+ * Renames the organization, switches its modules or sets its skin (administrators: the route admits
+ * only them). The skin must be one of the organization's own (the database's key says so).
+ */
 export async function updateOrganization(
   deps: UnitDeps,
   auth: AuthContext,
   patch: z.infer<typeof UpdateOrganizationRequest>,
 ): Promise<Organization> {
   const row = await inUnit(deps, async ({ tx }) => {
-    await repo.updateOrganization(tx, auth.organizationId, patch);
+    await repo.updateOrganization(tx, auth.organizationId, patch).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== '23503') throw error;
+      throw Problem.of('not_found', `No skin ${patch.activeSkinId} in your organization: choose one of its skins.`, {
+        errors: [{ location: 'body', pointer: '#/activeSkinId', detail: 'No such skin', code: 'not_found' }],
+      });
+    });
     return repo.findOrganization(tx, auth.organizationId);
   });
   if (!row) throw organizationGone();
