@@ -1,4 +1,4 @@
-import { distanceMeters } from '../server/src/modules/gps/geometry';
+import { distanceMeters } from '@shared/gps-geometry';
 import { benchApp, benchDatabase, postJson, registerBenchAdmin } from './lib';
 
 /**

@@ -7,7 +7,8 @@ import { apiInPage, chromiumAvailable, launchChromium, registeredPage, UI_WAIT_M
 
 /**
  * The dispatcher's map with the server stopped, in Chromium (WebGL through SwiftShader): the
- * browser build's replica holds the geofences and yesterday's track, and the map shows them.
+ * browser build's replica holds the geofences and yesterday's track, and the map shows them; a
+ * route's progress is computed from the replica's track with the network cut.
  */
 const available = chromiumAvailable();
 const SHOTS = 'test-artifacts/screenshots/gps';
@@ -215,6 +216,120 @@ describe.skipIf(!available)('the dispatcher’s map offline', { timeout: 180_000
         ).json()) as { name: string; geometry: unknown };
       await until(async () => (await onServer()).name === 'Pier East');
       expect((await onServer()).geometry).toEqual(moved);
+      await context.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('shows a route’s progress with the network cut, computed from the replica’s track as the server judged it, stops due before that track unknown', async () => {
+    const server = await startTestApp();
+    try {
+      const { context, page } = await registeredPage(browser, server.url, {
+        organization: 'Round Haulage',
+        name: 'Roman',
+        email: 'roman@example.org',
+      });
+      const { token } = (await apiInPage(page, 'POST', '/api/gps/ingestion-token')) as { token: string };
+      const circle = (lat: number, lon: number) => ({ type: 'circle', center: { lat, lon }, radiusMeters: 300 });
+      const made = async (name: string, geometry: unknown) =>
+        ((await apiInPage(page, 'POST', '/api/gps/geofences', { name, geometry })) as { id: string }).id;
+      const depot = await made('Depot', circle(55.7, 37.5));
+      const client = await made('Client', circle(55.72, 37.55));
+      const quay = await made('Quay', circle(55.8, 37.7));
+      // A corridor 60 m wide: the truck passes about 20 m off its line.
+      const road = await made('Road', {
+        type: 'polyline',
+        widthMeters: 60,
+        points: [
+          { lat: 55.705, lon: 37.51 },
+          { lat: 55.715, lon: 37.53 },
+        ],
+      });
+      const now = Date.now();
+      const ago = (minutes: number) => new Date(now - minutes * 60_000);
+      let objectId = '';
+      const fix = async (when: Date, lat: number, lon: number) => {
+        const response = await server.request('/api/gps/traccar/positions', {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            position: { fixTime: when.toISOString(), latitude: lat, longitude: lon, speed: 0, valid: true },
+            device: { name: 'truck-9', uniqueId: 'truck-9' },
+          }),
+        });
+        expect(response.status).toBe(200);
+        objectId = ((await response.json()) as { objectId: string }).objectId;
+      };
+      // Yesterday, 30 hours ago (beyond the 24 the replicas keep): at the client.
+      await fix(ago(30 * 60 + 10), 55.69, 37.48);
+      await fix(ago(30 * 60), 55.72, 37.55);
+      await fix(ago(30 * 60 - 10), 55.69, 37.48);
+      // Today: from outside into the depot, along the road, to the client.
+      await fix(ago(70), 55.69, 37.47);
+      await fix(ago(50), 55.7, 37.5);
+      await fix(ago(35), 55.71, 37.5205);
+      await fix(ago(20), 55.72, 37.55);
+      const stop = (geofenceId: string, when: Date, toleranceMinutes: number) => ({
+        geofenceId,
+        expectedAt: when.toISOString(),
+        toleranceMinutes,
+      });
+      const route = (await apiInPage(page, 'POST', '/api/gps/routes', {
+        name: 'Long round',
+        objectIds: [objectId],
+        stops: [
+          stop(client, ago(30 * 60), 15),
+          stop(depot, ago(45), 15),
+          stop(quay, ago(42), 15),
+          stop(road, ago(40), 15),
+          stop(client, ago(40), 10),
+          stop(depot, ago(-60), 15),
+        ],
+      })) as { id: string };
+      await keepTrackHours(server.database.db);
+
+      await page.goto(`${server.url}/map`);
+      const progress = page.getByTestId('gps-route-progress');
+      const shown = async () => {
+        await page.getByTestId('gps-route-row').filter({ hasText: 'Long round' }).click();
+        await progress.locator('tbody tr.ant-table-row').filter({ hasText: 'truck-9' }).waitFor();
+        const statuses = await progress
+          .locator('tbody tr.ant-table-row [data-status]')
+          .evaluateAll((tags) => tags.map((tag) => tag.getAttribute('data-status')));
+        const cells = await progress.locator('tbody tr.ant-table-row td').allInnerTexts();
+        return { statuses, cells: cells.slice(1).map((cell) => cell.replace(/\s+/g, ' ').trim()) };
+      };
+      const online = await shown();
+      expect(online.statuses).toEqual(['visited', 'visited', 'skipped', 'visited', 'late', 'pending']);
+      expect(await page.getByTestId('gps-route-progress-computed').count()).toBe(0);
+      const rest = (await apiInPage(page, 'GET', `/api/gps/routes/${route.id}/progress`)) as {
+        items: { stops: { status: string }[] }[];
+      };
+      expect(rest.items[0]?.stops.map((one) => one.status)).toEqual(online.statuses);
+      await page.getByTestId('gps-route-drawer').locator('.ant-drawer-close').click();
+
+      // The replica holds the route, its geofences and today's hours with every point of them.
+      for (const id of [route.id, depot, client, quay, road]) {
+        await until(async () => (await heldByReplica(page, 'gps_geofences', id)).some((d) => d.id === id));
+      }
+      await until(async () => {
+        const hours = await heldByReplica(page, 'gps_tracks', objectId);
+        return hours.reduce((count, hour) => count + ((hour.points as unknown[] | undefined)?.length ?? 0), 0) === 4;
+      });
+
+      await context.setOffline(true);
+      await page.getByTestId('gps-offline').waitFor();
+      const offline = await shown();
+      await page.getByTestId('gps-route-progress-computed').waitFor();
+      // Yesterday's visit is not on this device: unknown, not skipped; the rest as the server said, times too.
+      expect(offline.statuses).toEqual(['unknown', ...online.statuses.slice(1)]);
+      expect(offline.cells.slice(1)).toEqual(online.cells.slice(1));
+      expect(offline.cells[0]).toBe('unknown');
+      expect(await page.getByTestId('gps-route-progress-computed').textContent()).toMatch(
+        /computed on this device from the last \d+ h of track/,
+      );
+      await page.screenshot({ path: `${SHOTS}/map-offline-route-progress.png` });
       await context.close();
     } finally {
       await server.close();

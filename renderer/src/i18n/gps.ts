@@ -85,7 +85,17 @@ export const ru = {
   edit: 'Изменить',
   object: 'Объект',
   noRouteObjects: 'На маршрут не назначены объекты',
-  status: { visited: 'пройдена', late: 'с опозданием', skipped: 'пропущена', pending: 'ожидается' },
+  status: {
+    visited: 'пройдена',
+    late: 'с опозданием',
+    skipped: 'пропущена',
+    pending: 'ожидается',
+    unknown: 'неизвестно',
+  },
+  progressComputed:
+    'Нет связи с сервером: прогресс посчитан на этом устройстве по треку за последние {{hours}} ч (с {{from}} по {{to}}). Остановки, время которых раньше начала этого трека, — «неизвестно».',
+  progressComputedNoTrack:
+    'Нет связи с сервером, а трека объектов маршрута на этом устройстве нет: остановки, время которых уже прошло, — «неизвестно».',
   battery: 'Батарея',
   address: 'Адрес',
   addressUnknown: 'адрес неизвестен',
@@ -179,7 +189,11 @@ export const en: Shape<typeof ru> = {
   edit: 'Edit',
   object: 'Object',
   noRouteObjects: 'No objects are assigned to the route',
-  status: { visited: 'visited', late: 'late', skipped: 'skipped', pending: 'pending' },
+  status: { visited: 'visited', late: 'late', skipped: 'skipped', pending: 'pending', unknown: 'unknown' },
+  progressComputed:
+    'No connection to the server: progress computed on this device from the last {{hours}} h of track it holds ({{from}} to {{to}}). Stops due before that track begins are shown as unknown.',
+  progressComputedNoTrack:
+    'No connection to the server, and this device holds no track of the route’s objects: stops already due are shown as unknown.',
   battery: 'Battery',
   address: 'Address',
   addressUnknown: 'address unknown',

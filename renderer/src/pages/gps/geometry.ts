@@ -1,11 +1,7 @@
-import type { GeofenceGeometry } from '@shared/api/gps';
+import { EARTH_RADIUS_METERS, type Geometry, type LatLon } from '@shared/gps-geometry';
 import type { Feature } from 'geojson';
-import type { z } from 'zod';
 
-export type Geometry = z.infer<typeof GeofenceGeometry>;
-export type LatLon = { lat: number; lon: number };
-
-const EARTH_RADIUS = 6_371_008.8;
+export type { Geometry, LatLon };
 
 /** A geofence without a colour of its own is drawn in this one (as the map's layers do). */
 export const DEFAULT_GEOFENCE_COLOR = '#7b1fa2';
@@ -19,8 +15,8 @@ export function circleRing(center: LatLon, radiusMeters: number, steps = 64): [n
   const lat = (center.lat * Math.PI) / 180;
   for (let i = 0; i <= steps; i++) {
     const angle = (2 * Math.PI * i) / steps;
-    const dLat = (radiusMeters * Math.cos(angle)) / EARTH_RADIUS;
-    const dLon = (radiusMeters * Math.sin(angle)) / (EARTH_RADIUS * Math.cos(lat));
+    const dLat = (radiusMeters * Math.cos(angle)) / EARTH_RADIUS_METERS;
+    const dLon = (radiusMeters * Math.sin(angle)) / (EARTH_RADIUS_METERS * Math.cos(lat));
     ring.push([center.lon + (dLon * 180) / Math.PI, center.lat + (dLat * 180) / Math.PI]);
   }
   return ring;

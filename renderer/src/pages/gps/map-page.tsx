@@ -35,10 +35,12 @@ import { applyPosition, type MapObject, matchesSearch, objectState, objectsGeoJs
 import {
   type GeofenceStore,
   type OfflineRoute,
+  type OfflineRouteProgress,
   type OfflineTrackPoint,
   offlineGeofences,
   offlineGroups,
   offlineObjects,
+  offlineRouteProgress,
   offlineRoutes,
   offlineTrack,
   replicaStore,
@@ -76,6 +78,7 @@ export function MapPage() {
         geofences: async () => (await offlineGeofences(replica.db)) as Geofence[],
         track: (objectId: string, from: Date, to: Date) => offlineTrack(replica.db, objectId, from, to),
         routes: () => offlineRoutes(replica.db),
+        progress: (route: OfflineRoute) => offlineRouteProgress(replica.db, route),
         store: replicaStore(replica),
       },
     [replica],
@@ -122,6 +125,7 @@ function MapScreen({
     /** Geofence saves while offline: kept on the device, pushed on reconnect (merged there field by field). */
     store: GeofenceStore;
     routes: () => Promise<OfflineRoute[]>;
+    progress: (route: OfflineRoute) => Promise<OfflineRouteProgress>;
   };
   online: boolean;
   /** When the replica was last in sync with the server. */

@@ -1,3 +1,11 @@
+import type { Geometry } from '@shared/gps-geometry';
+import {
+  geofenceEnters,
+  type StopProgress,
+  type StopStatus,
+  stopProgress,
+  type TrackPoint,
+} from '@shared/gps-progress';
 import type { OrbitaDatabase } from '../../data/database';
 
 /**
@@ -76,6 +84,28 @@ export async function offlineRoutes(db: OrbitaDatabase): Promise<OfflineRoute[]>
 type HourPoint = [number, number, number, number | null, number | null, 0 | 1];
 const HOUR_MS = 3_600_000;
 
+/** An object's hour of track as the replica holds it (`gps_tracks`). */
+export interface TrackHour {
+  objectId: string;
+  /** The hour's start, ISO (UTC). */
+  hour: string;
+  points: HourPoint[];
+}
+
+/** An hour's points with their times, in the REST track's shape. */
+function pointsOfHour({ hour, points }: TrackHour): OfflineTrackPoint[] {
+  const start = Date.parse(hour);
+  return points.map(([second, lat, lon, speedKmh, course, lbs]) => ({
+    fixTime: new Date(start + second * 1000).toISOString(),
+    lat,
+    lon,
+    speedKmh,
+    course,
+    accuracy: null,
+    isLbs: lbs === 1,
+  }));
+}
+
 /**
  * An object's track from `from` to `to` as the replica keeps it (its recent hours, points at least
  * 10 s apart), in the REST track's shape; empty beyond the hours kept.
@@ -90,25 +120,73 @@ export async function offlineTrack(
   const documents = await db.gps_tracks
     .find({ selector: { objectId, hour: { $gte: firstHour, $lte: to.toISOString() } }, sort: [{ hour: 'asc' }] })
     .exec();
-  const points: OfflineTrackPoint[] = [];
-  for (const document of documents) {
-    const { hour, points: held } = plain<{ hour: string; points: HourPoint[] }>(document);
-    const start = Date.parse(hour);
-    for (const [second, lat, lon, speedKmh, course, lbs] of held) {
-      const time = start + second * 1000;
-      if (time < from.getTime() || time > to.getTime()) continue;
-      points.push({
-        fixTime: new Date(time).toISOString(),
-        lat,
-        lon,
-        speedKmh,
-        course,
-        accuracy: null,
-        isLbs: lbs === 1,
-      });
-    }
+  return documents
+    .flatMap((document) => pointsOfHour(plain<TrackHour>(document)))
+    .filter((point) => Date.parse(point.fixTime) >= from.getTime() && Date.parse(point.fixTime) <= to.getTime());
+}
+
+/** A route's progress computed on this device from the track its replica holds. */
+export interface OfflineRouteProgress {
+  items: { objectId: string; stops: StopProgress<StopStatus | 'unknown'>[] }[];
+  /** Where the held track of the route's objects begins (an hour's start; `now` when none is held). */
+  coveredFrom: Date;
+  /** The newest point of it, if any. */
+  coveredTo?: Date;
+}
+
+/**
+ * A route's progress from the replica's track hours: each object's enters into the route's
+ * geofences found in its points, judged by the server's rule; stops due before the held track
+ * begins are unknown (their visits, if any, are not on this device).
+ */
+export function progressFromTrackHours(
+  route: Pick<OfflineRoute, 'objectIds' | 'stops'>,
+  geofences: readonly { id: string; geometry: Geometry }[],
+  hours: readonly TrackHour[],
+  now: Date,
+): OfflineRouteProgress {
+  const stopGeofences = new Set(route.stops.map((stop) => stop.geofenceId));
+  const judged = geofences.filter((geofence) => stopGeofences.has(geofence.id));
+  const held = hours.filter((hour) => route.objectIds.includes(hour.objectId));
+  let coveredFrom = now.getTime();
+  let coveredTo: number | undefined;
+  for (const hour of held) {
+    coveredFrom = Math.min(coveredFrom, Date.parse(hour.hour));
+    const last = hour.points.at(-1);
+    if (last) coveredTo = Math.max(coveredTo ?? 0, Date.parse(hour.hour) + last[0] * 1000);
   }
-  return points;
+  const items = route.objectIds.map((objectId) => {
+    const points: TrackPoint[] = held
+      .filter((hour) => hour.objectId === objectId)
+      .sort((a, b) => Date.parse(a.hour) - Date.parse(b.hour))
+      .flatMap(pointsOfHour)
+      .map((point) => ({ at: new Date(point.fixTime), lat: point.lat, lon: point.lon }));
+    return { objectId, stops: stopProgress(route.stops, geofenceEnters(points, judged), new Date(coveredFrom)) };
+  });
+  return {
+    items,
+    coveredFrom: new Date(coveredFrom),
+    ...(coveredTo === undefined ? {} : { coveredTo: new Date(coveredTo) }),
+  };
+}
+
+/** A route's progress from what this device's replica holds (see `progressFromTrackHours`). */
+export async function offlineRouteProgress(
+  db: OrbitaDatabase,
+  route: Pick<OfflineRoute, 'objectIds' | 'stops'>,
+  now = new Date(),
+): Promise<OfflineRouteProgress> {
+  const geofences = (await offlineGeofences(db)).map((geofence) => ({
+    id: geofence.id,
+    geometry: geofence.geometry as Geometry,
+  }));
+  const documents = await db.gps_tracks.find({ selector: { objectId: { $in: route.objectIds } } }).exec();
+  return progressFromTrackHours(
+    route,
+    geofences,
+    documents.map((document) => plain<TrackHour>(document)),
+    now,
+  );
 }
 
 /** The replica a page saves through: its database, and its count of changes waiting to be sent. */

@@ -18,12 +18,16 @@ export interface RouteDraft {
   stops: StopDraft[];
 }
 
+/** A stop's status as the panel shows it: the server's, or `unknown` where this device's track does not reach. */
+export type ShownStatus = StopStatus | 'unknown';
+
 /** Tag colours of the stop statuses. */
-export const STATUS_COLOR: Record<StopStatus, string> = {
+export const STATUS_COLOR: Record<ShownStatus, string> = {
   visited: 'green',
   late: 'orange',
   skipped: 'red',
   pending: 'default',
+  unknown: 'default',
 };
 
 const pad = (value: number) => String(value).padStart(2, '0');

@@ -19,12 +19,12 @@ import dayjs from 'dayjs';
 import { useCallback, useEffect, useState } from 'react';
 import type { useTranslation } from 'react-i18next';
 import type { z } from 'zod';
-import { call } from '../../api';
+import { ApiError, call } from '../../api';
 import { failureText } from '../../use-api';
 import { boundsOf, type Geometry, outlineOf } from './geometry';
 import type { MapData } from './map-memory';
 import type { MapView } from './map-view';
-import type { GeofenceStore, OfflineRoute } from './offline-data';
+import type { GeofenceStore, OfflineRoute, OfflineRouteProgress } from './offline-data';
 import {
   complete,
   draftOf,
@@ -33,11 +33,14 @@ import {
   type Route,
   type RouteDraft,
   routeRequest,
+  type ShownStatus,
   STATUS_COLOR,
-  type StopStatus,
 } from './route-model';
 
-type Progress = z.infer<typeof RouteProgress>['items'];
+/** Each object's progress: the server's, or the one computed on this device (with `unknown` stops). */
+type Progress = (Omit<z.infer<typeof RouteProgress>['items'][number], 'stops'> & {
+  stops: { geofenceId: string; expectedAt: string; status: ShownStatus; enteredAt: string | null }[];
+})[];
 type T = ReturnType<typeof useTranslation>['t'];
 
 /**
@@ -56,8 +59,15 @@ export function RoutePanel({
   geofences: MapData['geofences'];
   objects: { id: string; name: string }[];
   online: boolean;
-  /** With no connection: the routes the replica holds, and saves kept there (pushed on reconnect). */
-  offline?: { routes: () => Promise<OfflineRoute[]>; store: GeofenceStore };
+  /**
+   * With no connection: the routes the replica holds, saves kept there (pushed on reconnect), and a
+   * route's progress computed from the replica's track.
+   */
+  offline?: {
+    routes: () => Promise<OfflineRoute[]>;
+    store: GeofenceStore;
+    progress: (route: Route) => Promise<OfflineRouteProgress>;
+  };
   t: T;
 }) {
   const { message } = App.useApp();
@@ -66,17 +76,23 @@ export function RoutePanel({
   const [draft, setDraft] = useState<RouteDraft>();
   const [error, setError] = useState<string>();
 
-  const load = useCallback(async () => {
-    try {
-      setRoutes((await call(gpsRoutesApi.list)).items);
-    } catch {
-      // Offline: the card says routes need the connection.
-    }
-  }, []);
   useEffect(() => {
-    if (online) void load();
-    else if (offline) void offline.routes().then((held) => setRoutes(held as Route[]));
-  }, [online, offline, load]);
+    // A read that answers after the connection changed is not shown (the replica's, read while the
+    // page was still connecting, would hide the server's).
+    let current = true;
+    const read = online
+      ? call(gpsRoutesApi.list).then((answer) => answer.items)
+      : offline?.routes().then((held) => held as Route[]);
+    read?.then(
+      (items) => current && setRoutes(items),
+      () => {
+        // Offline: the card says routes need the connection.
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [online, offline]);
   const store = online ? undefined : offline?.store;
 
   const close = () => {
@@ -174,6 +190,7 @@ export function RoutePanel({
               route={open}
               geofences={geofences}
               objects={objects}
+              offlineProgress={offline?.progress}
               onShow={() => {
                 const stops = new Set(open.stops.map((stop) => stop.geofenceId));
                 const bounds = boundsOf(
@@ -325,6 +342,7 @@ function RouteProgressView({
   route,
   geofences,
   objects,
+  offlineProgress,
   onShow,
   onEdit,
   onDelete,
@@ -333,21 +351,32 @@ function RouteProgressView({
   route: Route;
   geofences: MapData['geofences'];
   objects: { id: string; name: string }[];
+  /** The progress computed from the replica, shown when the server cannot be reached. */
+  offlineProgress?: (route: Route) => Promise<OfflineRouteProgress>;
   onShow: () => void;
   onEdit: () => void;
   onDelete: () => Promise<void>;
   t: T;
 }) {
   const [progress, setProgress] = useState<Progress>();
+  const [computed, setComputed] = useState<Omit<OfflineRouteProgress, 'items'>>();
   const [error, setError] = useState<string>();
   const load = useCallback(async () => {
     try {
       setProgress((await call(gpsRoutesApi.getGpsRouteProgress, { params: { routeId: route.id } })).items);
+      setComputed(undefined);
       setError(undefined);
     } catch (caught) {
+      if (offlineProgress && caught instanceof ApiError && caught.problem.status === 0) {
+        const { items, ...coverage } = await offlineProgress(route);
+        setProgress(items);
+        setComputed(coverage);
+        setError(undefined);
+        return;
+      }
       setError(failureText(caught, t));
     }
-  }, [route, t]);
+  }, [route, offlineProgress, t]);
   // Progress moves with the objects: read again while the route is open.
   useEffect(() => {
     void load();
@@ -382,6 +411,22 @@ function RouteProgressView({
       </Space>
       {error && <Alert type="error" message={error} />}
       <Typography.Text strong>{t('gps.progress')}</Typography.Text>
+      {computed && (
+        <Alert
+          type="info"
+          showIcon
+          data-testid="gps-route-progress-computed"
+          message={
+            computed.coveredTo
+              ? t('gps.progressComputed', {
+                  hours: Math.max(1, Math.round((Date.now() - computed.coveredFrom.getTime()) / 3_600_000)),
+                  from: time(computed.coveredFrom.toISOString()),
+                  to: time(computed.coveredTo.toISOString()),
+                })
+              : t('gps.progressComputedNoTrack')
+          }
+        />
+      )}
       <Table
         size="small"
         data-testid="gps-route-progress"
@@ -409,8 +454,12 @@ function RouteProgressView({
               if (!reached) return null;
               return (
                 <Space direction="vertical" size={0}>
-                  <Tag color={STATUS_COLOR[reached.status]} data-status={reached.status}>
-                    {t(`gps.status.${reached.status satisfies StopStatus}`)}
+                  <Tag
+                    color={STATUS_COLOR[reached.status]}
+                    data-status={reached.status}
+                    style={reached.status === 'unknown' ? { borderStyle: 'dashed' } : undefined}
+                  >
+                    {t(`gps.status.${reached.status satisfies ShownStatus}`)}
                   </Tag>
                   {reached.enteredAt && (
                     <Typography.Text type="secondary" style={{ fontSize: 12 }}>

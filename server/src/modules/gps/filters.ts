@@ -1,5 +1,5 @@
 import type { FilterSettings, RejectionReason } from '@shared/api/gps';
-import { distanceMeters } from './geometry';
+import { distanceMeters } from '@shared/gps-geometry';
 
 /** A position as the filters see it; speeds in km/h. */
 export interface Fix {

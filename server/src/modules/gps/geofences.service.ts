@@ -1,5 +1,7 @@
-import type { GeofenceGeometry, GeofenceRequest, RouteRequest } from '@shared/api/gps';
+import type { GeofenceRequest, RouteRequest } from '@shared/api/gps';
 import type { ProblemFieldError } from '@shared/api/problem';
+import { type Geometry, insideGeofence, ringArea, selfIntersection } from '@shared/gps-geometry';
+import { progressPeriod, stopProgress } from '@shared/gps-progress';
 import type { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/auth-context';
 import type { Queryable } from '../../platform/db/db';
@@ -8,11 +10,8 @@ import { Problem } from '../../platform/http/problem';
 import { newId } from '../../platform/ids';
 import type { Fix } from './filters';
 import * as repo from './geofences.repo';
-import { distanceMeters, distanceToPolyline, insidePolygon, ringArea, selfIntersection } from './geometry';
 import type { ObjectRow } from './gps.repo';
 import { type GpsDeps, requireObject } from './gps.service';
-
-type Geometry = z.infer<typeof GeofenceGeometry>;
 
 const geofenceNotFound = (id: string) => Problem.of('not_found', `There is no geofence ${id} in your organization.`);
 const routeNotFound = (id: string) => Problem.of('not_found', `There is no GPS route ${id} in your organization.`);
@@ -40,18 +39,6 @@ export function checkGeometry(geometry: Geometry): void {
       );
     }
     if (ringArea(geometry.points) < 1) throw invalid('#/geometry/points', 'The polygon has no area', 'degenerate');
-  }
-}
-
-/** Whether a point is inside a geofence (a polyline's corridor is its width wide). */
-export function contains(geometry: Geometry, point: { lat: number; lon: number }): boolean {
-  switch (geometry.type) {
-    case 'circle':
-      return distanceMeters(geometry.center, point) <= geometry.radiusMeters;
-    case 'polygon':
-      return insidePolygon(point, geometry.points);
-    case 'polyline':
-      return distanceToPolyline(point, geometry.points) <= geometry.widthMeters / 2;
   }
 }
 
@@ -130,7 +117,7 @@ export async function crossGeofences(unit: Unit, object: ObjectRow, fix: Fix): P
   for (const geofence of geofences) {
     const state = known.get(geofence.id);
     if (state && state.fix_time.getTime() >= fix.fixTime.getTime()) continue;
-    const inside = contains(geofence.geometry as Geometry, fix);
+    const inside = insideGeofence(geofence.geometry as Geometry, fix);
     await repo.saveState(unit.tx, object.id, geofence.id, inside, fix.fixTime);
     // The first point seen decides where the object is; only a change afterwards is a crossing.
     if (!state && !inside) continue;
@@ -250,43 +237,17 @@ export async function deleteRoute(deps: GpsDeps, auth: AuthContext, id: string):
   if (!(await repo.deleteRoute(deps.db, auth.organizationId, id))) throw routeNotFound(id);
 }
 
-/**
- * Each object's progress on a route: a stop is visited when the object entered its geofence (late
- * beyond the tolerance), skipped when a later stop was visited first, pending otherwise.
- */
+/** Each object's progress on a route (`stopProgress`), from the enters recorded at ingestion. */
 export async function routeProgress(deps: GpsDeps, auth: AuthContext, id: string) {
   const route = await repo.findRoute(deps.db, auth.organizationId, id);
   if (!route) throw routeNotFound(id);
-  const times = route.stops.map((stop) => new Date(stop.expectedAt).getTime());
-  const from = new Date(Math.min(...times) - 86_400_000);
-  const to = new Date(Math.max(...times) + 86_400_000);
+  const { from, to } = progressPeriod(route.stops);
   const items = [];
   for (const objectId of route.object_ids) {
-    const enters = (await repo.crossings(deps.db, objectId, from, to)).filter((crossing) => crossing.type === 'enter');
-    let after = from.getTime();
-    const entered: (Date | null)[] = [];
-    for (const stop of route.stops) {
-      const found = enters.find(
-        (crossing) => crossing.geofence_id === stop.geofenceId && crossing.fix_time.getTime() >= after,
-      );
-      entered.push(found?.fix_time ?? null);
-      if (found) after = found.fix_time.getTime();
-    }
-    const lastVisited = entered.reduce<number>((last, time, index) => (time ? index : last), -1);
-    items.push({
-      objectId,
-      stops: route.stops.map((stop, index) => {
-        const time = entered[index] ?? null;
-        const late = time && time.getTime() > new Date(stop.expectedAt).getTime() + stop.toleranceMinutes * 60_000;
-        const status = time ? (late ? 'late' : 'visited') : index < lastVisited ? 'skipped' : 'pending';
-        return {
-          geofenceId: stop.geofenceId,
-          expectedAt: new Date(stop.expectedAt).toISOString(),
-          status: status as 'visited' | 'late' | 'skipped' | 'pending',
-          enteredAt: time?.toISOString() ?? null,
-        };
-      }),
-    });
+    const enters = (await repo.crossings(deps.db, objectId, from, to))
+      .filter((crossing) => crossing.type === 'enter')
+      .map((crossing) => ({ geofenceId: crossing.geofence_id, at: crossing.fix_time }));
+    items.push({ objectId, stops: stopProgress(route.stops, enters) });
   }
   return { items };
 }

@@ -1,8 +1,8 @@
+import type { LatLon } from '@shared/gps-geometry';
 import type { SyncCheckpoint } from '@shared/sync';
 import type { Queryable } from '../../platform/db/db';
 import { changedSince, checkpointParams } from '../../platform/sync/sync-source';
 import type { Fix } from './filters';
-import type { LatLon } from './geometry';
 
 export interface SettingsRow {
   settings: Record<string, unknown>;

@@ -9,6 +9,7 @@ import {
   type UpdateGpsObjectRequest,
   type UpdateGpsSettingsRequest,
 } from '@shared/api/gps';
+import { distanceMeters, type LatLon } from '@shared/gps-geometry';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { AuthContext, TokenAuthenticator, TokenCaller } from '../../platform/auth/auth-context';
@@ -19,7 +20,6 @@ import { Problem } from '../../platform/http/problem';
 import { JsonText } from '../../platform/http/routes';
 import { newId } from '../../platform/ids';
 import { type Fix, judge, overrulesReference } from './filters';
-import { distanceMeters, type LatLon } from './geometry';
 import * as repo from './gps.repo';
 import type { TrackerMessage } from './protocols';
 import { addHoursWithin } from './track-hours.repo';

@@ -1,7 +1,7 @@
 import type { GpsSettings } from '@shared/api/gps';
+import { pathLength } from '@shared/gps-geometry';
 import type { Fix } from './filters';
 import * as geofencesRepo from './geofences.repo';
-import { pathLength } from './geometry';
 import type { GpsDeps } from './gps.service';
 
 type Engine = NonNullable<GpsSettings['routingEngine']>;

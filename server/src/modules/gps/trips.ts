@@ -1,5 +1,5 @@
+import { distanceMeters } from '@shared/gps-geometry';
 import type { Fix } from './filters';
-import { distanceMeters } from './geometry';
 
 /** Trip rules (the organization's settings). */
 export interface TripRules {

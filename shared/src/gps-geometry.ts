@@ -1,11 +1,21 @@
-/** Plane geometry on the Earth's surface, enough for tracks and geofences (no PostGIS). */
+import type { z } from 'zod';
+import type { GeofenceGeometry } from './api/gps';
+
+/**
+ * Plane geometry on the Earth's surface, enough for tracks and geofences (no PostGIS): the server
+ * judges crossings with it at ingestion, the map its replica's tracks offline.
+ */
+
+/** A geofence's shape as the API and the replicas hold it. */
+export type Geometry = z.infer<typeof GeofenceGeometry>;
 
 export interface LatLon {
   lat: number;
   lon: number;
 }
 
-const EARTH_RADIUS_METERS = 6_371_008.8;
+/** The Earth's mean radius. */
+export const EARTH_RADIUS_METERS = 6_371_008.8;
 const RADIANS = Math.PI / 180;
 
 /** Great-circle distance in meters (haversine). */
@@ -116,4 +126,16 @@ export function ringArea(ring: readonly LatLon[]): number {
     twice += x1 * y2 - x2 * y1;
   }
   return Math.abs(twice) / 2;
+}
+
+/** Whether a point is inside a geofence (on its edge counts; a polyline's corridor is its width wide). */
+export function insideGeofence(geometry: Geometry, point: LatLon): boolean {
+  switch (geometry.type) {
+    case 'circle':
+      return distanceMeters(geometry.center, point) <= geometry.radiusMeters;
+    case 'polygon':
+      return insidePolygon(point, geometry.points);
+    case 'polyline':
+      return distanceToPolyline(point, geometry.points) <= geometry.widthMeters / 2;
+  }
 }
