@@ -25,6 +25,8 @@ import { TaskPage } from './pages/tasks/task-page';
 import { TasksPage } from './pages/tasks/tasks-page';
 import { SHORTCUTS, useShortcut } from './shortcuts';
 import { SignOutButton } from './sign-out';
+import { themeOf } from './skin';
+import { SkinProvider, useSkinState } from './skin-context';
 
 /** The system asks for less motion: Ant Design's animations are switched off. */
 const REDUCED_MOTION = globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
@@ -109,64 +111,70 @@ function Shell() {
       }),
     [],
   );
+  // The organization's skin, or the one the user chose (kept on the device: it opens in it offline).
+  const skins = useSkinState(signedIn ? me?.user.id : undefined);
   return (
-    <ConfigProvider locale={language === 'en' ? enUS : ruRU} theme={{ token: { motion: !REDUCED_MOTION } }}>
-      {/* Notices come up at the bottom of the window: at the top (antd's place for them) they covered
+    <ConfigProvider locale={language === 'en' ? enUS : ruRU} theme={themeOf(skins.skin?.tokens, !REDUCED_MOTION)}>
+      <SkinProvider value={skins}>
+        {/* Notices come up at the bottom of the window: at the top (antd's place for them) they covered
           the header's sections and the page's toolbar for seconds. */}
-      <AntApp message={{ styles: { list: { top: 'auto', bottom: 24, height: 'auto' } } }}>
-        <Layout style={{ minHeight: '100vh' }}>
-          <Layout.Header style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between' }}>
-            <Space size="large">
-              <Typography.Text style={{ color: '#fff', fontSize: 18 }}>{t('app.name')}</Typography.Text>
-              {signedIn && (
-                <Menu
-                  theme="dark"
-                  mode="horizontal"
-                  selectedKeys={[`/${location.pathname.split('/')[1]}`]}
-                  onClick={({ key }) => navigate(key)}
-                  style={{ minWidth: 720, flex: 1 }}
-                  items={sections.map((key) => ({ key, label: t(SECTION_LABEL[key]) }))}
+        <AntApp message={{ styles: { list: { top: 'auto', bottom: 24, height: 'auto' } } }}>
+          <Layout style={{ minHeight: '100vh' }}>
+            <Layout.Header style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between' }}>
+              <Space size="large">
+                <Typography.Text style={{ color: '#fff', fontSize: 18 }}>{t('app.name')}</Typography.Text>
+                {signedIn && (
+                  <Menu
+                    theme="dark"
+                    mode="horizontal"
+                    data-testid="main-menu"
+                    selectedKeys={[`/${location.pathname.split('/')[1]}`]}
+                    onClick={({ key }) => navigate(key)}
+                    // On the header's colour (a skin may set it), not the dark menu's own.
+                    style={{ minWidth: 720, flex: 1, background: 'transparent' }}
+                    items={sections.map((key) => ({ key, label: t(SECTION_LABEL[key]) }))}
+                  />
+                )}
+              </Space>
+              <Space>
+                <Select
+                  aria-label={t('app.language')}
+                  value={language}
+                  style={{ width: 120 }}
+                  onChange={(next: Language) => setLanguage(next)}
+                  options={LANGUAGES}
                 />
-              )}
-            </Space>
-            <Space>
-              <Select
-                aria-label={t('app.language')}
-                value={language}
-                style={{ width: 120 }}
-                onChange={(next: Language) => setLanguage(next)}
-                options={LANGUAGES}
-              />
-              {signedIn && storedTokens() && <SignOutButton style={{ color: '#fff' }} />}
-            </Space>
-          </Layout.Header>
-          {signedIn && <OfflineBanner />}
-          {signedIn && <BillingBanner />}
-          {signedIn && SECTIONS.map((key, index) => <SectionShortcut key={key} index={index} />)}
-          <ShortcutsHelp />
-          <Layout.Content>
-            <Routes>
-              <Route path="/sign-in" element={<SignInPage />} />
-              <Route path="/register" element={<RegisterPage />} />
-              <Route path="/forgot-password" element={<ForgotPasswordPage />} />
-              <Route path="/reset-password" element={<ResetPasswordPage />} />
-              <Route path="/forms" element={<FormsPage />} />
-              <Route path="/forms/new" element={<FormEditorPage />} />
-              <Route path="/forms/:formId/edit" element={<FormEditorPage />} />
-              <Route path="/directories" element={<DirectoriesPage />} />
-              <Route path="/directories/:directoryId" element={<DirectoriesPage />} />
-              <Route path="/profile" element={<ProfilePage />} />
-              <Route path="/finance" element={<FinancePage />} />
-              <Route path="/map" element={<MapPage />} />
-              <Route path="/map/objects" element={<GpsObjectsPage />} />
-              <Route path="/settings/*" element={<SettingsPage />} />
-              <Route path="/tasks" element={<TasksPage />} />
-              <Route path="/tasks/:taskId" element={<TaskPage />} />
-              <Route path="*" element={<HomePage />} />
-            </Routes>
-          </Layout.Content>
-        </Layout>
-      </AntApp>
+                {signedIn && storedTokens() && <SignOutButton style={{ color: '#fff' }} />}
+              </Space>
+            </Layout.Header>
+            {signedIn && <OfflineBanner />}
+            {signedIn && <BillingBanner />}
+            {signedIn && SECTIONS.map((key, index) => <SectionShortcut key={key} index={index} />)}
+            <ShortcutsHelp />
+            <Layout.Content>
+              <Routes>
+                <Route path="/sign-in" element={<SignInPage />} />
+                <Route path="/register" element={<RegisterPage />} />
+                <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+                <Route path="/reset-password" element={<ResetPasswordPage />} />
+                <Route path="/forms" element={<FormsPage />} />
+                <Route path="/forms/new" element={<FormEditorPage />} />
+                <Route path="/forms/:formId/edit" element={<FormEditorPage />} />
+                <Route path="/directories" element={<DirectoriesPage />} />
+                <Route path="/directories/:directoryId" element={<DirectoriesPage />} />
+                <Route path="/profile" element={<ProfilePage />} />
+                <Route path="/finance" element={<FinancePage />} />
+                <Route path="/map" element={<MapPage />} />
+                <Route path="/map/objects" element={<GpsObjectsPage />} />
+                <Route path="/settings/*" element={<SettingsPage />} />
+                <Route path="/tasks" element={<TasksPage />} />
+                <Route path="/tasks/:taskId" element={<TaskPage />} />
+                <Route path="*" element={<HomePage />} />
+              </Routes>
+            </Layout.Content>
+          </Layout>
+        </AntApp>
+      </SkinProvider>
     </ConfigProvider>
   );
 }

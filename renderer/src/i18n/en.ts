@@ -10,6 +10,7 @@ import * as gpsTiles from './gps-tiles';
 import * as profile from './profile';
 import type { Strings } from './ru';
 import * as settings from './settings';
+import * as skins from './skins';
 
 export const en: Strings = {
   app: { name: 'Orbita', signOut: 'Sign out', language: 'Language' },
@@ -328,6 +329,7 @@ export const en: Strings = {
   gpsTiles: gpsTiles.en,
   gpsSettings: gpsSettings.en,
   gpsObjects: gpsObjects.en,
+  skins: skins.en,
   qr: {
     button: 'QR codes',
     buttonLabel: 'QR codes of the tasks of “{{name}}”',

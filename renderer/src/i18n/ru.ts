@@ -9,6 +9,7 @@ import * as gpsSettings from './gps-settings';
 import * as gpsTiles from './gps-tiles';
 import * as profile from './profile';
 import * as settings from './settings';
+import * as skins from './skins';
 
 /** Russian strings; `en.ts` must have the same keys (the type checks it). */
 export const ru = {
@@ -328,6 +329,7 @@ export const ru = {
   gpsTiles: gpsTiles.ru,
   gpsSettings: gpsSettings.ru,
   gpsObjects: gpsObjects.ru,
+  skins: skins.ru,
   qr: {
     button: 'QR-коды',
     buttonLabel: 'QR-коды задач формы «{{name}}»',

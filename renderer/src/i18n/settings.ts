@@ -12,6 +12,7 @@ export const ru = {
     automations: 'Автоматизации',
     bots: 'Боты',
     gps: 'GPS',
+    appearance: 'Оформление',
   },
   adminsOnlyTitle: 'Только для администраторов',
   adminsOnly:
@@ -201,6 +202,7 @@ export const en: Shape<typeof ru> = {
     automations: 'Automations',
     bots: 'Bots',
     gps: 'GPS',
+    appearance: 'Appearance',
   },
   adminsOnlyTitle: 'Administrators only',
   adminsOnly:

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { useCall } from '../../use-api';
 import { AccountCard } from './account-card';
+import { AppearanceCard } from './appearance-card';
 import { DeviceCard } from './device-card';
 import { FieldDefinitionsCard } from './field-definitions';
 import { HistoryCard } from './history-card';
@@ -82,6 +83,11 @@ export function ProfilePage() {
               {own && (
                 <div style={{ marginTop: 12 }}>
                   <DeviceCard />
+                </div>
+              )}
+              {own && (
+                <div style={{ marginTop: 12 }}>
+                  <AppearanceCard />
                 </div>
               )}
             </Col>

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, Navigate, Route, Routes, useLocation, useNavigate } from 'react-router';
 import { useCall } from '../../use-api';
 import { AccessTab } from './access-tab';
+import { AppearanceTab } from './appearance-tab';
 import { AutomationsTab } from './automations-tab';
 import { BotsTab } from './bots-tab';
 import { DeletedTab } from './deleted-tab';
@@ -13,7 +14,7 @@ import { LoadFailed } from './load';
 import { RolesTab } from './roles-tab';
 import { UsersTab } from './users-tab';
 
-const TABS = ['users', 'roles', 'access', 'automations', 'bots', 'gps', 'error-log', 'deleted'] as const;
+const TABS = ['users', 'roles', 'access', 'automations', 'bots', 'gps', 'appearance', 'error-log', 'deleted'] as const;
 
 /** What a member who is not an administrator sees instead of the settings. */
 function AdminsOnly() {
@@ -33,7 +34,7 @@ function AdminsOnly() {
   );
 }
 
-/** The administrators' settings: users, roles, module access, automations, bots, GPS, the error log and what was deleted, one URL per tab. */
+/** The administrators' settings: users, roles, module access, automations, bots, GPS, appearance, the error log and what was deleted, one URL per tab. */
 export function SettingsPage() {
   const { t } = useTranslation();
   const location = useLocation();
@@ -65,6 +66,7 @@ export function SettingsPage() {
           <Route path="automations" element={<AutomationsTab />} />
           <Route path="bots" element={<BotsTab />} />
           <Route path="gps" element={<GpsTab />} />
+          <Route path="appearance" element={<AppearanceTab />} />
           <Route path="error-log" element={<ErrorLogTab />} />
           <Route path="deleted" element={<DeletedTab />} />
           <Route path="*" element={<Navigate to="/settings/users" replace />} />
