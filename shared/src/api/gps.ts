@@ -414,7 +414,6 @@ export const GeofenceGeometry = z
   ])
   .meta({ id: 'GeofenceGeometry' });
 
-
 export const GeofenceRequest = z
   .object({
     name: Name,
