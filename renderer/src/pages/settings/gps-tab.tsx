@@ -21,6 +21,7 @@ import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError, call, serverUrl } from '../../api';
 import { useMessage } from '../../messages';
+import { FILTER_FIELDS } from '../gps/objects-model';
 import { copyText } from './bots-tab';
 import {
   changedSettings,
@@ -64,16 +65,8 @@ const GROUPS: { section: 'loss' | 'trips' | 'filters'; fields: [NumberField, Uni
   },
   {
     section: 'filters',
-    fields: [
-      ['maxJumpSpeedKmh', 'kmh'],
-      ['stationarySpeedKmh', 'kmh'],
-      ['jitterMeters', 'meters'],
-      ['offRoadMeters', 'meters'],
-      ['futureToleranceSeconds', 'seconds'],
-      ['lbsMaxAccuracyMeters', 'meters'],
-      ['lbsAfterGpsSeconds', 'seconds'],
-      ['recoveryPoints', 'points'],
-    ],
+    // The values groups and objects may override too; the loss threshold is shown with the loss.
+    fields: FILTER_FIELDS.filter(([field]) => field !== 'gpsLossHours').map(([field, unit]) => [field, unit]),
   },
 ];
 
