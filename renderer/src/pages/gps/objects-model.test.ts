@@ -1,6 +1,6 @@
-import { type FilterSettings, UpdateGpsObjectRequest } from '@shared/api/gps';
-import type { TFunction } from 'i18next';
+import { FilterSettings, UpdateGpsObjectRequest } from '@shared/api/gps';
 import { describe, expect, it } from 'vitest';
+import { GPS_SETTINGS, keyTranslation } from '../settings/gps-test-fixtures';
 import {
   formFieldOfPointer,
   inheritedValue,
@@ -12,22 +12,11 @@ import {
   settingsOfValues,
 } from './objects-model';
 
-const ORGANIZATION: FilterSettings = {
-  maxJumpSpeedKmh: 250,
-  offRoadMeters: 300,
-  jitterMeters: 30,
-  stationarySpeedKmh: 3,
-  futureToleranceSeconds: 300,
-  lbsMaxAccuracyMeters: 3000,
-  lbsAfterGpsSeconds: 600,
-  recoveryPoints: 3,
-  gpsLossHours: 2,
-};
+// The organization's filter values: what the shared schema of filters takes from its settings.
+const ORGANIZATION: FilterSettings = FilterSettings.parse(GPS_SETTINGS);
 const COURIERS = { id: 'g1', name: 'Couriers', settings: { jitterMeters: 50, gpsLossHours: 6 } };
 
-/** A stand-in translation: the key and its values, so a test sees which words were chosen with what. */
-const t = ((key: string, values?: Record<string, unknown>) =>
-  values ? `${key} ${JSON.stringify(values)}` : key) as unknown as TFunction;
+const t = keyTranslation;
 
 describe('GPS objects and groups', () => {
   it('gives an object its group’s own value, else the organization’s, saying where it comes from', () => {

@@ -1,5 +1,4 @@
 import { GpsSettings, UpdateGpsSettingsRequest } from '@shared/api/gps';
-import type { TFunction } from 'i18next';
 import { describe, expect, it } from 'vitest';
 import {
   changedSettings,
@@ -11,33 +10,10 @@ import {
   trackerEndpoints,
   valuesOfSettings,
 } from './gps-settings-model';
+import { GPS_SETTINGS, keyTranslation } from './gps-test-fixtures';
 
-const SETTINGS: GpsSettings = {
-  maxJumpSpeedKmh: 250,
-  offRoadMeters: 300,
-  jitterMeters: 30,
-  stationarySpeedKmh: 3,
-  futureToleranceSeconds: 300,
-  lbsMaxAccuracyMeters: 3000,
-  lbsAfterGpsSeconds: 600,
-  recoveryPoints: 3,
-  gpsLossHours: 2,
-  autoCreateObjects: true,
-  minTripDistanceMeters: 200,
-  minTripDurationSeconds: 180,
-  minStopDurationSeconds: 180,
-  stopGapSeconds: 3600,
-  retentionDays: 180,
-  maxMessagesPerMinute: 600,
-  routingEngine: null,
-  geocoderUrl: null,
-  tileSource: null,
-  offlineTrackHours: 24,
-};
-
-/** A stand-in translation: the key and its values, so a test sees which words were chosen with what. */
-const t = ((key: string, values?: Record<string, unknown>) =>
-  values ? `${key} ${JSON.stringify(values)}` : key) as unknown as TFunction;
+const SETTINGS = GPS_SETTINGS;
+const t = keyTranslation;
 
 describe('GPS settings form', () => {
   it('shows absent sources as "none" and blank, and sends them back as null', () => {
