@@ -398,7 +398,9 @@ describe('delegations: applied to the open tasks in bulk', () => {
       boris.userId,
     );
     const changed = await anna.client.patch(`/api/delegations/${created.body.id}`, { substituteUserId: carl.userId });
-    expect(changed.body.application).toMatchObject({ state: 'scheduled', applied: 0 });
+    // Applied again from the start; the app's own job runner may already be done with it when it answers.
+    expect(changed.status).toBe(200);
+    expect(['scheduled', 'running', 'done']).toContain(changed.body.application.state);
     await jobsDone(t);
     expect((await anna.client.get(`/api/delegations/${created.body.id}`)).body.application).toEqual({
       state: 'done',
